@@ -1,0 +1,53 @@
+"""Displays are plug-ins: the engine calls them through `Display` and never imports pygame.
+
+`make_display` imports a pygame module only when a window is asked for (a test pins that
+`import pacman.game` and friends leave pygame unloaded).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pacman.state import GameState
+
+
+class WindowClosed(Exception):
+    """The person closed the window (or pressed Escape): the batch stops cleanly."""
+
+
+class Display(Protocol):
+    """What a game loop tells a display: the start, every applied move, the end."""
+
+    def initialize(self, state: GameState) -> None: ...
+
+    def update(self, state: GameState, moved: int, action: str) -> None: ...
+
+    def finish(self, state: GameState, outcome: str) -> None: ...
+
+
+class NullDisplay:
+    """Headless play (`-q`): nothing is drawn."""
+
+    def initialize(self, state: GameState) -> None:
+        pass
+
+    def update(self, state: GameState, moved: int, action: str) -> None:
+        pass
+
+    def finish(self, state: GameState, outcome: str) -> None:
+        pass
+
+
+def make_display(kind: str, zoom: float = 1.0, frame_time: float = 0.1) -> Display:
+    """`quiet`, `text` or `window` (pygame)."""
+    if kind == "quiet":
+        return NullDisplay()
+    if kind == "text":
+        from pacman.display.text import TextDisplay
+
+        return TextDisplay(frame_time=frame_time)
+    if kind == "window":
+        from pacman.display.pygame_display import PygameDisplay
+
+        return PygameDisplay(zoom=zoom, frame_time=frame_time)
+    raise ValueError(f"unknown display {kind!r}; expected quiet, text or window")

@@ -1,0 +1,375 @@
+"""GameState: an immutable value with the course's full method set.
+
+Student agents call `generateSuccessor` millions of times, so a successor is a new object with
+a handful of slots (see `pacman.rules` for the representation), never a deep copy, and nothing
+is recorded globally. The course's richer objects (`AgentState`, `Configuration`, `Grid`) are
+built on demand as copies, so whatever an agent does to them cannot change a state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pacman import rules
+from pacman.actions import Actions, Directions
+from pacman.grid import Grid
+from pacman.layout import Cell, Layout
+from pacman.rules import LOST, RUNNING, WON, AgentTuple, Board, Position
+
+_new = object.__new__
+
+
+class TerminalStateError(RuntimeError):
+    """`generateSuccessor` was called on a won or lost state."""
+
+
+class Configuration:
+    """An agent's position and facing direction (a copy; changing it changes no state)."""
+
+    __slots__ = ("direction", "pos")
+
+    def __init__(self, pos: Position, direction: str) -> None:
+        self.pos = pos
+        self.direction = direction
+
+    def getPosition(self) -> Position:
+        return self.pos
+
+    def getDirection(self) -> str:
+        return self.direction
+
+    def isInteger(self) -> bool:
+        x, y = self.pos
+        return x == int(x) and y == int(y)
+
+    def generateSuccessor(self, vector: tuple[float, float]) -> Configuration:
+        x, y = self.pos
+        dx, dy = vector
+        direction = Actions.vectorToDirection(vector)
+        if direction == Directions.STOP:
+            direction = self.direction
+        return Configuration((x + dx, y + dy), direction)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Configuration):
+            return NotImplemented
+        return self.pos == other.pos and self.direction == other.direction
+
+    def __hash__(self) -> int:
+        return hash((self.pos, self.direction))
+
+    def __str__(self) -> str:
+        return f"(x={self.pos[0]},y={self.pos[1]}), {self.direction}"
+
+    __repr__ = __str__
+
+
+class AgentState:
+    """What the course calls an agent's state: start, configuration, scaredTimer, isPacman."""
+
+    __slots__ = ("configuration", "isPacman", "numCarrying", "numReturned", "scaredTimer", "start")
+
+    def __init__(self, startConfiguration: Configuration, isPacman: bool) -> None:
+        self.start = startConfiguration
+        self.configuration: Configuration | None = startConfiguration
+        self.isPacman = isPacman
+        self.scaredTimer = 0
+        self.numCarrying = 0
+        self.numReturned = 0
+
+    def getPosition(self) -> Position | None:
+        return None if self.configuration is None else self.configuration.getPosition()
+
+    def getDirection(self) -> str:
+        assert self.configuration is not None
+        return self.configuration.getDirection()
+
+    def copy(self) -> AgentState:
+        other = AgentState(self.start, self.isPacman)
+        other.configuration = self.configuration
+        other.scaredTimer = self.scaredTimer
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AgentState):
+            return NotImplemented
+        return self.configuration == other.configuration and self.scaredTimer == other.scaredTimer
+
+    def __hash__(self) -> int:
+        return hash((self.configuration, self.scaredTimer))
+
+    def __str__(self) -> str:
+        kind = "Pacman" if self.isPacman else "Ghost"
+        return f"{kind}: {self.configuration}"
+
+    __repr__ = __str__
+
+
+class GameState:
+    """One position of a game. Immutable: successors are new values.
+
+    Slots: `_board` (static tables), `_agents` (one (pos, direction, scared timer) per agent),
+    `_food` (bitmask), `_nfood`, `_caps`, `_score`, `_status`.
+    """
+
+    __slots__ = ("_agents", "_board", "_caps", "_food", "_nfood", "_score", "_status")
+
+    _board: Board
+    _agents: tuple[AgentTuple, ...]
+    _food: int
+    _nfood: int
+    _caps: tuple[Cell, ...]
+    _score: int
+    _status: int
+
+    def __init__(self, prevState: GameState | None = None) -> None:
+        if prevState is None:
+            raise TypeError(
+                "build a start state with GameState.initial(layout) (or copy one with "
+                "GameState(state))"
+            )
+        for slot in GameState.__slots__:
+            object.__setattr__(self, slot, getattr(prevState, slot))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"GameState is immutable; cannot set {name!r}")
+
+    @classmethod
+    def initial(
+        cls, layout: Layout, num_ghosts: int | None = None, ruleset: str = "classic"
+    ) -> GameState:
+        """The start state of a game: Pacman and the first `num_ghosts` ghosts (all if None)."""
+        board = rules.board_for(layout, rules.get_ruleset(ruleset))
+        food = layout.food_mask
+        return _make(
+            board,
+            rules.initial_agents(layout, num_ghosts),
+            food,
+            food.bit_count(),
+            layout.capsules,
+            0,
+            RUNNING,
+        )
+
+    # --- successors -------------------------------------------------------------------------
+
+    def generateSuccessor(self, agentIndex: int, action: str) -> GameState:
+        if self._status:
+            raise TerminalStateError("Can't generate a successor of a terminal state.")
+        if agentIndex == 0:
+            agents, food, nfood, caps, score, status = rules.pacman_step(
+                self._board, self._agents, self._food, self._nfood, self._caps, self._score, action
+            )
+            return _make(self._board, agents, food, nfood, caps, score, status)
+        if not 0 < agentIndex < len(self._agents):
+            raise IndexError(f"no agent {agentIndex}: this game has {len(self._agents)} agents")
+        agents, score, status = rules.ghost_step(
+            self._board, self._agents, agentIndex, self._score, action
+        )
+        return _make(self._board, agents, self._food, self._nfood, self._caps, score, status)
+
+    def generatePacmanSuccessor(self, action: str) -> GameState:
+        return self.generateSuccessor(0, action)
+
+    def getLegalActions(self, agentIndex: int = 0) -> list[str]:
+        if self._status:
+            return []
+        if agentIndex == 0:
+            return list(self._board.pacman_legal[self._agents[0][0]])
+        pos, facing, _ = self._agents[agentIndex]
+        return list(self._board.ghost_actions(pos, facing))
+
+    def getLegalPacmanActions(self) -> list[str]:
+        return self.getLegalActions(0)
+
+    # --- agents -------------------------------------------------------------------------------
+
+    def _agent_state(self, index: int) -> AgentState:
+        pos, facing, timer = self._agents[index]
+        start = self._board.starts[index]
+        agent = AgentState(Configuration(start[0], start[1]), index == 0)
+        agent.configuration = Configuration(pos, facing)
+        agent.scaredTimer = timer
+        return agent
+
+    def getPacmanState(self) -> AgentState:
+        return self._agent_state(0)
+
+    def getPacmanPosition(self) -> Position:
+        return self._agents[0][0]
+
+    def getGhostStates(self) -> list[AgentState]:
+        return [self._agent_state(i) for i in range(1, len(self._agents))]
+
+    def getGhostState(self, agentIndex: int) -> AgentState:
+        if not 0 < agentIndex < len(self._agents):
+            raise IndexError(f"no ghost {agentIndex}: ghosts are 1..{len(self._agents) - 1}")
+        return self._agent_state(agentIndex)
+
+    def getGhostPosition(self, agentIndex: int) -> Position:
+        if not 0 < agentIndex < len(self._agents):
+            raise IndexError(f"no ghost {agentIndex}: ghosts are 1..{len(self._agents) - 1}")
+        return self._agents[agentIndex][0]
+
+    def getGhostPositions(self) -> list[Position]:
+        return [a[0] for a in self._agents[1:]]
+
+    def getNumAgents(self) -> int:
+        return len(self._agents)
+
+    # --- board --------------------------------------------------------------------------------
+
+    def getScore(self) -> float:
+        return float(self._score)
+
+    def getCapsules(self) -> list[Cell]:
+        return list(self._caps)
+
+    def getNumFood(self) -> int:
+        return self._nfood
+
+    def getFood(self) -> Grid:
+        layout = self._board.layout
+        return Grid.from_mask(layout.width, layout.height, self._food)
+
+    def getWalls(self) -> Grid:
+        return self._board.layout.walls
+
+    def hasFood(self, x: int, y: int) -> bool:
+        layout = self._board.layout
+        if not (0 <= x < layout.width and 0 <= y < layout.height):
+            return False
+        return bool(self._food >> (x * layout.height + y) & 1)
+
+    def hasWall(self, x: int, y: int) -> bool:
+        return (x, y) in self._board.layout.wall_cells
+
+    def isWin(self) -> bool:
+        return self._status == WON
+
+    def isLose(self) -> bool:
+        return self._status == LOST
+
+    def isTerminal(self) -> bool:
+        return self._status != RUNNING
+
+    # --- values -------------------------------------------------------------------------------
+
+    def deepCopy(self) -> GameState:
+        """States are immutable, so a copy is the state itself."""
+        return self
+
+    def __copy__(self) -> GameState:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_make, (self._board, self._agents, self._food, self._nfood, self._caps,
+                        self._score, self._status))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return (
+            self._agents == other._agents
+            and self._food == other._food
+            and self._caps == other._caps
+            and self._score == other._score
+        )
+
+    def __hash__(self) -> int:
+        return hash((self._agents, self._food, self._caps, self._score))
+
+    @property
+    def layout(self) -> Layout:
+        return self._board.layout
+
+    @property
+    def ruleset(self) -> str:
+        return self._board.ruleset.name
+
+    @property
+    def data(self) -> StateData:
+        """The course's `state.data`, for student code that reaches into it (read-only)."""
+        return StateData(self)
+
+    def __str__(self) -> str:
+        return render_text(self)
+
+    def __repr__(self) -> str:
+        return f"<GameState {self._board.layout.name} score={self._score} status={self._status}>"
+
+
+def _make(
+    board: Board,
+    agents: tuple[AgentTuple, ...],
+    food: int,
+    nfood: int,
+    caps: tuple[Cell, ...],
+    score: int,
+    status: int,
+) -> GameState:
+    """The one constructor of states: slot stores, nothing copied."""
+    s = _new(GameState)
+    _set_board(s, board)
+    _set_agents(s, agents)
+    _set_food(s, food)
+    _set_nfood(s, nfood)
+    _set_caps(s, caps)
+    _set_score(s, score)
+    _set_status(s, status)
+    return s
+
+
+_set_board = GameState._board.__set__  # type: ignore[attr-defined]
+_set_agents = GameState._agents.__set__  # type: ignore[attr-defined]
+_set_food = GameState._food.__set__  # type: ignore[attr-defined]
+_set_nfood = GameState._nfood.__set__  # type: ignore[attr-defined]
+_set_caps = GameState._caps.__set__  # type: ignore[attr-defined]
+_set_score = GameState._score.__set__  # type: ignore[attr-defined]
+_set_status = GameState._status.__set__  # type: ignore[attr-defined]
+
+
+class StateData:
+    """A read-only stand-in for the course's `GameStateData`."""
+
+    def __init__(self, state: GameState) -> None:
+        self._state = state
+        self.layout = state.layout
+        self.food = state.getFood()
+        self.capsules = state.getCapsules()
+        self.agentStates = [state._agent_state(i) for i in range(state.getNumAgents())]
+        self.score = state._score
+        self._win = state.isWin()
+        self._lose = state.isLose()
+
+
+_PACMAN_CHARS = {
+    Directions.NORTH: "^",
+    Directions.SOUTH: "v",
+    Directions.WEST: "<",
+    Directions.EAST: ">",
+    Directions.STOP: "<",
+}
+
+
+def render_text(state: GameState) -> str:
+    """The board as text, top row first: `%` walls, `.` food, `o` capsules, `G` ghosts."""
+    layout = state.layout
+    rows: list[list[str]] = [[" "] * layout.width for _ in range(layout.height)]
+    for x, y in layout.wall_cells:
+        rows[y][x] = "%"
+    for x, y in state.getFood().asList():
+        rows[y][x] = "."
+    for x, y in state.getCapsules():
+        rows[y][x] = "o"
+    for (gx, gy), _, _ in state._agents[1:]:
+        x, y = int(gx + 0.5), int(gy + 0.5)
+        rows[y][x] = "G"
+    (px, py), facing, _ = state._agents[0]
+    rows[int(py)][int(px)] = _PACMAN_CHARS.get(facing, "<")
+    lines = ["".join(r) for r in reversed(rows)]
+    return "\n".join(lines) + f"\nScore: {state._score}\n"
+
