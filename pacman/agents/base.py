@@ -1,0 +1,26 @@
+"""The course's `Agent` base class (imported by students as `from game import Agent`)."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pacman.state import GameState
+
+
+class Agent:
+    """An agent is asked for one action per turn: `getAction(state)`.
+
+    Optional hooks: `registerInitialState(state)` before the first move, `final(state)` after
+    the game. `rng` is the random stream the engine hands to built-in agents; course code
+    that uses the global `random` module gets a per-game seeded stream instead.
+    """
+
+    rng: Any = random
+
+    def __init__(self, index: int = 0) -> None:
+        self.index = index
+
+    def getAction(self, state: GameState) -> str:
+        raise NotImplementedError(f"{type(self).__name__} does not define getAction")

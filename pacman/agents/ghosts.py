@@ -1,0 +1,69 @@
+"""The course's built-in ghosts.
+
+Both sample their move the course's way (`util.sample` over the distribution's keys in sorted
+order, one `random()` draw per move), so with the same random stream they make the same moves
+as the reference engine's ghosts.
+"""
+
+from __future__ import annotations
+
+from pacman.actions import Actions, Directions
+from pacman.agents.base import Agent
+from pacman.compat.util import Counter, manhattanDistance, sample
+from pacman.state import GameState
+
+
+class GhostAgent(Agent):
+    def getDistribution(self, state: GameState) -> Counter:
+        raise NotImplementedError
+
+    def getAction(self, state: GameState) -> str:
+        dist = self.getDistribution(state)
+        if not dist:
+            return Directions.STOP
+        return str(sample(dist, rng=self.rng))
+
+
+class RandomGhost(GhostAgent):
+    """Uniform over its legal moves."""
+
+    def getDistribution(self, state: GameState) -> Counter:
+        dist = Counter()
+        for a in state.getLegalActions(self.index):
+            dist[a] = 1.0
+        dist.normalize()
+        return dist
+
+
+class DirectionalGhost(GhostAgent):
+    """Chases Pacman (flees when scared) with probability prob_attack (prob_scaredFlee)."""
+
+    def __init__(
+        self, index: int, prob_attack: float | str = 0.8, prob_scaredFlee: float | str = 0.8
+    ) -> None:
+        super().__init__(index)
+        self.prob_attack = float(prob_attack)
+        self.prob_scaredFlee = float(prob_scaredFlee)
+
+    def getDistribution(self, state: GameState) -> Counter:
+        ghost = state.getGhostState(self.index)
+        legal = state.getLegalActions(self.index)
+        pos = state.getGhostPosition(self.index)
+        scared = ghost.scaredTimer > 0
+        speed = 0.5 if scared else 1
+        vectors = [Actions.directionToVector(a, speed) for a in legal]
+        new_positions = [(pos[0] + dx, pos[1] + dy) for dx, dy in vectors]
+        pacman = state.getPacmanPosition()
+        distances = [manhattanDistance(p, pacman) for p in new_positions]
+        if scared:
+            best_score, best_prob = max(distances), self.prob_scaredFlee
+        else:
+            best_score, best_prob = min(distances), self.prob_attack
+        best = [a for a, d in zip(legal, distances) if d == best_score]
+        dist = Counter()
+        for a in best:
+            dist[a] = best_prob / len(best)
+        for a in legal:
+            dist[a] += (1 - best_prob) / len(legal)
+        dist.normalize()
+        return dist

@@ -1,0 +1,268 @@
+"""The `pacman` command: the course's `pacman.py` flags, plus seeds, rulesets and replays.
+
+Bad input (unknown layout, agent, option) exits with status 2 and a message naming what is
+wrong; an agent that fails without `-c` exits 1 with its traceback; with `-c` the failure is
+recorded as a lost game and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import secrets
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from pacman import replay as replays
+from pacman.display import Display, WindowClosed, make_display
+from pacman.game import AgentFailure, GameResult, GameSpec, derive_seed, play
+from pacman.layout import LayoutError, load_layout
+from pacman.loader import AgentRef, SubmissionError, describe_signature, parse_agent_args, resolve
+from pacman.rules import DEFAULT_MAX_MOVES, RULESETS
+
+FIXED_SEED = 188  # `-f`: the same games every run (the course fixes its seed too)
+
+
+def die(message: str, status: int = 2) -> NoReturn:
+    click.echo(f"pacman: error: {message}", err=True)
+    sys.exit(status)
+
+
+def check_options(ref: AgentRef) -> None:
+    """Reject `-a` options the agent's constructor cannot take, before any game starts."""
+    cls = ref.load_class()
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    for key, _ in ref.args:
+        if key not in params:
+            die(f"-a {key}=...: {ref.label} takes no option {key!r} "
+                f"(its options: {describe_signature(cls)})")
+
+
+def game_line(result: GameResult, max_moves: int) -> str:
+    """One line per game, worded as the course engine words it where it has a wording."""
+    score = result.score
+    if result.outcome == "win":
+        return f"Pacman emerges victorious! Score: {score}"
+    if result.outcome == "loss":
+        return f"Pacman died! Score: {score}"
+    if result.outcome == "move_limit":
+        return f"Game stopped at the move limit ({max_moves} moves). Score: {score}"
+    who = "Pacman" if result.culprit == 0 else f"Ghost {result.culprit}"
+    return f"{who} failed ({result.outcome}): {result.message}. Score: {score}"
+
+
+def summary_lines(results: list[GameResult]) -> list[str]:
+    scores = [float(r.score) for r in results]
+    wins = [r.win for r in results]
+    return [
+        f"Average Score: {sum(scores) / len(scores)}",
+        f"Scores:        {', '.join(str(s) for s in scores)}",
+        f"Win Rate:      {wins.count(True)}/{len(wins)} ({wins.count(True) / len(wins):.2f})",
+        f"Record:        {', '.join('Win' if w else 'Loss' for w in wins)}",
+    ]
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-l", "--layout", "layout_ref", default="mediumClassic", show_default=True,
+              help="A layout name from layouts/ or a path to a .lay file.")
+@click.option("-p", "--pacman", "pacman_ref", default="KeyboardAgent", show_default=True,
+              help="Built-in agent, path/file.py:Class, a class in ./*gents.py or "
+                   "./submission.py, or a team folder.")
+@click.option("-a", "--agentArgs", "agent_args", default="",
+              help='Options for the Pacman agent, e.g. "depth=2,evalFn=better" (strings).')
+@click.option("-g", "--ghosts", "ghost_ref", default="RandomGhost", show_default=True,
+              help="The ghost agent.")
+@click.option("-k", "--numghosts", "num_ghosts", type=int, default=None,
+              help="Play with the first K ghosts of the layout [default: all].")
+@click.option("-n", "--numGames", "num_games", type=int, default=1, show_default=True)
+@click.option("-q", "--quietTextGraphics", "quiet", is_flag=True, help="No display.")
+@click.option("-t", "--textGraphics", "text", is_flag=True, help="Print the board.")
+@click.option("-z", "--zoom", type=float, default=1.0, show_default=True,
+              help="Window size factor.")
+@click.option("--frameTime", "frame_time", type=float, default=0.1, show_default=True,
+              help="Seconds per round in the window.")
+@click.option("-f", "--fixRandomSeed", "fix_seed", is_flag=True,
+              help=f"Use the fixed seed {FIXED_SEED}.")
+@click.option("-c", "--catchExceptions", "catch", is_flag=True,
+              help="Record agent failures as lost games and go on.")
+@click.option("--timeout", type=float, default=None,
+              help="Seconds an agent may think per move [default: 30 with -c, else none].")
+@click.option("-r", "--recordActions", "record", is_flag=True,
+              help="Record every game as a JSON replay (into --record-dir).")
+@click.option("--record-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for replays [default: replays/]; implies -r.")
+@click.option("--replay", "replay_file", type=click.Path(path_type=Path), default=None,
+              help="Watch (or with -q, re-simulate) a recorded game.")
+@click.option("--check", is_flag=True,
+              help="With --replay: verify every move's score; exit 1 at the first difference.")
+@click.option("--seed", type=int, default=None, help="Seed of the batch (random if not given).")
+@click.option("--rules", "ruleset", type=click.Choice(sorted(RULESETS)), default="classic",
+              show_default=True)
+@click.option("--max-moves", type=int, default=DEFAULT_MAX_MOVES, show_default=True,
+              help="Moves of all agents together before a game is stopped.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+def main(
+    layout_ref: str,
+    pacman_ref: str,
+    agent_args: str,
+    ghost_ref: str,
+    num_ghosts: int | None,
+    num_games: int,
+    quiet: bool,
+    text: bool,
+    zoom: float,
+    frame_time: float,
+    fix_seed: bool,
+    catch: bool,
+    timeout: float | None,
+    record: bool,
+    record_dir: Path | None,
+    replay_file: Path | None,
+    check: bool,
+    seed: int | None,
+    ruleset: str,
+    max_moves: int,
+    as_json: bool,
+) -> None:
+    """Play Pacman games: `pacman -l smallClassic -p GreedyAgent -q -n 20`."""
+    display_kind = "quiet" if quiet else "text" if text else "window"
+    if zoom <= 0:
+        die("-z/--zoom: expected a positive number")
+    if frame_time < 0:
+        die("--frameTime: expected a number of seconds >= 0")
+    if replay_file is not None:
+        sys.exit(run_replay(replay_file, check, display_kind, zoom, frame_time))
+    if num_games < 1:
+        die("-n/--numGames: expected at least 1 game")
+    if num_ghosts is not None and num_ghosts < 0:
+        die("-k/--numghosts: expected a number of ghosts >= 0")
+    if max_moves < 1:
+        die("--max-moves: expected at least 1")
+    if timeout is not None and timeout <= 0:
+        die("--timeout: expected a positive number of seconds")
+    try:
+        layout = load_layout(layout_ref)
+        pacman = resolve(pacman_ref, parse_agent_args(agent_args), kind="pacman")
+        ghost = resolve(ghost_ref, kind="ghost")
+        check_options(pacman)
+        ghost.load_class()
+    except (LayoutError, SubmissionError) as exc:
+        die(str(exc))
+    if pacman.name == "KeyboardAgent" and pacman.builtin and display_kind != "window":
+        die("KeyboardAgent plays from the window's keys: drop -q/-t, or choose another -p")
+    if record_dir is not None:
+        record = True
+    out_dir = record_dir or Path("replays")
+
+    base_seed = FIXED_SEED if fix_seed else seed if seed is not None else secrets.randbits(31)
+    move_timeout = timeout if timeout is not None else (30.0 if catch else None)
+    display = make_display(display_kind, zoom=zoom, frame_time=frame_time)
+    results: list[GameResult] = []
+    records: list[dict[str, Any]] = []
+    for i in range(num_games):
+        spec = GameSpec(
+            layout=layout,
+            pacman=pacman,
+            ghost=ghost,
+            num_ghosts=num_ghosts,
+            seed=derive_seed(base_seed, "game", i),
+            ruleset=ruleset,
+            max_moves=max_moves,
+            move_timeout=move_timeout,
+        )
+        try:
+            result = play(spec, display=display, catch=catch)
+        except WindowClosed:
+            break
+        except AgentFailure as exc:
+            die(f"{exc}\n(use -c to record agent failures as lost games and go on)", 1)
+        except Exception:
+            traceback.print_exc()
+            die("an agent raised an exception (use -c to record it as a lost game and go on)",
+                1)
+        results.append(result)
+        entry: dict[str, Any] = {
+            "game": i,
+            "seed": spec.seed,
+            "outcome": result.outcome,
+            "win": result.win,
+            "score": result.score,
+            "moves": result.moves,
+            "culprit": result.culprit,
+            "message": result.message,
+        }
+        if record:
+            path = out_dir / f"{layout.name}-{base_seed}-{i:03d}.json"
+            replays.write(result, layout, path)
+            entry["replay"] = str(path)
+        records.append(entry)
+        if not as_json:
+            click.echo(game_line(result, max_moves))
+            if "replay" in entry:
+                click.echo(f"Recorded: {entry['replay']}")
+    if not results:
+        return
+    if as_json:
+        wins = sum(r.win for r in results)
+        click.echo(json.dumps({
+            "layout": layout.name,
+            "pacman": pacman.label,
+            "ghosts": ghost.label,
+            "rules": ruleset,
+            "seed": base_seed,
+            "games": records,
+            "average_score": sum(r.score for r in results) / len(results),
+            "wins": wins,
+            "win_rate": wins / len(results),
+            "failures": sum(r.failed for r in results),
+        }, indent=2))
+        return
+    for line in summary_lines(results):
+        click.echo(line)
+    click.echo(f"Seed:          {base_seed}")
+
+
+def run_replay(path: Path, check: bool, display_kind: str, zoom: float, frame_time: float) -> int:
+    try:
+        replay = replays.load(path)
+    except replays.ReplayError as exc:
+        die(str(exc))
+    if check:
+        mismatch = replays.check(replay)
+        if mismatch is not None:
+            click.echo(f"{path}: MISMATCH at {mismatch}")
+            return 1
+        final = replay.scores[-1] if replay.scores else 0
+        click.echo(f"{path}: OK, {len(replay.actions)} moves reproduce (final score {final})")
+        return 0
+    display: Display = make_display(display_kind, zoom=zoom, frame_time=frame_time)
+    state = replay.initial_state()
+    try:
+        display.initialize(state)
+        for _, agent, action, after in replays.simulate(replay):
+            if isinstance(after, replays.Mismatch):
+                click.echo(f"{path}: the replay stops matching at {after}")
+                display.finish(state, "mismatch")
+                return 1
+            state = after
+            display.update(state, agent, action)
+        outcome = replay.outcome or (
+            "win" if state.isWin() else "loss" if state.isLose() else "stopped")
+        display.finish(state, outcome)
+    except WindowClosed:
+        return 0
+    click.echo(f"Replayed {len(replay.actions)} moves: {outcome}. Score: {int(state.getScore())}")
+    return 0
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+"""`play(spec) -> GameResult`: one game, every agent failure turned into data.
+
+A game is fully determined by its spec: the layout, the agents, the ruleset, the limits and
+one seed. From the seed come two streams: one `random.Random` for the built-in ghosts, and the
+global `random` stream that course code uses (seeded at the start of the game). The same spec
+therefore always gives the same game, whatever was played before it in the process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+from pacman.actions import is_direction
+from pacman.display import Display, NullDisplay
+from pacman.layout import Layout
+from pacman.loader import AgentRef, describe_signature
+from pacman.rules import DEFAULT_MAX_MOVES
+from pacman.state import GameState
+
+#: How a game ended. The first three are the rules' endings; the rest name an agent failure
+#: (the agent at fault is the result's `culprit`), which ends the game as a loss for Pacman.
+ENDINGS = ("win", "loss", "move_limit")
+FAILURES = ("load_error", "crash", "timeout", "illegal_action")
+
+
+class AgentFailure(Exception):
+    """Raised out of `play` when `catch=False` and an agent fails without an exception of
+    its own (an illegal action or a timeout); crashes re-raise the agent's own exception."""
+
+
+def derive_seed(seed: int, *labels: object) -> int:
+    """A 63-bit seed from a parent seed and labels; stable across Python versions and runs."""
+    text = ":".join([str(seed), *map(str, labels)])
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    layout: Layout
+    pacman: AgentRef
+    ghost: AgentRef
+    num_ghosts: int | None = None
+    seed: int = 0
+    ruleset: str = "classic"
+    max_moves: int = DEFAULT_MAX_MOVES
+    #: Seconds an agent may think per move (and for `registerInitialState`); None: no limit.
+    move_timeout: float | None = None
+
+
+@dataclass
+class AgentTiming:
+    moves: int = 0
+    wall: float = 0.0
+    wall_max: float = 0.0
+    cpu: float = 0.0
+
+    def add(self, wall: float, cpu: float) -> None:
+        self.moves += 1
+        self.wall += wall
+        self.cpu += cpu
+        if wall > self.wall_max:
+            self.wall_max = wall
+
+
+@dataclass
+class GameResult:
+    layout: str
+    seed: int
+    ruleset: str
+    num_ghosts: int
+    agents: list[str]
+    outcome: str
+    score: int
+    #: Moves applied, all agents together.
+    moves: int
+    culprit: int | None = None
+    message: str = ""
+    trace: str = ""
+    actions: list[tuple[int, str]] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
+    timing: list[AgentTiming] = field(default_factory=list)
+    final_state: GameState | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def win(self) -> bool:
+        return self.outcome == "win"
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome in FAILURES
+
+
+def play(
+    spec: GameSpec,
+    display: Display | None = None,
+    catch: bool = True,
+    agents: list[Any] | None = None,
+) -> GameResult:
+    """Play one game. With `catch` (the default) nothing an agent does escapes as an exception.
+
+    `agents` overrides building them from the spec (tests and the keyboard use it).
+    """
+    display = display or NullDisplay()
+    state = GameState.initial(spec.layout, spec.num_ghosts, spec.ruleset)
+    n = state.getNumAgents()
+    refs = [spec.pacman] + [spec.ghost] * (n - 1)
+    result = GameResult(
+        layout=spec.layout.name,
+        seed=spec.seed,
+        ruleset=spec.ruleset,
+        num_ghosts=n - 1,
+        agents=[r.label for r in refs],
+        outcome="",
+        score=0,
+        moves=0,
+        timing=[AgentTiming() for _ in range(n)],
+    )
+    random.seed(derive_seed(spec.seed, "agents"))
+    ghost_rng = random.Random(derive_seed(spec.seed, "ghosts"))
+
+    def fail(kind: str, index: int, message: str, exc: BaseException | None = None) -> None:
+        result.outcome = kind
+        result.culprit = index
+        result.message = message
+        if exc is not None:
+            result.trace = "".join(traceback.format_exception(exc)[-12:])
+        if not catch:
+            if exc is not None:
+                raise exc
+            raise AgentFailure(message)
+
+    built: list[Any] = []
+    if agents is not None:
+        built = list(agents)
+    else:
+        for i, ref in enumerate(refs):
+            try:
+                agent = ref.build(i)
+            except TypeError as exc:
+                cls_name = ref.label
+                try:
+                    params = describe_signature(ref.load_class())
+                except Exception:
+                    params = "unknown"
+                fail("load_error", i, f"{cls_name}: {exc} (its options: {params})", exc)
+                break
+            except Exception as exc:
+                fail("load_error", i, f"{ref.label}: {type(exc).__name__}: {exc}", exc)
+                break
+            if ref.builtin and i > 0:
+                agent.rng = ghost_rng
+            built.append(agent)
+
+    if not result.outcome:
+        display.initialize(state)
+        for i, agent in enumerate(built):
+            hook = getattr(agent, "registerInitialState", None)
+            if hook is None:
+                continue
+            t0 = time.perf_counter()
+            try:
+                hook(state)
+            except Exception as exc:
+                fail("crash", i, f"registerInitialState raised {type(exc).__name__}: {exc}", exc)
+                break
+            elapsed = time.perf_counter() - t0
+            if spec.move_timeout is not None and elapsed > spec.move_timeout:
+                fail("timeout", i, f"registerInitialState took {elapsed:.3f}s "
+                     f"(limit {spec.move_timeout}s)")
+                break
+
+    if not result.outcome:
+        _run(spec, state, built, display, result, fail)
+    state = result.final_state or state
+    result.final_state = state
+    result.score = int(state.getScore())
+    if not result.outcome:
+        result.outcome = "win" if state.isWin() else "loss" if state.isLose() else "move_limit"
+    for agent in built:
+        hook = getattr(agent, "final", None)
+        if hook is not None:
+            try:
+                hook(state)
+            except Exception as exc:
+                if catch:
+                    result.message = result.message or f"final() raised {type(exc).__name__}"
+                else:
+                    raise
+    display.finish(state, result.outcome)
+    return result
+
+
+def _run(
+    spec: GameSpec,
+    state: GameState,
+    agents: list[Any],
+    display: Display,
+    result: GameResult,
+    fail: Any,
+) -> None:
+    """The move loop: ask, check, apply, record, until the game ends or the limit is hit."""
+    n = len(agents)
+    timeout = spec.move_timeout
+    actions = result.actions
+    scores = result.scores
+    timing = result.timing
+    perf = time.perf_counter
+    cpu = time.process_time
+    index = 0
+    moves = 0
+    while not state.isTerminal() and moves < spec.max_moves:
+        agent = agents[index]
+        t0, c0 = perf(), cpu()
+        try:
+            action = agent.getAction(state)
+        except Exception as exc:
+            fail("crash", index, f"getAction raised {type(exc).__name__}: {exc}", exc)
+            break
+        wall = perf() - t0
+        timing[index].add(wall, cpu() - c0)
+        if timeout is not None and wall > timeout:
+            fail("timeout", index, f"move {moves} took {wall:.3f}s (limit {timeout}s)")
+            break
+        if not is_direction(action) or action not in state.getLegalActions(index):
+            legal = ", ".join(state.getLegalActions(index))
+            who = "Pacman" if index == 0 else f"ghost {index}"
+            fail("illegal_action", index,
+                 f"{who} returned {action!r} at move {moves}; legal: {legal}")
+            break
+        state = state.generateSuccessor(index, action)
+        moves += 1
+        actions.append((index, action))
+        scores.append(int(state.getScore()))
+        display.update(state, index, action)
+        index += 1
+        if index == n:
+            index = 0
+    result.moves = moves
+    result.final_state = state

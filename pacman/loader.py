@@ -1,0 +1,266 @@
+"""Turn an agent reference into a class the game runner can instantiate.
+
+References, as `-p` and `-g` accept them:
+- a built-in name: `GreedyAgent`, `RandomGhost`, ...;
+- `path/to/file.py:ClassName`;
+- a bare class name defined in a `*gents.py` or `submission.py` file of the current folder
+  (how the course's `pacman.py` finds a student's agent); such a class wins over a built-in
+  of the same name, because a student running the course command means their own;
+- a team folder (`submissions/team`): its `team.yaml` names `agent: file.py:Class` (and
+  optional `args`), or the folder holds exactly one agent class in its agent files.
+
+Loading a course-style file installs the `game` and `util` compatibility modules (see
+`pacman.compat`) and executes the file; finding candidate classes reads source with `ast`
+only, so no student code runs just to be listed.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import hashlib
+import importlib.util
+import inspect
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import yaml
+
+from pacman import compat
+
+
+class SubmissionError(ValueError):
+    """An agent reference that cannot be resolved or loaded; the message says why."""
+
+
+def _builtins() -> dict[str, tuple[str, str]]:
+    """name -> (module, kind). Imported lazily so the baselines load only when used."""
+    return {
+        "RandomGhost": ("pacman.agents.ghosts", "ghost"),
+        "DirectionalGhost": ("pacman.agents.ghosts", "ghost"),
+        "RandomAgent": ("pacman.agents.simple", "pacman"),
+        "GreedyAgent": ("pacman.agents.simple", "pacman"),
+        "LeftTurnAgent": ("pacman.agents.simple", "pacman"),
+        "KeyboardAgent": ("pacman.agents.keyboard", "pacman"),
+    }
+
+
+
+@dataclass(frozen=True)
+class AgentRef:
+    """A resolved agent: where its class lives, and the options it is built with.
+
+    Picklable (a path and names, not the class), so it can be sent to another process.
+    """
+
+    name: str
+    module: str
+    path: str | None = None
+    args: tuple[tuple[str, str], ...] = field(default=())
+    builtin: bool = False
+
+    def load_class(self) -> type:
+        module = import_module(self.module) if self.path is None else load_file(Path(self.path))
+        cls = getattr(module, self.name, None)
+        if not isinstance(cls, type):
+            raise SubmissionError(f"{self.path or self.module} defines no class {self.name!r}")
+        return cls
+
+    def build(self, index: int) -> Any:
+        """A fresh agent: Pacman from its keyword options only, a ghost as `Ghost(index)`."""
+        cls = self.load_class()
+        if index == 0:
+            return cls(**dict(self.args))
+        return cls(index, **dict(self.args))
+
+    @property
+    def label(self) -> str:
+        return self.name if self.path is None else f"{self.path}:{self.name}"
+
+
+def import_module(name: str) -> ModuleType:
+    __import__(name)
+    return sys.modules[name]
+
+
+def parse_agent_args(text: str | None) -> tuple[tuple[str, str], ...]:
+    """`-a depth=2,evalFn=better` -> (('depth', '2'), ('evalFn', 'better')), values as strings.
+
+    A bare `key` means `key=1`, as in the course.
+    """
+    if not text:
+        return ()
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not key.isidentifier():
+            raise SubmissionError(f"-a: {part!r} is not key=value with a valid option name")
+        out.append((key, value.strip() if sep else "1"))
+    return tuple(out)
+
+
+_loaded: dict[tuple[str, float], ModuleType] = {}
+
+
+def load_file(path: Path) -> ModuleType:
+    """Execute a course-style agent file once per process and return its module."""
+    path = path.resolve()
+    if not path.is_file():
+        raise SubmissionError(f"{path}: no such agent file")
+    key = (str(path), path.stat().st_mtime)
+    if key in _loaded:
+        return _loaded[key]
+    compat.install()
+    folder = str(path.parent)
+    if folder not in sys.path:
+        # Course files import their sibling modules by bare name.
+        sys.path.insert(0, folder)
+    digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
+    module_name = f"arena_agent_{path.stem}_{digest}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise SubmissionError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    sys.modules.setdefault(path.stem, module)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        sys.modules.pop(module_name, None)
+        raise SubmissionError(
+            f"{exc.filename}:{exc.lineno}:{exc.offset}: syntax error: {exc.msg}"
+        ) from exc
+    except BaseException as exc:
+        sys.modules.pop(module_name, None)
+        if sys.modules.get(path.stem) is module:
+            del sys.modules[path.stem]
+        raise SubmissionError(f"{path}: importing it failed: {type(exc).__name__}: {exc}") from exc
+    _loaded[key] = module
+    return module
+
+
+def classes_in_source(path: Path) -> list[str]:
+    """Top-level class names of a file, read without executing it."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        return []
+    return [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
+
+
+def agent_files(folder: Path) -> list[Path]:
+    """The files the course looks in: `*gents.py` and `submission.py`."""
+    files = sorted(folder.glob("*gents.py"))
+    if (folder / "submission.py").is_file():
+        files.append(folder / "submission.py")
+    return files
+
+
+def resolve(
+    ref: str, args: tuple[tuple[str, str], ...] = (), kind: str = "pacman", cwd: Path | None = None
+) -> AgentRef:
+    """Resolve `-p`/`-g` text into an AgentRef, or raise SubmissionError saying why not."""
+    cwd = cwd or Path.cwd()
+    ref = ref.strip()
+    if not ref:
+        raise SubmissionError("empty agent reference")
+    if ":" in ref and not Path(ref).exists():
+        file_part, _, cls_name = ref.rpartition(":")
+        return _from_file(Path(file_part), cls_name, args)
+    path = Path(ref)
+    if path.is_dir():
+        return _from_folder(path, args)
+    if path.suffix == ".py":
+        raise SubmissionError(f"{ref}: name the class too, as {ref}:ClassName")
+
+    builtins = _builtins()
+    local = {}
+    for file in agent_files(cwd):
+        for name in classes_in_source(file):
+            local.setdefault(name, file)
+    if ref in local and not (kind == "ghost" and ref in builtins):
+        return AgentRef(ref, module="", path=str(local[ref]), args=args)
+    if ref in builtins:
+        module, builtin_kind = builtins[ref]
+        if builtin_kind != kind:
+            raise SubmissionError(f"{ref} is a {builtin_kind} agent, not a {kind} agent")
+        return AgentRef(ref, module=module, args=args, builtin=True)
+    names = sorted({n for n, (_, k) in builtins.items() if k == kind} | set(local))
+    close = difflib.get_close_matches(ref, names, n=3, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    where = ", ".join(f.name for f in agent_files(cwd)) or "no *gents.py or submission.py"
+    raise SubmissionError(
+        f"unknown {kind} agent {ref!r}{hint}. Built-in: "
+        f"{', '.join(n for n, (_, k) in builtins.items() if k == kind)}; "
+        f"looked in {cwd} ({where}); or give path/to/file.py:ClassName"
+    )
+
+
+def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...]) -> AgentRef:
+    if not path.is_file():
+        raise SubmissionError(f"{path}: no such agent file")
+    if not cls_name.isidentifier():
+        raise SubmissionError(f"{path}:{cls_name}: {cls_name!r} is not a class name")
+    names = classes_in_source(path)
+    if cls_name not in names:
+        # The class may be made at import time; import to be sure before complaining.
+        module = load_file(path)
+        if not isinstance(getattr(module, cls_name, None), type):
+            close = difflib.get_close_matches(cls_name, names, n=3, cutoff=0.6)
+            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+            listed = ", ".join(names) or "none"
+            raise SubmissionError(
+                f"{path} defines no class {cls_name!r}{hint}; classes there: {listed}"
+            )
+    return AgentRef(cls_name, module="", path=str(path.resolve()), args=args)
+
+
+def _from_folder(folder: Path, args: tuple[tuple[str, str], ...]) -> AgentRef:
+    team_file = folder / "team.yaml"
+    if team_file.is_file():
+        try:
+            team = yaml.safe_load(team_file.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise SubmissionError(f"{team_file}: not valid YAML: {exc}") from exc
+        if not isinstance(team, dict) or not isinstance(team.get("agent"), str):
+            raise SubmissionError(f"{team_file}: expected a key 'agent: file.py:ClassName'")
+        file_part, _, cls_name = str(team["agent"]).rpartition(":")
+        if not file_part:
+            raise SubmissionError(
+                f"{team_file}: agent: expected file.py:ClassName, got {team['agent']!r}"
+            )
+        team_args = team.get("args") or {}
+        if not isinstance(team_args, dict):
+            raise SubmissionError(f"{team_file}: args: expected a mapping of option: value")
+        merged = {str(k): str(v) for k, v in team_args.items()} | dict(args)
+        return _from_file(folder / file_part, cls_name, tuple(merged.items()))
+    candidates = [
+        (file, name)
+        for file in agent_files(folder)
+        for name in classes_in_source(file)
+        if name.endswith("Agent")
+    ]
+    if len(candidates) == 1:
+        file, name = candidates[0]
+        return _from_file(file, name, args)
+    listed = ", ".join(f"{f.name}:{n}" for f, n in candidates) or "none found"
+    raise SubmissionError(
+        f"{folder}: cannot tell which agent to play; add a team.yaml with "
+        f"'agent: file.py:ClassName' (candidates: {listed})"
+    )
+
+
+def describe_signature(cls: type) -> str:
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return "unknown"
+    return ", ".join(p for p in params if p not in ("self", "index")) or "none"
+

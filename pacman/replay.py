@@ -1,0 +1,249 @@
+"""Versioned JSON replays: write one from a GameResult, read one back, re-simulate and check it.
+
+A replay stores what it takes to re-simulate the game (layout text, rules, ghost count, the
+action sequence) plus what the re-simulation must reproduce (the score after every move, the
+outcome, and a short hash of the state after every move). The format is documented in
+docs/replay-format.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pacman import __version__
+from pacman.actions import is_direction
+from pacman.game import ENDINGS, GameResult
+from pacman.layout import Layout, LayoutError, parse_layout
+from pacman.rules import RULESETS
+from pacman.state import GameState
+
+FORMAT = "pacman-replay"
+VERSION = 1
+
+
+class ReplayError(ValueError):
+    """A replay file that cannot be read; the message names the file and the key at fault."""
+
+
+@dataclass(frozen=True)
+class Replay:
+    layout: Layout
+    rules: str
+    num_ghosts: int
+    actions: tuple[tuple[int, str], ...]
+    scores: tuple[int, ...]
+    outcome: str | None = None
+    hashes: tuple[str, ...] | None = None
+    extra: dict[str, Any] | None = None
+
+    def initial_state(self) -> GameState:
+        return GameState.initial(self.layout, self.num_ghosts, self.rules)
+
+
+def state_hash(state: GameState) -> str:
+    """A short digest of a state's dynamic part, stable across processes and machines."""
+    text = repr((
+        [(float(p[0]), float(p[1]), d, t) for p, d, t in state._agents],
+        state._food,
+        state._caps,
+        state._score,
+    ))
+    return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+
+
+def to_json(result: GameResult, layout: Layout) -> dict[str, Any]:
+    replay_hashes = []
+    state = GameState.initial(layout, result.num_ghosts, result.ruleset)
+    for index, action in result.actions:
+        state = state.generateSuccessor(index, action)
+        replay_hashes.append(state_hash(state))
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "platform": f"pacman-arena {__version__}",
+        "layout": {"name": layout.name, "text": layout.text},
+        "rules": result.ruleset,
+        "num_ghosts": result.num_ghosts,
+        "seed": result.seed,
+        "agents": result.agents,
+        "outcome": result.outcome,
+        "culprit": result.culprit,
+        "message": result.message,
+        "score": result.score,
+        "actions": [[i, a] for i, a in result.actions],
+        "scores": result.scores,
+        "hashes": replay_hashes,
+    }
+
+
+def write(result: GameResult, layout: Layout, path: Path) -> Path:
+    """Write atomically: a reader never sees half a replay."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = json.dumps(to_json(result, layout), separators=(",", ":"))
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".replay-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load(path: Path) -> Replay:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ReplayError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ReplayError(f"{path}: not a JSON replay: {exc}") from exc
+    return from_json(raw, str(path))
+
+
+def from_json(raw: Any, where: str = "<replay>") -> Replay:
+    def bad(key: str, expected: str) -> ReplayError:
+        return ReplayError(f"{where}: key {key!r}: expected {expected}")
+
+    if not isinstance(raw, dict):
+        raise ReplayError(f"{where}: expected a JSON object")
+    if raw.get("format") != FORMAT:
+        raise bad("format", f'"{FORMAT}"')
+    if raw.get("version") != VERSION:
+        raise bad("version", f"{VERSION} (this platform reads version {VERSION})")
+    lay = raw.get("layout")
+    if not isinstance(lay, dict) or not isinstance(lay.get("text"), str):
+        raise bad("layout", 'an object {"name": ..., "text": ...}')
+    name = lay.get("name") if isinstance(lay.get("name"), str) else "replay"
+    try:
+        layout = parse_layout(lay["text"], name=str(name), source=f"{where} (layout.text)")
+    except LayoutError as exc:
+        raise ReplayError(str(exc)) from exc
+    rules = raw.get("rules", "classic")
+    if rules not in RULESETS:
+        raise bad("rules", f"one of {', '.join(RULESETS)}")
+    num_ghosts = raw.get("num_ghosts")
+    if type(num_ghosts) is not int or not 0 <= num_ghosts <= layout.numGhosts:
+        raise bad("num_ghosts", f"an integer from 0 to {layout.numGhosts} (the layout's ghosts)")
+    actions_raw = raw.get("actions")
+    if not isinstance(actions_raw, list):
+        raise bad("actions", "a list of [agent_index, action]")
+    actions = []
+    for i, item in enumerate(actions_raw):
+        if (
+            not isinstance(item, list)
+            or len(item) != 2
+            or type(item[0]) is not int
+            or not isinstance(item[1], str)
+        ):
+            raise bad(f"actions[{i}]", '[agent_index, "Action"]')
+        actions.append((item[0], item[1]))
+    scores_raw = raw.get("scores")
+    if not isinstance(scores_raw, list) or not all(
+        isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores_raw
+    ):
+        raise bad("scores", "a list of numbers, the score after each move")
+    if len(scores_raw) != len(actions):
+        raise bad("scores", f"one score per action ({len(actions)}), got {len(scores_raw)}")
+    outcome = raw.get("outcome")
+    if outcome is not None and not isinstance(outcome, str):
+        raise bad("outcome", "a string such as win, loss or move_limit")
+    hashes = raw.get("hashes")
+    if hashes is not None and (
+        not isinstance(hashes, list) or len(hashes) != len(actions)
+        or not all(isinstance(h, str) for h in hashes)
+    ):
+        raise bad("hashes", "a list of strings, one per action")
+    known = {"format", "version", "layout", "rules", "num_ghosts", "actions", "scores",
+             "outcome", "hashes"}
+    return Replay(
+        layout=layout,
+        rules=rules,
+        num_ghosts=num_ghosts,
+        actions=tuple(actions),
+        scores=tuple(int(s) for s in scores_raw),
+        outcome=outcome,
+        hashes=tuple(hashes) if hashes is not None else None,
+        extra={k: v for k, v in raw.items() if k not in known},
+    )
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """The first move where re-simulation disagrees with the replay."""
+
+    move: int
+    agent: int
+    action: str
+    expected: str
+    actual: str
+
+    def __str__(self) -> str:
+        return (
+            f"move {self.move}: agent {self.agent} played {self.action!r}: "
+            f"expected {self.expected}, got {self.actual}"
+        )
+
+
+def simulate(replay: Replay) -> Iterator[tuple[int, int, str, GameState | Mismatch]]:
+    """Re-play the actions: (move, agent, action, state after it), or a Mismatch and stop."""
+    state = replay.initial_state()
+    n = state.getNumAgents()
+    for move, (agent, action) in enumerate(replay.actions):
+        if state.isTerminal():
+            yield move, agent, action, Mismatch(
+                move, agent, action, "the game to go on", "it had already ended"
+            )
+            return
+        if agent != move % n:
+            yield move, agent, action, Mismatch(
+                move, agent, action, f"agent {move % n} to move", f"agent {agent}"
+            )
+            return
+        legal = state.getLegalActions(agent)
+        if not is_direction(action) or action not in legal:
+            yield move, agent, action, Mismatch(
+                move, agent, action, f"a legal action ({', '.join(legal)})", "an illegal one"
+            )
+            return
+        state = state.generateSuccessor(agent, action)
+        if int(state.getScore()) != replay.scores[move]:
+            yield move, agent, action, Mismatch(
+                move, agent, action, f"score {replay.scores[move]}", f"score {int(state.getScore())}"
+            )
+            return
+        if replay.hashes is not None and state_hash(state) != replay.hashes[move]:
+            yield move, agent, action, Mismatch(
+                move, agent, action, f"state {replay.hashes[move]}", f"state {state_hash(state)}"
+            )
+            return
+        yield move, agent, action, state
+
+
+def check(replay: Replay) -> Mismatch | None:
+    """None when every move reproduces; else the first difference (score, state or outcome)."""
+    state = replay.initial_state()
+    last = (0, 0, "")
+    for move, agent, action, after in simulate(replay):
+        if isinstance(after, Mismatch):
+            return after
+        state = after
+        last = (move, agent, action)
+    if replay.outcome in ENDINGS:
+        actual = "win" if state.isWin() else "loss" if state.isLose() else "move_limit"
+        if actual != replay.outcome:
+            return Mismatch(last[0], last[1], last[2], f"outcome {replay.outcome}",
+                            f"outcome {actual}")
+    elif replay.outcome is not None and state.isTerminal():
+        # A failure outcome (crash, timeout...) means the game stopped before its end.
+        actual = "win" if state.isWin() else "loss"
+        return Mismatch(last[0], last[1], last[2], f"outcome {replay.outcome}",
+                        f"outcome {actual}")
+    return None

@@ -1,0 +1,309 @@
+"""The pygame window, run headless (SDL's dummy drivers): pixels, events, keys, lifecycle."""
+
+from __future__ import annotations
+
+import os
+
+os.environ["SDL_VIDEODRIVER"] = "dummy"
+os.environ["SDL_AUDIODRIVER"] = "dummy"
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import itertools
+import time
+from collections.abc import Iterator
+
+import pygame
+import pytest
+
+from pacman.display import WindowClosed, keys
+from pacman.display.pygame_display import (
+    BLINK_THRESHOLD,
+    FOOD_COLOR,
+    GHOST_COLORS,
+    PACMAN_COLOR,
+    SCARED_BLINK_COLOR,
+    SCARED_COLOR,
+    WALL_COLOR,
+    WALL_EDGE,
+    PygameDisplay,
+    ghost_body_color,
+    key_name,
+)
+from pacman.layout import load_layout, parse_layout
+from pacman.state import GameState
+
+# Pacman next to a capsule; the ghost runs in its own corridor so it is never eaten.
+CAPSULE_LAYOUT = """
+%%%%%%%
+%oP   %
+%%%%%%%
+%    G%
+%%%%%%%
+"""
+
+
+@pytest.fixture(autouse=True)
+def _clean_pygame() -> Iterator[None]:
+    keys.reset()
+    yield
+    keys.reset()
+    pygame.quit()
+
+
+@pytest.fixture
+def start() -> GameState:
+    return GameState.initial(load_layout("smallClassic"))
+
+
+@pytest.fixture
+def display(start: GameState) -> PygameDisplay:
+    d = PygameDisplay(frame_time=0)
+    d.initialize(start)
+    return d
+
+
+def color_at(display: PygameDisplay, pos: tuple[float, float]) -> tuple[int, int, int]:
+    c = display.surface().get_at(display.cell_center(pos))
+    return (c.r, c.g, c.b)
+
+
+def test_window_size_follows_layout_and_zoom(start: GameState) -> None:
+    d = PygameDisplay(zoom=0.5, frame_time=0)
+    d.initialize(start)
+    w, h = d.surface().get_size()
+    assert w == start.layout.width * 15
+    assert h > start.layout.height * 15  # plus the status bar
+    assert pygame.display.get_surface().get_size() == (w, h)
+
+
+def test_cell_center_flips_y(display: PygameDisplay, start: GameState) -> None:
+    height = start.layout.height
+    assert display.cell_center((0, height - 1)) == (15, 15)
+    assert display.cell_center((0, 0)) == (15, 15 + 30 * (height - 1))
+    assert display.cell_center((2.5, height - 1)) == (90, 15)
+
+
+def test_walls_are_drawn_and_open_cells_are_not(display: PygameDisplay, start: GameState) -> None:
+    walls = start.layout.wall_cells
+    for cell in walls:
+        assert color_at(display, cell) == WALL_COLOR, cell
+    empty = next(
+        (x, y)
+        for x in range(start.layout.width)
+        for y in range(start.layout.height)
+        if (x, y) not in walls
+        and (x, y) not in start.getFood().asList()
+        and (x, y) not in start.getCapsules()
+        and (x, y) != start.getPacmanPosition()
+        and (x, y) not in start.getGhostPositions()
+    )
+    assert color_at(display, empty) not in (WALL_COLOR, WALL_EDGE)
+
+
+def test_food_disappears_when_eaten(display: PygameDisplay, start: GameState) -> None:
+    px, py = start.getPacmanPosition()
+    target = (int(px) - 1, int(py))
+    assert start.hasFood(*target)
+    assert color_at(display, target) == FOOD_COLOR
+    after = start.generateSuccessor(0, "West")
+    display.update(after, 0, "West")
+    assert not after.hasFood(*target)
+    assert color_at(display, target) == PACMAN_COLOR
+    # Move on: the cell is now empty.
+    later = after.generateSuccessor(0, "West")
+    display.update(later, 0, "West")
+    assert color_at(display, target) != FOOD_COLOR
+
+
+def test_pacman_is_yellow_at_his_cell(display: PygameDisplay, start: GameState) -> None:
+    assert color_at(display, start.getPacmanPosition()) == PACMAN_COLOR
+
+
+def test_ghosts_drawn_in_their_own_colours(display: PygameDisplay, start: GameState) -> None:
+    positions = start.getGhostPositions()
+    assert len(positions) == 2
+    for index, pos in enumerate(positions, start=1):
+        assert color_at(display, pos) == GHOST_COLORS[index - 1]
+    assert GHOST_COLORS[0] != GHOST_COLORS[1]
+
+
+def test_ghost_moves_are_redrawn(display: PygameDisplay, start: GameState) -> None:
+    ghost_start = start.getGhostPosition(1)
+    action = start.getLegalActions(1)[0]
+    s = start.generateSuccessor(1, action)
+    display.update(s, 1, action)
+    assert s.getGhostPosition(1) != ghost_start
+    assert color_at(display, s.getGhostPosition(1)) == GHOST_COLORS[0]
+
+
+def test_scared_ghost_at_half_cell_is_scared_coloured() -> None:
+    state = GameState.initial(parse_layout(CAPSULE_LAYOUT))
+    d = PygameDisplay(frame_time=0)
+    d.initialize(state)
+    state = state.generateSuccessor(0, "West")  # eats the capsule
+    d.update(state, 0, "West")
+    assert state.getGhostStates()[0].scaredTimer > 0
+    assert color_at(d, state.getGhostPosition(1)) == SCARED_COLOR
+    state = state.generateSuccessor(1, "West")
+    d.update(state, 1, "West")
+    pos = state.getGhostPosition(1)
+    assert pos == (4.5, 1.0)  # half speed
+    assert color_at(d, pos) == SCARED_COLOR
+    # Not where a whole-cell move would have put it.
+    assert color_at(d, (4, 1)) != SCARED_COLOR
+
+
+def test_scared_ghost_blinks_before_fright_ends() -> None:
+    state = GameState.initial(parse_layout(CAPSULE_LAYOUT))
+    d = PygameDisplay(frame_time=0)
+    d.initialize(state)
+    state = state.generateSuccessor(0, "West")
+    d.update(state, 0, "West")
+    seen: dict[int, tuple[int, int, int]] = {}
+    while state.getGhostStates()[0].scaredTimer > 0:
+        state = state.generateSuccessor(0, "Stop")
+        d.update(state, 0, "Stop")
+        action = state.getLegalActions(1)[0]
+        state = state.generateSuccessor(1, action)
+        d.update(state, 1, action)
+        timer = state.getGhostStates()[0].scaredTimer
+        if timer:
+            seen[timer] = color_at(d, state.getGhostPosition(1))
+    assert seen[BLINK_THRESHOLD + 4] == SCARED_COLOR
+    assert seen[BLINK_THRESHOLD + 5] == SCARED_COLOR
+    blinking = [seen[t] for t in range(1, BLINK_THRESHOLD)]
+    assert SCARED_BLINK_COLOR in blinking and SCARED_COLOR in blinking
+    assert all(a != b for a, b in itertools.pairwise(blinking))
+    # Fright over: back to its own colour, on a whole cell again.
+    pos = state.getGhostPosition(1)
+    assert pos == (int(pos[0]), int(pos[1]))
+    assert color_at(d, pos) == GHOST_COLORS[0]
+
+
+def test_ghost_body_color() -> None:
+    assert ghost_body_color(1, 0) == GHOST_COLORS[0]
+    assert ghost_body_color(len(GHOST_COLORS) + 1, 0) == GHOST_COLORS[0]
+    assert ghost_body_color(2, 40) == SCARED_COLOR
+    assert {ghost_body_color(1, 3), ghost_body_color(1, 2)} == {SCARED_COLOR, SCARED_BLINK_COLOR}
+
+
+def test_quit_event_raises_window_closed(display: PygameDisplay, start: GameState) -> None:
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    s = start.generateSuccessor(0, "West")
+    with pytest.raises(WindowClosed):
+        display.update(s, 0, "West")
+    assert not pygame.display.get_init()
+
+
+def test_escape_raises_window_closed(display: PygameDisplay, start: GameState) -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE))
+    with pytest.raises(WindowClosed):
+        display.update(start, 1, "West")
+    assert not pygame.display.get_init()
+
+
+def test_quit_is_noticed_during_the_pause(start: GameState) -> None:
+    d = PygameDisplay(frame_time=2.0)
+    d.initialize(start)
+    pygame.time.set_timer(pygame.event.Event(pygame.QUIT), 50, loops=1)
+    t0 = time.monotonic()
+    with pytest.raises(WindowClosed):
+        d.update(start.generateSuccessor(0, "West"), 0, "West")
+    assert time.monotonic() - t0 < 1.5
+
+
+def test_pause_only_after_pacman_moves(start: GameState) -> None:
+    d = PygameDisplay(frame_time=0.15)
+    d.initialize(start)
+    s = start.generateSuccessor(0, "West")
+    t0 = time.monotonic()
+    d.update(s, 0, "West")
+    assert time.monotonic() - t0 >= 0.15
+    action = s.getLegalActions(1)[0]
+    s = s.generateSuccessor(1, action)
+    t0 = time.monotonic()
+    d.update(s, 1, action)
+    assert time.monotonic() - t0 < 0.15
+
+
+def test_arrow_key_is_published(display: PygameDisplay, start: GameState) -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_LEFT))
+    display.update(start, 1, "West")
+    assert "Left" in keys.take()
+    # Still held on the next read, until released.
+    display.update(start, 1, "West")
+    assert keys.take() == {"Left"}
+    pygame.event.post(pygame.event.Event(pygame.KEYUP, key=pygame.K_LEFT))
+    display.update(start, 1, "West")
+    assert keys.take() == set()
+
+
+def test_quick_tap_is_not_lost(display: PygameDisplay, start: GameState) -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_w))
+    pygame.event.post(pygame.event.Event(pygame.KEYUP, key=pygame.K_w))
+    display.update(start, 1, "West")
+    assert keys.take() == {"w"}
+    assert keys.take() == set()
+
+
+def test_key_names() -> None:
+    assert key_name(pygame.K_LEFT) == "Left"
+    assert key_name(pygame.K_RIGHT) == "Right"
+    assert key_name(pygame.K_UP) == "Up"
+    assert key_name(pygame.K_DOWN) == "Down"
+    assert [key_name(k) for k in (pygame.K_w, pygame.K_a, pygame.K_s, pygame.K_d)] == list("wasd")
+    assert key_name(pygame.K_q) == "q"
+    assert key_name(pygame.K_SPACE) == "space"
+
+
+def test_finish_shows_outcome_and_closes_window(display: PygameDisplay, start: GameState) -> None:
+    before = display.surface().copy()
+    display.finish(start, "win")
+    assert not pygame.display.get_init()
+    # The final picture (with the outcome banner and status text) differs from the first.
+    after = display.surface()
+    assert pygame.image.tobytes(after, "RGB") != pygame.image.tobytes(before, "RGB")
+    assert color_at(display, start.getPacmanPosition()) == PACMAN_COLOR
+
+
+def test_finish_lingers_at_most_a_second(start: GameState) -> None:
+    d = PygameDisplay(frame_time=0.02)
+    d.initialize(start)
+    t0 = time.monotonic()
+    d.finish(start, "loss")
+    elapsed = time.monotonic() - t0
+    assert 0.2 <= elapsed < 1.0
+    assert not pygame.display.get_init()
+
+
+def test_several_games_in_one_process(start: GameState) -> None:
+    d = PygameDisplay(frame_time=0)
+    d.initialize(start)
+    d.finish(start, "loss")
+    other = GameState.initial(load_layout("mediumClassic"))
+    d.initialize(other)
+    assert pygame.display.get_init()
+    size = (other.layout.width * 30, d.surface().get_height())
+    assert d.surface().get_size() == size
+    assert pygame.display.get_surface().get_size() == size
+    assert color_at(d, other.getPacmanPosition()) == PACMAN_COLOR
+    d.finish(other, "win")
+    # And again after the person closed the window (pygame fully quit).
+    d.initialize(start)
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    with pytest.raises(WindowClosed):
+        d.update(start, 1, "West")
+    d.initialize(start)
+    assert color_at(d, start.getPacmanPosition()) == PACMAN_COLOR
+
+
+def test_display_package_does_not_import_pygame() -> None:
+    """Importing the engine's display package alone must not need pygame (lazy import)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pacman.display, pacman.state; "
+        "assert 'pygame' not in sys.modules, 'pygame imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})
