@@ -100,9 +100,9 @@ class Actions:
         out = []
         for dx, dy in VECTORS.values():
             nx, ny = x_int + dx, y_int + dy
-            if 0 <= nx < walls.width and 0 <= ny < walls.height:  # type: ignore[attr-defined]
-                if not walls[nx][ny]:  # type: ignore[index]
-                    out.append((nx, ny))
+            inside = 0 <= nx < walls.width and 0 <= ny < walls.height  # type: ignore[attr-defined]
+            if inside and not walls[nx][ny]:  # type: ignore[index]
+                out.append((nx, ny))
         return out
 
     @staticmethod

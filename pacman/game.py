@@ -19,7 +19,7 @@ from pacman.actions import is_direction
 from pacman.display import Display, NullDisplay
 from pacman.layout import Layout
 from pacman.loader import AgentRef, describe_signature
-from pacman.rules import DEFAULT_MAX_MOVES
+from pacman.rules import DEFAULT_MAX_MOVES, IllegalMove
 from pacman.state import GameState
 
 #: How a game ended. The first three are the rules' endings; the rest name an agent failure
@@ -54,15 +54,20 @@ class GameSpec:
 
 @dataclass
 class AgentTiming:
+    """An agent's thinking time over a game, in seconds of wall-clock time.
+
+    `cpu` is the agent's own CPU time where it runs in a process of its own (the sandbox
+    measures it there); for an agent playing inside the referee's process it is None.
+    """
+
     moves: int = 0
     wall: float = 0.0
     wall_max: float = 0.0
-    cpu: float = 0.0
+    cpu: float | None = None
 
-    def add(self, wall: float, cpu: float) -> None:
+    def add(self, wall: float) -> None:
         self.moves += 1
         self.wall += wall
-        self.cpu += cpu
         if wall > self.wall_max:
             self.wall_max = wall
 
@@ -210,32 +215,34 @@ def _run(
     scores = result.scores
     timing = result.timing
     perf = time.perf_counter
-    cpu = time.process_time
     index = 0
     moves = 0
     while not state.isTerminal() and moves < spec.max_moves:
         agent = agents[index]
-        t0, c0 = perf(), cpu()
+        t0 = perf()
         try:
             action = agent.getAction(state)
         except Exception as exc:
             fail("crash", index, f"getAction raised {type(exc).__name__}: {exc}", exc)
             break
         wall = perf() - t0
-        timing[index].add(wall, cpu() - c0)
+        timing[index].add(wall)
         if timeout is not None and wall > timeout:
             fail("timeout", index, f"move {moves} took {wall:.3f}s (limit {timeout}s)")
             break
-        if not is_direction(action) or action not in state.getLegalActions(index):
+        try:
+            if not is_direction(action):
+                raise IllegalMove(action)
+            state = state.generateSuccessor(index, action)
+        except IllegalMove:
             legal = ", ".join(state.getLegalActions(index))
             who = "Pacman" if index == 0 else f"ghost {index}"
             fail("illegal_action", index,
                  f"{who} returned {action!r} at move {moves}; legal: {legal}")
             break
-        state = state.generateSuccessor(index, action)
         moves += 1
         actions.append((index, action))
-        scores.append(int(state.getScore()))
+        scores.append(state._score)
         display.update(state, index, action)
         index += 1
         if index == n:

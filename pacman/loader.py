@@ -181,7 +181,7 @@ def resolve(
         raise SubmissionError(f"{ref}: name the class too, as {ref}:ClassName")
 
     builtins = _builtins()
-    local = {}
+    local: dict[str, Path] = {}
     for file in agent_files(cwd):
         for name in classes_in_source(file):
             local.setdefault(name, file)

@@ -216,7 +216,8 @@ def simulate(replay: Replay) -> Iterator[tuple[int, int, str, GameState | Mismat
         state = state.generateSuccessor(agent, action)
         if int(state.getScore()) != replay.scores[move]:
             yield move, agent, action, Mismatch(
-                move, agent, action, f"score {replay.scores[move]}", f"score {int(state.getScore())}"
+                move, agent, action,
+                f"score {replay.scores[move]}", f"score {int(state.getScore())}",
             )
             return
         if replay.hashes is not None and state_hash(state) != replay.hashes[move]:

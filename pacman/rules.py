@@ -79,7 +79,7 @@ class Board:
     __slots__ = (
         "bits",
         "ghost_legal",
-        "ghost_moves",
+        "ghost_steps",
         "layout",
         "pacman_legal",
         "pacman_moves",
@@ -92,11 +92,14 @@ class Board:
         self.ruleset = ruleset
         h = layout.height
         order = {d: i for i, d in enumerate(ruleset.action_order)}
-        self.bits: dict[Cell, int] = {cell: 1 << (cell[0] * h + cell[1]) for cell in layout.neighbours}
+        self.bits: dict[Cell, int] = {
+            cell: 1 << (cell[0] * h + cell[1]) for cell in layout.neighbours
+        }
         self.pacman_moves: dict[Position, dict[str, Cell]] = {}
         self.pacman_legal: dict[Position, tuple[str, ...]] = {}
-        self.ghost_moves: dict[Position, dict[str, Position]] = {}
+        #: (cell, facing) -> legal ghost moves, and -> {move: next position at speed 1}
         self.ghost_legal: dict[tuple[Position, str], tuple[str, ...]] = {}
+        self.ghost_steps: dict[tuple[Position, str], dict[str, Position]] = {}
         for cell, steps in layout.neighbours.items():
             ordered = sorted(steps, key=lambda s: order[s[0]])
             pac = [(d, nxt) for d, nxt in ordered if ruleset.pacman_can_stop or d != STOP]
@@ -104,13 +107,11 @@ class Board:
             self.pacman_legal[cell] = tuple(d for d, _ in pac)
             # Ghost speed is 1.0 (a float), so ghost positions become floats after a move,
             # exactly as in the reference engine.
-            self.ghost_moves[cell] = {
-                d: (float(nxt[0]), float(nxt[1])) for d, nxt in ordered if d != STOP
-            }
-            moves = [d for d, _ in ordered if d != STOP]
+            moves = {d: (float(nxt[0]), float(nxt[1])) for d, nxt in ordered if d != STOP}
             for facing in ACTION_ORDER:
                 legal = [d for d in moves if d != REVERSE[facing]] if len(moves) > 1 else moves
                 self.ghost_legal[(cell, facing)] = tuple(legal)
+                self.ghost_steps[(cell, facing)] = {d: moves[d] for d in legal}
         self.starts: tuple[AgentTuple, ...] = tuple(
             (pos, STOP, 0) for _, pos in layout.agentPositions
         )
@@ -194,7 +195,12 @@ def ghost_step(
 ) -> tuple[tuple[AgentTuple, ...], int, int]:
     """Apply ghost `index`'s move: (agents, score, status)."""
     pos, facing, timer = agents[index]
-    if action not in board.ghost_actions(pos, facing):
+    step = board.ghost_steps.get((pos, facing))
+    if step is None:
+        # Between cells (a scared ghost): only straight on.
+        if action != facing or facing == STOP:
+            raise IllegalMove(f"Illegal action {action!r} for ghost {index} at {pos}")
+    elif action not in step:
         raise IllegalMove(f"Illegal action {action!r} for ghost {index} at {pos}")
     if timer > 0:
         # Scared ghosts move at half speed; when the timer runs out on this move the ghost
@@ -204,7 +210,7 @@ def ghost_step(
         timer -= 1
         npos: Position = (int(nx + 0.5), int(ny + 0.5)) if timer == 0 else (nx, ny)
     else:
-        npos = board.ghost_moves[pos][action]
+        npos = step[action]  # type: ignore[index]  # a ghost that is not scared is on a cell
     ghost: AgentTuple = (npos, action, timer)
     status = RUNNING
     px, py = agents[0][0]
@@ -215,4 +221,4 @@ def ghost_step(
         else:
             score -= DEATH_PENALTY
             status = LOST
-    return agents[:index] + (ghost,) + agents[index + 1 :], score, status
+    return (*agents[:index], ghost, *agents[index + 1 :]), score, status

@@ -15,6 +15,8 @@ from pacman.actions import Actions, Directions
 from pacman.grid import Grid
 from pacman.layout import Cell, Layout
 from pacman.rules import LOST, RUNNING, WON, AgentTuple, Board, Position
+from pacman.rules import ghost_step as _ghost_step
+from pacman.rules import pacman_step as _pacman_step
 
 _new = object.__new__
 
@@ -156,17 +158,16 @@ class GameState:
     def generateSuccessor(self, agentIndex: int, action: str) -> GameState:
         if self._status:
             raise TerminalStateError("Can't generate a successor of a terminal state.")
+        board = self._board
         if agentIndex == 0:
-            agents, food, nfood, caps, score, status = rules.pacman_step(
-                self._board, self._agents, self._food, self._nfood, self._caps, self._score, action
+            agents, food, nfood, caps, score, status = _pacman_step(
+                board, self._agents, self._food, self._nfood, self._caps, self._score, action
             )
-            return _make(self._board, agents, food, nfood, caps, score, status)
+            return _make(board, agents, food, nfood, caps, score, status)
         if not 0 < agentIndex < len(self._agents):
             raise IndexError(f"no agent {agentIndex}: this game has {len(self._agents)} agents")
-        agents, score, status = rules.ghost_step(
-            self._board, self._agents, agentIndex, self._score, action
-        )
-        return _make(self._board, agents, self._food, self._nfood, self._caps, score, status)
+        agents, score, status = _ghost_step(board, self._agents, agentIndex, self._score, action)
+        return _make(board, agents, self._food, self._nfood, self._caps, score, status)
 
     def generatePacmanSuccessor(self, action: str) -> GameState:
         return self.generateSuccessor(0, action)
@@ -177,7 +178,8 @@ class GameState:
         if agentIndex == 0:
             return list(self._board.pacman_legal[self._agents[0][0]])
         pos, facing, _ = self._agents[agentIndex]
-        return list(self._board.ghost_actions(pos, facing))
+        legal = self._board.ghost_legal.get((pos, facing))
+        return list(legal) if legal is not None else list(self._board.ghost_actions(pos, facing))
 
     def getLegalPacmanActions(self) -> list[str]:
         return self.getLegalActions(0)
@@ -323,13 +325,13 @@ def _make(
     return s
 
 
-_set_board = GameState._board.__set__  # type: ignore[attr-defined]
-_set_agents = GameState._agents.__set__  # type: ignore[attr-defined]
-_set_food = GameState._food.__set__  # type: ignore[attr-defined]
-_set_nfood = GameState._nfood.__set__  # type: ignore[attr-defined]
-_set_caps = GameState._caps.__set__  # type: ignore[attr-defined]
-_set_score = GameState._score.__set__  # type: ignore[attr-defined]
-_set_status = GameState._status.__set__  # type: ignore[attr-defined]
+_set_board = GameState._board.__set__  # type: ignore[misc, attr-defined]
+_set_agents = GameState._agents.__set__  # type: ignore[misc, attr-defined]
+_set_food = GameState._food.__set__  # type: ignore[misc, attr-defined]
+_set_nfood = GameState._nfood.__set__  # type: ignore[misc, attr-defined]
+_set_caps = GameState._caps.__set__  # type: ignore[misc, attr-defined]
+_set_score = GameState._score.__set__  # type: ignore[misc, attr-defined]
+_set_status = GameState._status.__set__  # type: ignore[misc, attr-defined]
 
 
 class StateData:

@@ -27,12 +27,38 @@ class GhostAgent(Agent):
 class RandomGhost(GhostAgent):
     """Uniform over its legal moves."""
 
+    def getAction(self, state: GameState) -> str:
+        # The same draw as sampling getDistribution() (sorted keys, probabilities 1.0/n,
+        # renormalised when they do not sum to 1), without building Counters on every move.
+        legal = sorted(state.getLegalActions(self.index))
+        if not legal:
+            return Directions.STOP
+        n = len(legal)
+        probs = _UNIFORM.get(n)
+        if probs is None:
+            probs = _UNIFORM[n] = _uniform(n)
+        choice = self.rng.random()
+        i, total = 0, probs[0]
+        while choice > total:
+            i += 1
+            total += probs[i]
+        return legal[i]
+
     def getDistribution(self, state: GameState) -> Counter:
         dist = Counter()
         for a in state.getLegalActions(self.index):
             dist[a] = 1.0
         dist.normalize()
         return dist
+
+
+def _uniform(n: int) -> list[float]:
+    probs = [1.0 / float(n)] * n
+    total = sum(probs)
+    return probs if total == 1 else [p / total for p in probs]
+
+
+_UNIFORM: dict[int, list[float]] = {}
 
 
 class DirectionalGhost(GhostAgent):

@@ -33,7 +33,10 @@ def sign(x: float) -> int:
 
 def raiseNotDefined() -> None:
     caller = inspect.stack()[1]
-    print(f"*** Method not implemented: {caller.function} at line {caller.lineno} of {caller.filename}")
+    print(
+        f"*** Method not implemented: {caller.function} at line {caller.lineno} "
+        f"of {caller.filename}"
+    )
     sys.exit(1)
 
 
@@ -91,15 +94,15 @@ class Counter(dict[Any, float]):
     def copy(self) -> Counter:
         return Counter(dict.copy(self))
 
-    def __mul__(self, y: Counter) -> float:  # type: ignore[override]
+    def __mul__(self, y: Counter) -> float:
         small, big = (self, y) if len(self) <= len(y) else (y, self)
         return sum(small[k] * big[k] for k in small if k in big)
 
-    def __radd__(self, y: Counter) -> None:  # type: ignore[misc]
+    def __radd__(self, y: Counter) -> None:
         for key, value in y.items():
             self[key] += value
 
-    def __add__(self, y: Counter) -> Counter:  # type: ignore[override]
+    def __add__(self, y: Counter) -> Counter:
         out = Counter()
         for key in set(self) | set(y):
             out[key] = self.get(key, 0) + y.get(key, 0)

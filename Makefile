@@ -1,0 +1,32 @@
+# The two commands of the README: `make demo` (set up, then play the example batch) and
+# `make test` (set up, then lint, type-check and test). Both create .venv on first use.
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+export SDL_VIDEODRIVER ?= dummy
+export SDL_AUDIODRIVER ?= dummy
+
+.PHONY: setup demo test bench bench-short
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: setup
+	$(VENV)/bin/pacman -l smallClassic -p submissions/example-team -q -n 10 --seed 1
+	$(VENV)/bin/pacman -l smallClassic -p GreedyAgent -q -n 10 --seed 1
+
+test: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+	$(PY) -m pytest
+
+bench: setup
+	$(PY) benchmarks/engine.py
+
+bench-short: setup
+	$(PY) benchmarks/engine.py --short
