@@ -1,0 +1,138 @@
+"""The course's `util`, `game` and agent API, as student code uses them."""
+
+import random
+import subprocess
+import sys
+
+import pytest
+
+from pacman.compat import util
+from pacman.layout import load_layout
+from pacman.state import GameState
+
+
+def test_counter_defaults_arithmetic_and_sorted_keys():
+    c = util.Counter()
+    assert c["missing"] == 0
+    c["a"], c["b"], c["c"] = 3, 1, 2
+    # Reading a missing key stores it with 0, as the course's Counter does.
+    assert c.sortedKeys() == ["a", "c", "b", "missing"]  # broken in the course's Python 3 port
+    assert c.argMax() == "a"
+    assert c.totalCount() == 6
+    d = util.Counter({"a": 1, "b": 1})
+    assert c * d == 4
+    assert (c + d)["a"] == 4 and (c - d)["b"] == 0
+    c.normalize()
+    assert abs(sum(c.values()) - 1.0) < 1e-12
+
+
+def test_lookup_finds_names_in_a_namespace_and_dotted_paths():
+    def better():
+        return 1
+
+    assert util.lookup("better", {"better": better}) is better
+    assert util.lookup("os.path.join", {}) is __import__("os").path.join
+    with pytest.raises(Exception, match="not found"):
+        util.lookup("nope", {})
+
+
+def test_sample_uses_sorted_keys_and_one_draw():
+    dist = util.Counter({"West": 0.5, "East": 0.5})
+    rng = random.Random(0)
+    draw = random.Random(0).random()
+    expected = "East" if draw <= 0.5 else "West"  # sorted: East first
+    assert util.sample(dist, rng=rng) == expected
+
+
+def test_random_ghost_fast_path_matches_course_sampling():
+    from pacman.agents.ghosts import GhostAgent, RandomGhost
+
+    state = GameState.initial(load_layout("mediumClassic"))
+    for seed in range(50):
+        fast = RandomGhost(1)
+        fast.rng = random.Random(seed)
+        slow = RandomGhost(1)
+        slow.rng = random.Random(seed)
+        # The generic course path: build the distribution, sample it.
+        assert fast.getAction(state) == GhostAgent.getAction(slow, state)
+        state = state.generateSuccessor(0, state.getLegalActions(0)[seed % 2])
+        if state.isTerminal():
+            break
+
+
+def test_priority_queue_and_stack():
+    pq = util.PriorityQueue()
+    for item, p in [("c", 3), ("a", 1), ("b", 2), ("a2", 1)]:
+        pq.push(item, p)
+    assert [pq.pop() for _ in range(4)] == ["a", "a2", "b", "c"]
+    st = util.Stack()
+    st.push(1)
+    st.push(2)
+    assert st.pop() == 2 and not st.isEmpty()
+
+
+def test_state_api_members():
+    s = GameState.initial(load_layout("smallClassic"))
+    assert s.getLegalActions() == s.getLegalPacmanActions() == ["West", "Stop", "East"]
+    assert s.getPacmanPosition() == (9, 1)
+    assert s.getGhostPositions() == [s.getGhostPosition(1), s.getGhostPosition(2)]
+    assert s.getNumAgents() == 3 and s.getScore() == 0.0
+    assert s.getNumFood() == 55 == s.getFood().count() == len(s.getFood().asList())
+    assert s.hasWall(0, 0) and not s.hasWall(9, 1) and s.hasFood(1, 1)
+    pac = s.getPacmanState()
+    assert pac.isPacman and pac.getPosition() == (9, 1) and pac.getDirection() == "Stop"
+    assert pac.start.pos == (9, 1) and pac.configuration.pos == (9, 1)
+    ghost = s.getGhostStates()[0]
+    assert not ghost.isPacman and ghost.scaredTimer == 0
+    assert s.deepCopy() == s and hash(s.deepCopy()) == hash(s)
+    assert s.generatePacmanSuccessor("West") == s.generateSuccessor(0, "West")
+    assert s.data.layout.width == 20 and s.data.score == 0
+    # Changing a handed-out view changes no state.
+    pac.scaredTimer = 99
+    s.getFood().copy()[1][1] = False
+    assert s.getPacmanState().scaredTimer == 0 and s.hasFood(1, 1)
+    with pytest.raises(TypeError):
+        s.getFood()[1][1] = False  # type: ignore[index]
+    assert "Score: 0" in str(s)
+
+
+def test_from_pacman_import_gamestate_and_course_modules():
+    from pacman import GameState as Exported
+    from pacman.compat import game
+
+    assert Exported is GameState
+    assert game.Directions.LEFT["North"] == "West"
+    assert game.Actions.reverseDirection("East") == "West"
+    assert game.Actions.vectorToDirection((0, -1)) == "South"
+
+
+def test_engine_never_imports_pygame_and_leaves_generic_names_alone():
+    code = (
+        "import sys\n"
+        "import pacman, pacman.game, pacman.cli, pacman.replay, pacman.loader, pacman.state\n"
+        "from pacman.display import make_display\n"
+        "make_display('quiet'); make_display('text')\n"
+        "assert 'pygame' not in sys.modules, 'pygame was imported'\n"
+        "assert 'util' not in sys.modules and 'game' not in sys.modules\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_keyboard_agent_follows_keys_and_keeps_going():
+    from pacman.agents.keyboard import KeyboardAgent
+    from pacman.display import keys
+
+    s = GameState.initial(load_layout("smallClassic"))
+    agent = KeyboardAgent()
+    keys.reset()
+    assert agent.getAction(s) == "Stop"
+    keys.publish(frozenset(), {"Left"})
+    assert agent.getAction(s) == "West"
+    keys.publish(frozenset(), set())
+    assert agent.getAction(s) == "West"  # keeps its direction without a key
+    keys.publish(frozenset({"d"}), set())
+    assert agent.getAction(s) == "East"
+    keys.publish(frozenset({"Up"}), set())  # a wall north: keep going East
+    assert agent.getAction(s) == "East"
+    keys.reset()

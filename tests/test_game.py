@@ -1,0 +1,166 @@
+"""The game runner: determinism, fresh agents, failures as data, the move limit."""
+
+import random
+
+import pytest
+
+from pacman.game import AgentFailure, GameSpec, derive_seed, play
+from pacman.layout import load_layout, parse_layout
+from pacman.loader import resolve
+from pacman.replay import check, from_json, to_json
+from tests.conftest import TEST_AGENTS
+
+
+def spec(pacman="GreedyAgent", layout="smallClassic", seed=1, **kw):
+    return GameSpec(load_layout(layout), resolve(pacman), resolve("RandomGhost", kind="ghost"),
+                    seed=seed, **kw)
+
+
+def test_same_seed_same_game_whatever_ran_before():
+    first = play(spec(seed=5))
+    random.seed(123)  # disturb the global stream: the game must not care
+    play(spec(seed=9))
+    again = play(spec(seed=5))
+    assert first.actions == again.actions
+    assert first.scores == again.scores
+    assert first.outcome == again.outcome
+
+
+def test_different_seeds_give_different_games():
+    games = {tuple(play(spec(seed=s)).actions) for s in range(5)}
+    assert len(games) > 1
+
+
+def test_derive_seed_is_stable_and_label_sensitive():
+    assert derive_seed(1, "game", 0) == derive_seed(1, "game", 0)
+    assert derive_seed(1, "game", 0) != derive_seed(1, "game", 1)
+    assert 0 <= derive_seed(2**40, "x") < 2**63
+
+
+def test_scores_follow_every_move_and_end_in_outcome():
+    result = play(spec(seed=3))
+    assert len(result.actions) == len(result.scores) == result.moves
+    assert result.score == result.scores[-1]
+    assert result.outcome in ("win", "loss")
+    assert [i for i, _ in result.actions][:6] == [0, 1, 2, 0, 1, 2]
+
+
+def test_move_limit_is_its_own_outcome():
+    # Pacman with no ghosts on an open board and a LeftTurnAgent that circles forever.
+    result = play(spec("LeftTurnAgent", "openClassic", num_ghosts=0, max_moves=50))
+    assert result.outcome == "move_limit"
+    assert result.moves == 50
+
+
+def test_num_ghosts_limits_agents():
+    result = play(spec(num_ghosts=1))
+    assert result.num_ghosts == 1
+    assert {i for i, _ in result.actions} <= {0, 1}
+
+
+def test_agent_returning_none_is_a_recorded_illegal_action():
+    result = play(spec(f"{TEST_AGENTS}:NoneAgent"))
+    assert result.outcome == "illegal_action"
+    assert result.culprit == 0
+    assert "None" in result.message and "legal:" in result.message
+    assert result.moves == 0 and result.score == 0
+
+
+def test_crash_is_recorded_with_trace_and_ends_as_loss_at_current_score():
+    result = play(spec(f"{TEST_AGENTS}:CrashAgent"))
+    assert result.outcome == "crash"
+    assert result.culprit == 0
+    assert "ZeroDivisionError" in result.message
+    assert "1 / 0" in result.trace
+    assert not result.win
+
+
+def test_without_catch_the_agent_exception_propagates():
+    with pytest.raises(ZeroDivisionError):
+        play(spec(f"{TEST_AGENTS}:CrashAgent"), catch=False)
+    with pytest.raises(AgentFailure, match="returned None"):
+        play(spec(f"{TEST_AGENTS}:NoneAgent"), catch=False)
+
+
+def test_lookalike_action_is_illegal():
+    class Sneaky(str):
+        pass
+
+    class SneakyAgent:
+        def getAction(self, state):
+            return Sneaky(state.getLegalActions(0)[0])
+
+    from pacman.agents.ghosts import RandomGhost
+
+    result = play(spec(), agents=[SneakyAgent(), RandomGhost(1), RandomGhost(2)])
+    assert result.outcome == "illegal_action"
+
+
+def test_slow_agent_times_out():
+    import time
+
+    class Slow:
+        def getAction(self, state):
+            time.sleep(0.05)
+            return "Stop"
+
+    from pacman.agents.ghosts import RandomGhost
+
+    result = play(spec(move_timeout=0.01), agents=[Slow(), RandomGhost(1), RandomGhost(2)])
+    assert result.outcome == "timeout" and result.culprit == 0
+    assert result.timing[0].wall_max >= 0.05
+
+
+def test_bad_constructor_option_is_a_load_error():
+    bad = GameSpec(load_layout("smallClassic"),
+                   resolve(f"{TEST_AGENTS}:MinimaxAgent", (("dept", "2"),)),
+                   resolve("RandomGhost", kind="ghost"))
+    result = play(bad)
+    assert result.outcome == "load_error"
+    assert "dept" in result.message and "depth" in result.message
+
+
+def test_each_game_gets_a_fresh_agent():
+    ref = resolve("KeyboardAgent")
+    assert ref.build(0) is not ref.build(0)
+
+
+def test_registered_and_final_hooks_are_called():
+    calls = []
+
+    class Hooked:
+        def registerInitialState(self, state):
+            calls.append(("start", state.getNumAgents()))
+
+        def getAction(self, state):
+            return state.getLegalActions(0)[0]
+
+        def final(self, state):
+            calls.append(("final", state.isTerminal() or True))
+
+    from pacman.agents.ghosts import RandomGhost
+
+    lay = parse_layout("%%%%%\n%P.G%\n%%%%%")
+    play(GameSpec(lay, resolve("RandomAgent"), resolve("RandomGhost", kind="ghost")),
+         agents=[Hooked(), RandomGhost(1)])
+    assert calls[0] == ("start", 2) and calls[-1][0] == "final"
+
+
+def test_result_round_trips_through_a_replay():
+    result = play(spec(seed=11))
+    layout = load_layout("smallClassic")
+    replay = from_json(to_json(result, layout))
+    assert replay.actions == tuple(result.actions)
+    assert check(replay) is None
+
+
+def test_directional_ghosts_chase():
+    """Against DirectionalGhosts, a standing Pacman is caught sooner than by random ghosts."""
+    lay = load_layout("smallClassic")
+    stand = f"{TEST_AGENTS}:WandererAgent"
+    lengths = {}
+    for ghost in ("RandomGhost", "DirectionalGhost"):
+        moves = [play(GameSpec(lay, resolve(stand), resolve(ghost, kind="ghost"),
+                               seed=s)).moves for s in range(15)]
+        lengths[ghost] = sum(moves) / len(moves)
+    assert lengths["DirectionalGhost"] < lengths["RandomGhost"]
