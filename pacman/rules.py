@@ -153,10 +153,10 @@ def pacman_step(
 ) -> tuple[tuple[AgentTuple, ...], int, int, tuple[Cell, ...], int, int]:
     """Apply a Pacman move: (agents, food, nfood, capsules, score, status)."""
     pos, facing, _ = agents[0]
-    moves = board.pacman_moves.get(pos)
-    if moves is None or action not in moves:
-        raise IllegalMove(f"Illegal action {action!r} for Pacman at {pos}")
-    nxt = moves[action]
+    try:
+        nxt = board.pacman_moves[pos][action]
+    except (KeyError, TypeError):  # TypeError: an unhashable "action"
+        raise IllegalMove(f"Illegal action {action!r} for Pacman at {pos}") from None
     score -= TIME_PENALTY
     status = RUNNING
     bit = board.bits[nxt]
@@ -196,11 +196,12 @@ def ghost_step(
     """Apply ghost `index`'s move: (agents, score, status)."""
     pos, facing, timer = agents[index]
     step = board.ghost_steps.get((pos, facing))
-    if step is None:
-        # Between cells (a scared ghost): only straight on.
-        if action != facing or facing == STOP:
-            raise IllegalMove(f"Illegal action {action!r} for ghost {index} at {pos}")
-    elif action not in step:
+    try:
+        # Between cells (no table entry: a scared ghost) only straight on is legal.
+        legal = action in step if step is not None else action == facing != STOP
+    except TypeError:  # an unhashable "action"
+        legal = False
+    if not legal:
         raise IllegalMove(f"Illegal action {action!r} for ghost {index} at {pos}")
     if timer > 0:
         # Scared ghosts move at half speed; when the timer runs out on this move the ghost

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pacman.grid import Grid
-from pacman.layout import LayoutError, Layout, load_layout, parse_layout
+from pacman.layout import Layout, LayoutError, load_layout, parse_layout
 from pacman.state import GameState
 
 # RULES.md's table: name -> (W, H, ghosts, food, capsules).

@@ -226,8 +226,8 @@ def test_contact_tolerance() -> None:
     s = start("%%%%%%", "%P G.%", "%%%%%%")
     s = s.generateSuccessor(0, E)  # Pacman (2,1), ghost (3,1): distance 1
     assert not s.isLose() and s.getScore() == -1
-    # Scared ghost at 0.5: see test_pacman_touching_scared_ghost_eats_it; here a non-scared
-    # ghost at distance 0.5 is impossible, so check the scared one from the ghost side too.
+    # Only a scared ghost can be on a half cell; one at distance 0.5 is a contact (here
+    # reached by the ghost's move; test_pacman_touching_scared_ghost_eats_it has Pacman's).
     s = start(*SCARED_CORRIDOR)
     s = play(s, (0, E), (0, E))  # capsule, then Pacman (3,1); ghost (4,1) at distance 1
     assert s.getScore() == -2 and s.getGhostState(1).scaredTimer == 40
@@ -246,6 +246,18 @@ def test_last_dot_onto_non_scared_ghost_is_a_win() -> None:
     s = s.generateSuccessor(0, E)  # eat last dot and touch the ghost
     assert s.isWin() and not s.isLose()
     assert s.getScore() == 509  # -1 + 10 + 500, and no -500
+
+
+def test_last_dot_onto_scared_ghost_wins_and_eats_it() -> None:
+    # %%%%%%
+    # %Po.G%   P (1,1), capsule (2,1), last food (3,1), ghost (4,1)
+    # %%%%%%
+    s = start("%%%%%%", "%Po.G%", "%%%%%%")
+    s = play(s, (0, E), (1, W))  # capsule (-1); ghost (3.5,1), 1.5 from Pacman
+    s = s.generateSuccessor(0, E)  # Pacman (3,1): last dot, and the ghost at 0.5
+    assert s.isWin()
+    assert s.getScore() == -1 - 1 + 10 + 500 + 200  # 708
+    assert s.getGhostPosition(1) == (4, 1)
 
 
 def test_capsule_under_a_ghost_scares_it_before_the_collision() -> None:
@@ -384,6 +396,7 @@ def test_timer_running_out_snaps_ghost_away_from_pacman() -> None:
 # Legal actions
 # --------------------------------------------------------------------------------------------
 
+
 # %%%%%%%
 # %P. G %   P (1,1), food (2,1), empty (3,1), ghost (4,1), empty (5,1) (a dead end)
 # %%%%%%%
@@ -461,6 +474,13 @@ def test_pacman_direction_after_stop_stays() -> None:
     assert s.getPacmanState().getDirection() == W
 
 
+@pytest.mark.parametrize("agent", [0, 1])
+def test_unhashable_action_is_an_illegal_move(agent: int) -> None:
+    s = start(*CORRIDOR)
+    with pytest.raises(IllegalMove):
+        s.generateSuccessor(agent, [E])  # type: ignore[arg-type]
+
+
 def test_illegal_actions_raise() -> None:
     s = start(*CORRIDOR)
     with pytest.raises(IllegalMove):
@@ -469,6 +489,10 @@ def test_illegal_actions_raise() -> None:
         s.generateSuccessor(0, N)
     with pytest.raises(IllegalMove):
         s.generateSuccessor(0, "Up")
+    with pytest.raises(IllegalMove):
+        s.generateSuccessor(0, "east")
+    with pytest.raises(IllegalMove):
+        s.generateSuccessor(0, None)  # type: ignore[arg-type]
     with pytest.raises(IllegalMove):
         s.generateSuccessor(1, E)  # ghost (5,1) into the wall
     with pytest.raises(IllegalMove):
@@ -530,6 +554,7 @@ def test_num_ghosts_keeps_the_first_k() -> None:
     assert start(*ORDERED, num_ghosts=1).getGhostPositions() == [(3, 1)]
     assert start(*ORDERED, num_ghosts=0).getNumAgents() == 1
     assert start(*ORDERED, num_ghosts=None).getNumAgents() == 4
+    assert start(*ORDERED, num_ghosts=9).getNumAgents() == 4  # more than there are: all
 
 
 # --------------------------------------------------------------------------------------------
