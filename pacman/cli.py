@@ -7,6 +7,7 @@ recorded as a lost game and the batch goes on.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import secrets
@@ -19,7 +20,7 @@ import click
 
 from pacman import replay as replays
 from pacman.display import Display, WindowClosed, make_display
-from pacman.game import AgentFailure, GameResult, GameSpec, derive_seed, play
+from pacman.game import AGENT_ERRORS, AgentFailure, GameResult, GameSpec, derive_seed, play
 from pacman.layout import LayoutError, load_layout
 from pacman.loader import AgentRef, SubmissionError, describe_signature, parse_agent_args, resolve
 from pacman.rules import DEFAULT_MAX_MOVES, RULESETS
@@ -180,12 +181,14 @@ def main(
             move_timeout=move_timeout,
         )
         try:
-            result = play(spec, display=display, catch=catch)
+            # With --json, stdout carries only the summary: what agents print goes to stderr.
+            with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
+                result = play(spec, display=display, catch=catch)
         except WindowClosed:
             break
         except AgentFailure as exc:
             die(f"{exc}\n(use -c to record agent failures as lost games and go on)", 1)
-        except Exception:
+        except AGENT_ERRORS:
             traceback.print_exc()
             die("an agent raised an exception (use -c to record it as a lost game and go on)",
                 1)

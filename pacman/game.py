@@ -25,6 +25,9 @@ from pacman.state import GameState
 #: How a game ended. The first three are the rules' endings; the rest name an agent failure
 #: (the agent at fault is the result's `culprit`), which ends the game as a loss for Pacman.
 ENDINGS = ("win", "loss", "move_limit")
+#: What agent code may raise without stopping the referee. SystemExit is included because the
+#: course's `util.raiseNotDefined()` exits; KeyboardInterrupt is not (Ctrl-C stops the batch).
+AGENT_ERRORS = (Exception, SystemExit)
 FAILURES = ("load_error", "crash", "timeout", "illegal_action")
 
 
@@ -154,7 +157,7 @@ def play(
                     params = "unknown"
                 fail("load_error", i, f"{cls_name}: {exc} (its options: {params})", exc)
                 break
-            except Exception as exc:
+            except AGENT_ERRORS as exc:
                 fail("load_error", i, f"{ref.label}: {type(exc).__name__}: {exc}", exc)
                 break
             if ref.builtin and i > 0:
@@ -170,7 +173,7 @@ def play(
             t0 = time.perf_counter()
             try:
                 hook(state)
-            except Exception as exc:
+            except AGENT_ERRORS as exc:
                 fail("crash", i, f"registerInitialState raised {type(exc).__name__}: {exc}", exc)
                 break
             elapsed = time.perf_counter() - t0
@@ -191,7 +194,7 @@ def play(
         if hook is not None:
             try:
                 hook(state)
-            except Exception as exc:
+            except AGENT_ERRORS as exc:
                 if catch:
                     result.message = result.message or f"final() raised {type(exc).__name__}"
                 else:
@@ -222,7 +225,7 @@ def _run(
         t0 = perf()
         try:
             action = agent.getAction(state)
-        except Exception as exc:
+        except AGENT_ERRORS as exc:
             fail("crash", index, f"getAction raised {type(exc).__name__}: {exc}", exc)
             break
         wall = perf() - t0

@@ -212,3 +212,18 @@ def test_malformed_replay_exits_2_naming_the_key(tmp_path, content, needle):
     result = CliRunner().invoke(main, ["--replay", str(path), "-q", "--check"])
     assert result.exit_code == 2
     assert needle in result.output and "bad.json" in result.output
+
+
+def test_raise_not_defined_is_a_recorded_crash_and_json_stays_clean():
+    result = CliRunner().invoke(main, ["-p", f"{TEST_AGENTS}:UnfinishedAgent", "-q", "-l",
+                                       "smallClassic", "-n", "2", "-c", "--json"])
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert [g["outcome"] for g in data["games"]] == ["crash", "crash"]
+    assert "thinking..." not in result.stdout
+
+
+def test_raise_not_defined_without_c_fails_the_command():
+    result = CliRunner().invoke(main, ["-p", f"{TEST_AGENTS}:UnfinishedAgent", "-q", "-l",
+                                       "smallClassic"])
+    assert result.exit_code == 1

@@ -71,3 +71,11 @@ class NoneAgent(Agent):
 class CrashAgent(Agent):
     def getAction(self, state):
         return 1 / 0
+
+
+class UnfinishedAgent(Agent):
+    """A student's unimplemented method: the course's util.raiseNotDefined() exits."""
+
+    def getAction(self, state):
+        print("thinking...")
+        util.raiseNotDefined()
