@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
+import math
 import secrets
 import sys
 import traceback
@@ -20,7 +21,7 @@ import click
 
 from pacman import replay as replays
 from pacman.display import Display, WindowClosed, make_display
-from pacman.game import AGENT_ERRORS, AgentFailure, GameResult, GameSpec, derive_seed, play
+from pacman.game import FAILURES, AgentFailure, GameSpec, derive_seed, play
 from pacman.layout import LayoutError, load_layout
 from pacman.loader import AgentRef, SubmissionError, describe_signature, parse_agent_args, resolve
 from pacman.rules import DEFAULT_MAX_MOVES, RULESETS
@@ -48,22 +49,22 @@ def check_options(ref: AgentRef) -> None:
                 f"(its options: {describe_signature(cls)})")
 
 
-def game_line(result: GameResult, max_moves: int) -> str:
+def game_line(game: dict[str, Any], max_moves: int) -> str:
     """One line per game, worded as the course engine words it where it has a wording."""
-    score = result.score
-    if result.outcome == "win":
+    score, outcome = game["score"], game["outcome"]
+    if outcome == "win":
         return f"Pacman emerges victorious! Score: {score}"
-    if result.outcome == "loss":
+    if outcome == "loss":
         return f"Pacman died! Score: {score}"
-    if result.outcome == "move_limit":
+    if outcome == "move_limit":
         return f"Game stopped at the move limit ({max_moves} moves). Score: {score}"
-    who = "Pacman" if result.culprit == 0 else f"Ghost {result.culprit}"
-    return f"{who} failed ({result.outcome}): {result.message}. Score: {score}"
+    who = "Pacman" if game["culprit"] == 0 else f"Ghost {game['culprit']}"
+    return f"{who} failed ({outcome}): {game['message']}. Score: {score}"
 
 
-def summary_lines(results: list[GameResult]) -> list[str]:
-    scores = [float(r.score) for r in results]
-    wins = [r.win for r in results]
+def summary_lines(games: list[dict[str, Any]]) -> list[str]:
+    scores = [float(g["score"]) for g in games]
+    wins = [g["win"] for g in games]
     return [
         f"Average Score: {sum(scores) / len(scores)}",
         f"Scores:        {', '.join(str(s) for s in scores)}",
@@ -136,10 +137,10 @@ def main(
 ) -> None:
     """Play Pacman games: `pacman -l smallClassic -p GreedyAgent -q -n 20`."""
     display_kind = "quiet" if quiet else "text" if text else "window"
-    if zoom <= 0:
-        die("-z/--zoom: expected a positive number")
-    if frame_time < 0:
-        die("--frameTime: expected a number of seconds >= 0")
+    if not (math.isfinite(zoom) and 0 < zoom <= 10):
+        die("-z/--zoom: expected a number above 0 and at most 10")
+    if not (math.isfinite(frame_time) and 0 <= frame_time <= 60):
+        die("--frameTime: expected seconds from 0 to 60")
     if replay_file is not None:
         sys.exit(run_replay(replay_file, check, display_kind, zoom, frame_time))
     if num_games < 1:
@@ -148,8 +149,41 @@ def main(
         die("-k/--numghosts: expected a number of ghosts >= 0")
     if max_moves < 1:
         die("--max-moves: expected at least 1")
-    if timeout is not None and timeout <= 0:
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
         die("--timeout: expected a positive number of seconds")
+    folder = record_dir or (Path("replays") if record else None)
+    out = sys.stdout
+    # With --json, stdout carries only the summary: whatever agent code prints (at import,
+    # construction or play) goes to stderr.
+    with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
+        summary = play_batch(
+            layout_ref, pacman_ref, agent_args, ghost_ref, num_ghosts, num_games, display_kind,
+            zoom, frame_time, fix_seed, catch, timeout, folder, seed, ruleset, max_moves, as_json,
+        )
+    if summary is not None and as_json:
+        click.echo(json.dumps(summary, indent=2), file=out)
+
+
+def play_batch(
+    layout_ref: str,
+    pacman_ref: str,
+    agent_args: str,
+    ghost_ref: str,
+    num_ghosts: int | None,
+    num_games: int,
+    display_kind: str,
+    zoom: float,
+    frame_time: float,
+    fix_seed: bool,
+    catch: bool,
+    timeout: float | None,
+    record_dir: Path | None,
+    seed: int | None,
+    ruleset: str,
+    max_moves: int,
+    as_json: bool,
+) -> dict[str, Any] | None:
+    """Play the games, print a line per game and the summary; return the JSON summary."""
     try:
         layout = load_layout(layout_ref)
         pacman = resolve(pacman_ref, parse_agent_args(agent_args), kind="pacman")
@@ -161,13 +195,15 @@ def main(
     if pacman.name == "KeyboardAgent" and pacman.builtin and display_kind != "window":
         die("KeyboardAgent plays from the window's keys: drop -q/-t, or choose another -p")
     if record_dir is not None:
-        record = True
-    out_dir = record_dir or Path("replays")
+        try:
+            record_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            die(f"--record-dir {record_dir}: cannot create the folder: {exc.strerror or exc}")
 
     base_seed = FIXED_SEED if fix_seed else seed if seed is not None else secrets.randbits(31)
     move_timeout = timeout if timeout is not None else (30.0 if catch else None)
     display = make_display(display_kind, zoom=zoom, frame_time=frame_time)
-    results: list[GameResult] = []
+    # Only each game's summary is kept, so memory stays flat however many games are played.
     records: list[dict[str, Any]] = []
     for i in range(num_games):
         spec = GameSpec(
@@ -181,18 +217,14 @@ def main(
             move_timeout=move_timeout,
         )
         try:
-            # With --json, stdout carries only the summary: what agents print goes to stderr.
-            with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
-                result = play(spec, display=display, catch=catch)
+            result = play(spec, display=display, catch=catch)
         except WindowClosed:
             break
         except AgentFailure as exc:
-            die(f"{exc}\n(use -c to record agent failures as lost games and go on)", 1)
-        except AGENT_ERRORS:
-            traceback.print_exc()
-            die("an agent raised an exception (use -c to record it as a lost game and go on)",
-                1)
-        results.append(result)
+            if exc.__cause__ is not None:
+                traceback.print_exception(exc.__cause__)
+            status = 2 if exc.kind == "load_error" else 1
+            die(f"{exc}\n(use -c to record agent failures as lost games and go on)", status)
         entry: dict[str, Any] = {
             "game": i,
             "seed": spec.seed,
@@ -203,35 +235,38 @@ def main(
             "culprit": result.culprit,
             "message": result.message,
         }
-        if record:
-            path = out_dir / f"{layout.name}-{base_seed}-{i:03d}.json"
-            replays.write(result, layout, path)
+        if record_dir is not None:
+            path = record_dir / f"{layout.name}-{base_seed}-{i:03d}.json"
+            try:
+                replays.write(result, layout, path)
+            except OSError as exc:
+                die(f"--record-dir: cannot write {path}: {exc.strerror or exc}")
             entry["replay"] = str(path)
         records.append(entry)
         if not as_json:
-            click.echo(game_line(result, max_moves))
+            click.echo(game_line(entry, max_moves))
             if "replay" in entry:
                 click.echo(f"Recorded: {entry['replay']}")
-    if not results:
-        return
-    if as_json:
-        wins = sum(r.win for r in results)
-        click.echo(json.dumps({
-            "layout": layout.name,
-            "pacman": pacman.label,
-            "ghosts": ghost.label,
-            "rules": ruleset,
-            "seed": base_seed,
-            "games": records,
-            "average_score": sum(r.score for r in results) / len(results),
-            "wins": wins,
-            "win_rate": wins / len(results),
-            "failures": sum(r.failed for r in results),
-        }, indent=2))
-        return
-    for line in summary_lines(results):
-        click.echo(line)
-    click.echo(f"Seed:          {base_seed}")
+    if not records:
+        return None
+    if not as_json:
+        for line in summary_lines(records):
+            click.echo(line)
+        click.echo(f"Seed:          {base_seed}")
+        return None
+    wins = sum(r["win"] for r in records)
+    return {
+        "layout": layout.name,
+        "pacman": pacman.label,
+        "ghosts": ghost.label,
+        "rules": ruleset,
+        "seed": base_seed,
+        "games": records,
+        "average_score": sum(r["score"] for r in records) / len(records),
+        "wins": wins,
+        "win_rate": wins / len(records),
+        "failures": sum(r["outcome"] in FAILURES for r in records),
+    }
 
 
 def run_replay(path: Path, check: bool, display_kind: str, zoom: float, frame_time: float) -> int:

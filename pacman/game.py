@@ -27,13 +27,33 @@ from pacman.state import GameState
 ENDINGS = ("win", "loss", "move_limit")
 #: What agent code may raise without stopping the referee. SystemExit is included because the
 #: course's `util.raiseNotDefined()` exits; KeyboardInterrupt is not (Ctrl-C stops the batch).
-AGENT_ERRORS = (Exception, SystemExit)
+AGENT_ERRORS = (Exception, SystemExit, GeneratorExit)
+#: Longest message kept from an agent's failure (its exception text can be anything).
+MESSAGE_LIMIT = 300
 FAILURES = ("load_error", "crash", "timeout", "illegal_action")
 
 
 class AgentFailure(Exception):
-    """Raised out of `play` when `catch=False` and an agent fails without an exception of
-    its own (an illegal action or a timeout); crashes re-raise the agent's own exception."""
+    """Raised out of `play(catch=False)` when an agent fails; the agent's own exception, if
+    any, is the `__cause__`. Anything else escaping `play` is the platform's own error."""
+
+    def __init__(self, kind: str, culprit: int, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.culprit = culprit
+
+
+def safe_text(obj: object, use_repr: bool = True) -> str:
+    """repr()/str() of something an agent made, which may raise or be enormous."""
+    try:
+        text = repr(obj) if use_repr else str(obj)
+    except BaseException:
+        text = f"<{type(obj).__name__} that cannot be printed>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {safe_text(exc, use_repr=False)}"
 
 
 def derive_seed(seed: int, *labels: object) -> int:
@@ -134,13 +154,14 @@ def play(
     def fail(kind: str, index: int, message: str, exc: BaseException | None = None) -> None:
         result.outcome = kind
         result.culprit = index
-        result.message = message
+        result.message = message[:MESSAGE_LIMIT]
         if exc is not None:
-            result.trace = "".join(traceback.format_exception(exc)[-12:])
+            try:
+                result.trace = "".join(traceback.format_exception(exc)[-12:])[-4000:]
+            except BaseException:
+                result.trace = result.message
         if not catch:
-            if exc is not None:
-                raise exc
-            raise AgentFailure(message)
+            raise AgentFailure(kind, index, result.message) from exc
 
     built: list[Any] = []
     if agents is not None:
@@ -155,10 +176,10 @@ def play(
                     params = describe_signature(ref.load_class())
                 except Exception:
                     params = "unknown"
-                fail("load_error", i, f"{cls_name}: {exc} (its options: {params})", exc)
+                fail("load_error", i, f"{cls_name}: {describe(exc)} (its options: {params})", exc)
                 break
             except AGENT_ERRORS as exc:
-                fail("load_error", i, f"{ref.label}: {type(exc).__name__}: {exc}", exc)
+                fail("load_error", i, f"{ref.label}: {describe(exc)}", exc)
                 break
             if ref.builtin and i > 0:
                 agent.rng = ghost_rng
@@ -174,7 +195,7 @@ def play(
             try:
                 hook(state)
             except AGENT_ERRORS as exc:
-                fail("crash", i, f"registerInitialState raised {type(exc).__name__}: {exc}", exc)
+                fail("crash", i, f"registerInitialState raised {describe(exc)}", exc)
                 break
             elapsed = time.perf_counter() - t0
             if spec.move_timeout is not None and elapsed > spec.move_timeout:
@@ -182,23 +203,25 @@ def play(
                      f"(limit {spec.move_timeout}s)")
                 break
 
-    if not result.outcome:
+    started = not result.outcome
+    if started:
         _run(spec, state, built, display, result, fail)
     state = result.final_state or state
     result.final_state = state
     result.score = int(state.getScore())
     if not result.outcome:
         result.outcome = "win" if state.isWin() else "loss" if state.isLose() else "move_limit"
-    for agent in built:
+    # The course calls final() on every agent once a game is over; a game that never started
+    # (an agent failed to load or register) has nothing to report to them.
+    for i, agent in enumerate(built if started else []):
         hook = getattr(agent, "final", None)
         if hook is not None:
             try:
                 hook(state)
             except AGENT_ERRORS as exc:
-                if catch:
-                    result.message = result.message or f"final() raised {type(exc).__name__}"
-                else:
-                    raise
+                if not catch:
+                    raise AgentFailure("crash", i, f"final() raised {describe(exc)}") from exc
+                result.message = result.message or f"final() raised {describe(exc)}"
     display.finish(state, result.outcome)
     return result
 
@@ -226,7 +249,7 @@ def _run(
         try:
             action = agent.getAction(state)
         except AGENT_ERRORS as exc:
-            fail("crash", index, f"getAction raised {type(exc).__name__}: {exc}", exc)
+            fail("crash", index, f"getAction raised {describe(exc)}", exc)
             break
         wall = perf() - t0
         timing[index].add(wall)
@@ -241,7 +264,7 @@ def _run(
             legal = ", ".join(state.getLegalActions(index))
             who = "Pacman" if index == 0 else f"ghost {index}"
             fail("illegal_action", index,
-                 f"{who} returned {action!r} at move {moves}; legal: {legal}")
+                 f"{who} returned {safe_text(action)} at move {moves}; legal: {legal}")
             break
         moves += 1
         actions.append((index, action))

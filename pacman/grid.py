@@ -1,20 +1,29 @@
 """The course's `Grid`: a 2-D boolean array indexed `grid[x][y]`, y counted from the bottom.
 
-Student code reads walls and food through it (`grid[x][y]`, `asList()`, `count()`), and some
-copies it and writes into the copy. The engine itself never reads a Grid on its hot path: it
-keeps food as a bitmask and walls as neighbour tables. So a Grid handed out by a game state is
-a *read-only view* (columns are tuples) built on demand, and `copy()` gives a mutable one.
+Student code reads walls and food through it (`grid[x][y]`, `asList()`, `count()`, `.data`),
+and some copies it and writes into the copy. The engine itself never reads a Grid on its hot
+path: it keeps food as a bitmask and walls as neighbour tables. So a Grid handed out by a game
+state is a *read-only view*: built from a bitmask, columns materialised only when indexed,
+nothing assignable (the walls view is shared by every state of a layout). `copy()` gives a
+mutable grid, as in the course.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+Columns = list[list[bool]] | tuple[tuple[bool, ...], ...]
+
 
 class Grid:
     """A width x height boolean array; `grid[x][y]` with (0, 0) at the bottom left."""
 
-    __slots__ = ("_mask", "data", "height", "width")
+    __slots__ = ("_cols", "_frozen", "_mask", "height", "width")
+    _cols: Columns | None
+    _frozen: bool
+    _mask: int | None
+    width: int
+    height: int
 
     def __init__(
         self,
@@ -24,63 +33,57 @@ class Grid:
         bitRepresentation: object = None,
     ) -> None:
         if bitRepresentation is not None:
-            raise NotImplementedError("packed-bit grids are not supported; build from a mask")
-        self.width = width
-        self.height = height
-        self.data: list[list[bool]] | list[tuple[bool, ...]] = [
-            [initialValue] * height for _ in range(width)
-        ]
-        self._mask: int | None = None
+            raise NotImplementedError("packed-bit grids are not supported; use Grid.from_mask")
+        _init(self, width, height, [[initialValue] * height for _ in range(width)], None, False)
 
     @classmethod
     def from_mask(cls, width: int, height: int, mask: int) -> Grid:
-        """A read-only grid whose cell (x, y) is bit `x * height + y` of `mask`.
-
-        Columns are materialised lazily: evaluation functions mostly call `asList()` or
-        `count()`, which read the mask directly and cost nothing per cell.
-        """
+        """A read-only grid whose cell (x, y) is bit `x * height + y` of `mask`."""
         grid = cls.__new__(cls)
-        grid.width = width
-        grid.height = height
-        grid.data = []
-        grid._mask = mask
+        _init(grid, width, height, None, mask, True)
         return grid
 
     @classmethod
     def from_columns(cls, columns: Sequence[Sequence[bool]], readonly: bool = True) -> Grid:
         grid = cls.__new__(cls)
-        grid.width = len(columns)
-        grid.height = len(columns[0]) if columns else 0
-        grid.data = [tuple(c) for c in columns] if readonly else [list(c) for c in columns]
-        grid._mask = None
+        width, height = len(columns), len(columns[0]) if columns else 0
+        cols: Columns = (
+            tuple(tuple(c) for c in columns) if readonly else [list(c) for c in columns]
+        )
+        _init(grid, width, height, cols, None, readonly)
         return grid
 
-    def _columns(self) -> list[list[bool]] | list[tuple[bool, ...]]:
-        if self._mask is not None and not self.data:
-            mask, h = self._mask, self.height
-            bits = format(mask, f"0{self.width * h}b")[::-1] if self.width * h else ""
-            self.data = [
-                tuple(c == "1" for c in bits[x * h : (x + 1) * h]) for x in range(self.width)
-            ]
-        return self.data
+    def __setattr__(self, name: str, value: object) -> None:
+        if self._frozen:
+            raise TypeError("this grid is a read-only view; call .copy() for one you may change")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise TypeError("grid attributes cannot be deleted")
+
+    @property
+    def data(self) -> Columns:
+        """The columns, `data[x][y]` (tuples in a read-only view)."""
+        if self._cols is None:
+            mask, h, w = self._mask or 0, self.height, self.width
+            bits = format(mask, f"0{w * h}b")[::-1] if w * h else ""
+            object.__setattr__(
+                self, "_cols", tuple(tuple(c == "1" for c in bits[x * h : (x + 1) * h])
+                                     for x in range(w))
+            )
+        assert self._cols is not None
+        return self._cols
 
     def __getitem__(self, i: int) -> Sequence[bool]:
-        return self._columns()[i]
+        return self.data[i]
 
     def __setitem__(self, key: int, item: list[bool]) -> None:
-        self._writable()[key] = item
-
-    def _writable(self) -> list[list[bool]]:
-        cols = self._columns()
-        if cols and isinstance(cols[0], tuple):
-            raise TypeError(
-                "this grid is a read-only view of a game state; call .copy() to get one "
-                "you may change"
-            )
-        return cols  # type: ignore[return-value]
+        if self._frozen:
+            raise TypeError("this grid is a read-only view; call .copy() for one you may change")
+        self.data[key] = item  # type: ignore[index]
 
     def __str__(self) -> str:
-        cols = self._columns()
+        cols = self.data
         rows = [
             "".join("T" if cols[x][y] else "F" for x in range(self.width))
             for y in range(self.height)
@@ -94,9 +97,9 @@ class Grid:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Grid):
             return NotImplemented
-        if self._mask is not None and other._mask is not None and not self.data:
-            return self._mask == other._mask and self.height == other.height
-        return [list(c) for c in self._columns()] == [list(c) for c in other._columns()]
+        return (self.width, self.height, self.as_mask()) == (
+            other.width, other.height, other.as_mask()
+        )
 
     def __hash__(self) -> int:
         return hash(self.as_mask())
@@ -105,16 +108,14 @@ class Grid:
         """The grid as an int, bit `x * height + y` set where the cell is true."""
         if self._mask is not None:
             return self._mask
-        mask, h = 0, self.height
-        for x, col in enumerate(self._columns()):
-            for y, v in enumerate(col):
-                if v:
-                    mask |= 1 << (x * h + y)
-        return mask
+        return positions_to_mask(
+            ((x, y) for x, col in enumerate(self.data) for y, v in enumerate(col) if v),
+            self.height,
+        )
 
     def copy(self) -> Grid:
         """A mutable copy, as the course's `Grid.copy()` gives."""
-        return Grid.from_columns(self._columns(), readonly=False)
+        return Grid.from_columns(self.data, readonly=False)
 
     def deepCopy(self) -> Grid:
         return self.copy()
@@ -123,20 +124,28 @@ class Grid:
         return self.copy()
 
     def count(self, item: bool = True) -> int:
-        if self._mask is not None and not self.data and item is True:
-            return self._mask.bit_count()
-        return sum(list(col).count(item) for col in self._columns())
+        if self._mask is not None:
+            ones = self._mask.bit_count()
+            return ones if item is True else self.width * self.height - ones
+        return sum(list(col).count(item) for col in self.data)
 
     def asList(self, key: bool = True) -> list[tuple[int, int]]:
         """Cells equal to `key`, ordered by x then y (the course's order)."""
-        if self._mask is not None and not self.data and key is True:
+        if self._mask is not None and key is True:
             return mask_to_positions(self._mask, self.height)
-        return [
-            (x, y)
-            for x, col in enumerate(self._columns())
-            for y, v in enumerate(col)
-            if v == key
-        ]
+        return [(x, y) for x, col in enumerate(self.data) for y, v in enumerate(col) if v == key]
+
+
+def _init(
+    grid: Grid, width: int, height: int, cols: Columns | None, mask: int | None, frozen: bool
+) -> None:
+    set_ = object.__setattr__
+    set_(grid, "_frozen", False)
+    set_(grid, "width", width)
+    set_(grid, "height", height)
+    set_(grid, "_cols", cols)
+    set_(grid, "_mask", mask)
+    set_(grid, "_frozen", frozen)
 
 
 def mask_to_positions(mask: int, height: int) -> list[tuple[int, int]]:
@@ -144,8 +153,7 @@ def mask_to_positions(mask: int, height: int) -> list[tuple[int, int]]:
     out = []
     while mask:
         low = mask & -mask
-        idx = low.bit_length() - 1
-        out.append(divmod(idx, height))
+        out.append(divmod(low.bit_length() - 1, height))
         mask ^= low
     return out
 

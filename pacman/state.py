@@ -136,6 +136,9 @@ class GameState:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"GameState is immutable; cannot set {name!r}")
 
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"GameState is immutable; cannot delete {name!r}")
+
     @classmethod
     def initial(
         cls, layout: Layout, num_ghosts: int | None = None, ruleset: str = "classic"
@@ -177,6 +180,8 @@ class GameState:
             return []
         if agentIndex == 0:
             return list(self._board.pacman_legal[self._agents[0][0]])
+        if not 0 < agentIndex < len(self._agents):
+            raise IndexError(f"no agent {agentIndex}: this game has {len(self._agents)} agents")
         pos, facing, _ = self._agents[agentIndex]
         legal = self._board.ghost_legal.get((pos, facing))
         return list(legal) if legal is not None else list(self._board.ghost_actions(pos, facing))

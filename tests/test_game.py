@@ -75,11 +75,72 @@ def test_crash_is_recorded_with_trace_and_ends_as_loss_at_current_score():
     assert not result.win
 
 
-def test_without_catch_the_agent_exception_propagates():
-    with pytest.raises(ZeroDivisionError):
+def test_without_catch_the_agent_failure_propagates_with_its_cause():
+    with pytest.raises(AgentFailure) as info:
         play(spec(f"{TEST_AGENTS}:CrashAgent"), catch=False)
+    assert info.value.kind == "crash" and info.value.culprit == 0
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
     with pytest.raises(AgentFailure, match="returned None"):
         play(spec(f"{TEST_AGENTS}:NoneAgent"), catch=False)
+
+
+class _Unprintable:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+    __str__ = __repr__
+
+
+class _BadError(Exception):
+    def __str__(self):
+        raise RuntimeError("no str")
+
+
+@pytest.mark.parametrize("behaviour", ["unprintable", "bad_error", "generator_exit", "huge",
+                                       "delete_food"])
+def test_hostile_agents_become_recorded_failures(behaviour):
+    from pacman.agents.ghosts import RandomGhost
+
+    class Hostile:
+        def getAction(self, state):
+            if behaviour == "unprintable":
+                return _Unprintable()
+            if behaviour == "bad_error":
+                raise _BadError()
+            if behaviour == "generator_exit":
+                raise GeneratorExit
+            if behaviour == "huge":
+                return "x" * 10_000_000
+            del state._food
+            return "Stop"
+
+    result = play(spec(), agents=[Hostile(), RandomGhost(1), RandomGhost(2)])
+    assert result.outcome in ("crash", "illegal_action")
+    assert result.culprit == 0 and len(result.message) <= 300
+
+
+def test_final_not_called_when_the_game_never_started():
+    calls = []
+
+    class P:
+        def getAction(self, state):
+            return "Stop"
+
+        def final(self, state):
+            calls.append("final")
+
+    class BadGhost:
+        def registerInitialState(self, state):
+            raise ValueError("no")
+
+        def getAction(self, state):
+            return "North"
+
+    lay = parse_layout("%%%%%\n%P.G%\n%%%%%")
+    result = play(GameSpec(lay, resolve("RandomAgent"), resolve("RandomGhost", kind="ghost")),
+                  agents=[P(), BadGhost()])
+    assert result.outcome == "crash" and result.culprit == 1
+    assert calls == []
 
 
 def test_lookalike_action_is_illegal():
