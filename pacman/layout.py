@@ -17,6 +17,10 @@ Cell = tuple[int, int]
 
 _KNOWN = set("%.oPG1234 ")
 
+#: The largest board accepted (the largest classic layout is 28 x 27). Per-cell tables grow
+#: with the area and food bitmasks with it, so an unbounded file could exhaust memory.
+MAX_SIDE = 256
+
 #: Where layouts are looked up by name: the current folder's `layouts/`, then the project's.
 PROJECT_LAYOUTS = Path(__file__).resolve().parent.parent / "layouts"
 
@@ -43,6 +47,8 @@ class Layout:
     neighbours: dict[Cell, tuple[tuple[str, Cell], ...]] = field(repr=False)
     walls: Grid = field(repr=False)
     food: Grid = field(repr=False)
+    #: The food as a bitmask, bit `x * height + y`: a start state's food.
+    food_mask: int = 0
 
     @property
     def numGhosts(self) -> int:
@@ -54,10 +60,6 @@ class Layout:
     def isWall(self, pos: Cell) -> bool:
         return pos in self.wall_cells
 
-    @property
-    def food_mask(self) -> int:
-        return positions_to_mask(self.food_cells, self.height)
-
     def __str__(self) -> str:
         return self.text
 
@@ -65,7 +67,9 @@ class Layout:
 def parse_layout(text: str, name: str = "<layout>", source: str | None = None) -> Layout:
     """Parse layout text; `source` (a file path) is what error messages name."""
     where = source or name
-    raw_lines = text.splitlines()
+    # Split on newlines only: str.splitlines() would also split on form feeds and other
+    # separators inside a row and report a confusing width.
+    raw_lines = [line.rstrip("\r") for line in text.split("\n")]
     # Blank lines at either end are harmless; one inside the grid is an error below.
     first = 0
     while first < len(raw_lines) and not raw_lines[first].strip():
@@ -110,6 +114,16 @@ def parse_layout(text: str, name: str = "<layout>", source: str | None = None) -
                 f"({len(row)} > {width} cells) and the extra cells are not walls"
             )
     height = len(rows)
+    if width > MAX_SIDE or height > MAX_SIDE:
+        raise LayoutError(
+            f"{where}: the layout is {width} x {height} cells; at most {MAX_SIDE} x {MAX_SIDE} "
+            "are accepted"
+        )
+
+    def column(x: int, y: int) -> int:
+        """1-based column in the file of cell (x, y), counting the row's indentation."""
+        raw = raw_lines[first + height - 1 - y]
+        return len(raw) - len(raw.lstrip()) + x + 1
 
     walls: set[Cell] = set()
     food: list[Cell] = []
@@ -142,7 +156,9 @@ def parse_layout(text: str, name: str = "<layout>", source: str | None = None) -
     for x, y in border:
         if (x, y) not in walls:
             lineno = first + (height - 1 - y) + 1
-            raise LayoutError(f"{where}:{lineno}:{x + 1}: the border of the layout must be walls")
+            raise LayoutError(
+                f"{where}:{lineno}:{column(x, y)}: the border of the layout must be walls"
+            )
 
     agents.sort()
     neighbours: dict[Cell, tuple[tuple[str, Cell], ...]] = {}
@@ -157,6 +173,12 @@ def parse_layout(text: str, name: str = "<layout>", source: str | None = None) -
                 if nxt not in walls:
                     steps.append((d, nxt))
             neighbours[(x, y)] = tuple(steps)
+    for _, (x, y) in agents:
+        if len(neighbours[(x, y)]) == 1:  # only Stop: ghosts could never move
+            lineno = first + (height - 1 - y) + 1
+            raise LayoutError(
+                f"{where}:{lineno}:{column(x, y)}: this agent is walled in (no open neighbour)"
+            )
 
     def grid(cells: set[Cell] | list[Cell]) -> Grid:
         return Grid.from_mask(width, height, positions_to_mask(cells, height))
@@ -173,6 +195,7 @@ def parse_layout(text: str, name: str = "<layout>", source: str | None = None) -
         neighbours=neighbours,
         walls=grid(walls),
         food=grid(food),
+        food_mask=positions_to_mask(food, height),
     )
 
 
@@ -190,6 +213,13 @@ def default_search_path() -> list[Path]:
 
 def load_layout(ref: str, search: list[Path] | None = None) -> Layout:
     """A layout by name (`smallClassic`, looked up in `layouts/`) or by path to a `.lay` file."""
+    try:
+        return _find(ref, search)
+    except OSError as exc:  # a name too long for the file system, an unreadable folder...
+        raise LayoutError(f"{ref[:80]}: cannot look up this layout: {exc.strerror or exc}") from exc
+
+
+def _find(ref: str, search: list[Path] | None) -> Layout:
     path = Path(ref)
     if path.suffix == ".lay" or path.parent != Path("."):
         if path.is_file():

@@ -63,7 +63,10 @@ class AgentRef:
     builtin: bool = False
 
     def load_class(self) -> type:
-        module = import_module(self.module) if self.path is None else load_file(Path(self.path))
+        if self.path is None:
+            module = importlib.import_module(self.module)
+        else:
+            module = load_file(Path(self.path))
         cls = getattr(module, self.name, None)
         if not isinstance(cls, type):
             raise SubmissionError(f"{self.path or self.module} defines no class {self.name!r}")
@@ -79,11 +82,6 @@ class AgentRef:
     @property
     def label(self) -> str:
         return self.name if self.path is None else f"{self.path}:{self.name}"
-
-
-def import_module(name: str) -> ModuleType:
-    __import__(name)
-    return sys.modules[name]
 
 
 def parse_agent_args(text: str | None) -> tuple[tuple[str, str], ...]:
@@ -135,7 +133,7 @@ def load_file(path: Path) -> ModuleType:
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
         raise SubmissionError(
-            f"{exc.filename}:{exc.lineno}:{exc.offset}: syntax error: {exc.msg}"
+            f"{exc.filename or path}:{exc.lineno or 0}:{exc.offset or 0}: syntax error: {exc.msg}"
         ) from exc
     except BaseException as exc:
         sys.modules.pop(module_name, None)
@@ -150,7 +148,8 @@ def classes_in_source(path: Path) -> list[str]:
     """Top-level class names of a file, read without executing it."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (SyntaxError, UnicodeDecodeError, OSError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OSError):
+        # Unreadable here means "lists no class"; importing it later reports the real error.
         return []
     return [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
 
@@ -167,7 +166,15 @@ def resolve(
     ref: str, args: tuple[tuple[str, str], ...] = (), kind: str = "pacman", cwd: Path | None = None
 ) -> AgentRef:
     """Resolve `-p`/`-g` text into an AgentRef, or raise SubmissionError saying why not."""
-    cwd = cwd or Path.cwd()
+    try:
+        return _resolve(ref, args, kind, cwd or Path.cwd())
+    except OSError as exc:  # a name too long for the file system, an unreadable folder...
+        raise SubmissionError(
+            f"{ref[:80]}: cannot look up this agent: {exc.strerror or exc}"
+        ) from exc
+
+
+def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path) -> AgentRef:
     ref = ref.strip()
     if not ref:
         raise SubmissionError("empty agent reference")
@@ -227,7 +234,7 @@ def _from_folder(folder: Path, args: tuple[tuple[str, str], ...]) -> AgentRef:
     if team_file.is_file():
         try:
             team = yaml.safe_load(team_file.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
             raise SubmissionError(f"{team_file}: not valid YAML: {exc}") from exc
         if not isinstance(team, dict) or not isinstance(team.get("agent"), str):
             raise SubmissionError(f"{team_file}: expected a key 'agent: file.py:ClassName'")

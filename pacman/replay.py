@@ -41,7 +41,6 @@ class Replay:
     scores: tuple[int, ...]
     outcome: str | None = None
     hashes: tuple[str, ...] | None = None
-    extra: dict[str, Any] | None = None
 
     def initial_state(self) -> GameState:
         return GameState.initial(self.layout, self.num_ghosts, self.rules)
@@ -91,6 +90,10 @@ def write(result: GameResult, layout: Layout, path: Path) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(data)
+        # mkstemp makes the file private; a replay is readable like any file the user makes.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -103,7 +106,7 @@ def load(path: Path) -> Replay:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ReplayError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise ReplayError(f"{path}: not a JSON replay: {exc}") from exc
     return from_json(raw, str(path))
 
@@ -116,7 +119,7 @@ def from_json(raw: Any, where: str = "<replay>") -> Replay:
         raise ReplayError(f"{where}: expected a JSON object")
     if raw.get("format") != FORMAT:
         raise bad("format", f'"{FORMAT}"')
-    if raw.get("version") != VERSION:
+    if type(raw.get("version")) is not int or raw["version"] != VERSION:
         raise bad("version", f"{VERSION} (this platform reads version {VERSION})")
     lay = raw.get("layout")
     if not isinstance(lay, dict) or not isinstance(lay.get("text"), str):
@@ -127,7 +130,7 @@ def from_json(raw: Any, where: str = "<replay>") -> Replay:
     except LayoutError as exc:
         raise ReplayError(str(exc)) from exc
     rules = raw.get("rules", "classic")
-    if rules not in RULESETS:
+    if not isinstance(rules, str) or rules not in RULESETS:
         raise bad("rules", f"one of {', '.join(RULESETS)}")
     num_ghosts = raw.get("num_ghosts")
     if type(num_ghosts) is not int or not 0 <= num_ghosts <= layout.numGhosts:
@@ -146,10 +149,8 @@ def from_json(raw: Any, where: str = "<replay>") -> Replay:
             raise bad(f"actions[{i}]", '[agent_index, "Action"]')
         actions.append((item[0], item[1]))
     scores_raw = raw.get("scores")
-    if not isinstance(scores_raw, list) or not all(
-        isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores_raw
-    ):
-        raise bad("scores", "a list of numbers, the score after each move")
+    if not isinstance(scores_raw, list) or not all(type(s) is int for s in scores_raw):
+        raise bad("scores", "a list of integers, the score after each move")
     if len(scores_raw) != len(actions):
         raise bad("scores", f"one score per action ({len(actions)}), got {len(scores_raw)}")
     outcome = raw.get("outcome")
@@ -161,17 +162,14 @@ def from_json(raw: Any, where: str = "<replay>") -> Replay:
         or not all(isinstance(h, str) for h in hashes)
     ):
         raise bad("hashes", "a list of strings, one per action")
-    known = {"format", "version", "layout", "rules", "num_ghosts", "actions", "scores",
-             "outcome", "hashes"}
     return Replay(
         layout=layout,
         rules=rules,
         num_ghosts=num_ghosts,
         actions=tuple(actions),
-        scores=tuple(int(s) for s in scores_raw),
+        scores=tuple(scores_raw),
         outcome=outcome,
         hashes=tuple(hashes) if hashes is not None else None,
-        extra={k: v for k, v in raw.items() if k not in known},
     )
 
 

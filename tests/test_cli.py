@@ -203,8 +203,15 @@ def test_minimal_replay_is_accepted(tmp_path):
 @pytest.mark.parametrize("content,needle", [
     ("not json", "not a JSON replay"),
     ('{"format": "pacman-replay", "version": 2}', "'version'"),
-    ('{"format": "pacman-replay", "version": 1, "layout": {"name": "x", "text": "%%%\\n%P%\\n%%%"},'
-     ' "num_ghosts": 0, "actions": [[0]], "scores": [0]}', "actions[0]"),
+    ('{"format": "pacman-replay", "version": 1, "layout": {"name": "x", '
+     '"text": "%%%%\\n%P %\\n%%%%"}, "num_ghosts": 0, "actions": [[0]], "scores": [0]}',
+     "actions[0]"),
+    ('{"format": "pacman-replay", "version": 1, "rules": ["classic"], "layout": {"name": "x", '
+     '"text": "%%%%\\n%P %\\n%%%%"}, "num_ghosts": 0, "actions": [], "scores": []}', "'rules'"),
+    ('{"format": "pacman-replay", "version": 1, "layout": {"name": "x", '
+     '"text": "%%%%\\n%P %\\n%%%%"}, "num_ghosts": 0, "actions": [[0, "East"]], '
+     '"scores": [Infinity]}', "'scores'"),
+    ("[" * 100000, "not a JSON replay"),
 ])
 def test_malformed_replay_exits_2_naming_the_key(tmp_path, content, needle):
     path = tmp_path / "bad.json"

@@ -136,3 +136,21 @@ def test_keyboard_agent_follows_keys_and_keeps_going():
     keys.publish(frozenset({"Up"}), set())  # a wall north: keep going East
     assert agent.getAction(s) == "East"
     keys.reset()
+
+
+def test_course_file_importing_directions_from_pacman_runs():
+    from pacman.game import GameSpec, play
+    from pacman.loader import resolve
+    from tests.conftest import ROOT
+
+    ref = resolve(f"{ROOT / 'tests' / 'agents' / 'courseAgents.py'}:CourseStyleAgent")
+    result = play(GameSpec(load_layout("smallClassic"), ref, resolve("RandomGhost", kind="ghost"),
+                           seed=1))
+    assert result.outcome in ("win", "loss") and result.moves > 0
+
+
+def test_counter_addition_keeps_the_course_key_order():
+    a = util.Counter({"x": 1, "y": 2})
+    b = util.Counter({"z": 3, "x": 1})
+    assert list(a + b) == ["x", "y", "z"]
+    assert list(a - b) == ["x", "y", "z"] and (a - b)["z"] == -3

@@ -275,3 +275,44 @@ def test_state_grids_are_read_only_and_copies_mutable(small: Layout) -> None:
     assert food.asList() == [(1, 1), (2, 2), (4, 1)]
     assert s.getWalls()[1][1] is False
     assert s.hasFood(2, 2)
+
+
+def test_oversized_layout_is_rejected(tmp_path):
+    side = 300
+    rows = ["%" * side] + ["%" + " " * (side - 2) + "%"] * (side - 2) + ["%" * side]
+    rows[1] = "%P" + " " * (side - 3) + "%"
+    path = tmp_path / "huge.lay"
+    path.write_text("\n".join(rows))
+    with pytest.raises(LayoutError, match="at most 256 x 256"):
+        load_layout(str(path))
+
+
+def test_walled_in_agent_is_rejected(tmp_path):
+    path = tmp_path / "walled.lay"
+    path.write_text("%%%%%%\n%P%. %\n%%%%%%\n")
+    with pytest.raises(LayoutError, match=r"walled\.lay:2:2: this agent is walled in"):
+        load_layout(str(path))
+
+
+def test_form_feed_is_an_unknown_character_not_a_line_break(tmp_path):
+    path = tmp_path / "ff.lay"
+    path.write_text("%%%%\n%P\x0c%\n%%%%\n")
+    with pytest.raises(LayoutError, match=r"ff\.lay:2:3: unknown character"):
+        load_layout(str(path))
+
+
+def test_crlf_layout_parses_like_lf():
+    text = "%%%%%\r\n%P.G%\r\n%%%%%\r\n"
+    assert parse_layout(text).text == parse_layout(text.replace("\r", "")).text
+
+
+def test_border_error_column_counts_indentation(tmp_path):
+    path = tmp_path / "indent.lay"
+    path.write_text("   %%%%%\n   %P. \n   %%%%%\n")
+    with pytest.raises(LayoutError, match=r"indent\.lay:2:8: the border"):
+        load_layout(str(path))
+
+
+def test_very_long_layout_name_is_a_clean_error():
+    with pytest.raises(LayoutError, match="cannot look up"):
+        load_layout("a" * 300)

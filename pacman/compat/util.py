@@ -46,13 +46,10 @@ def lookup(name: str, namespace: dict[str, Any]) -> Any:
         module_name, obj_name = name.rsplit(".", 1)
         module = __import__(module_name, fromlist=[obj_name])
         return getattr(module, obj_name)
-    options = [obj for key, obj in namespace.items() if key == name]
-    modules = [obj for obj in namespace.values() if inspect.ismodule(obj)]
-    options += [getattr(m, name) for m in modules if name in dir(m)]
-    if len(options) == 1:
-        return options[0]
-    if len(options) > 1:
-        raise Exception(f"Name conflict for {name}")
+    # The course's Python 3 version also means to search imported modules, but its test for a
+    # module never matches; names are found in the namespace itself, as there.
+    if name in namespace:
+        return namespace[name]
     raise Exception(f"{name} not found as a method or class")
 
 
@@ -103,14 +100,16 @@ class Counter(dict[Any, float]):
             self[key] += value
 
     def __add__(self, y: Counter) -> Counter:
+        # Keys in the course's order (this counter's, then the other's new ones): argMax ties
+        # and iteration order depend on it.
         out = Counter()
-        for key in set(self) | set(y):
+        for key in [*self, *(k for k in y if k not in self)]:
             out[key] = self.get(key, 0) + y.get(key, 0)
         return out
 
     def __sub__(self, y: Counter) -> Counter:
         out = Counter()
-        for key in set(self) | set(y):
+        for key in [*self, *(k for k in y if k not in self)]:
             out[key] = self.get(key, 0) - y.get(key, 0)
         return out
 
