@@ -308,8 +308,8 @@ def test_crlf_layout_parses_like_lf():
 
 def test_border_error_column_counts_indentation(tmp_path):
     path = tmp_path / "indent.lay"
-    path.write_text("   %%%%%\n   %P. \n   %%%%%\n")
-    with pytest.raises(LayoutError, match=r"indent\.lay:2:8: the border"):
+    path.write_text("   %% %%\n   %P. %\n   %%%%%\n")  # the gap is at line 1, column 6
+    with pytest.raises(LayoutError, match=r"indent\.lay:1:6: the border"):
         load_layout(str(path))
 
 

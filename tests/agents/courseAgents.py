@@ -2,6 +2,7 @@
 import random
 
 import game
+
 from pacman import Actions, Directions
 
 
