@@ -116,7 +116,3 @@ def nearest_point(pos: Position) -> tuple[int, int]:
     """The cell an agent near `pos` belongs to (the course's `util.nearestPoint`)."""
     return (int(pos[0] + 0.5), int(pos[1] + 0.5))
 
-
-def manhattan(a: Position, b: Position) -> float:
-    return abs(a[0] - b[0]) + abs(a[1] - b[1])
-

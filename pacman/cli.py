@@ -1,8 +1,9 @@
 """The `pacman` command: the course's `pacman.py` flags, plus seeds, rulesets and replays.
 
-Bad input (unknown layout, agent, option) exits with status 2 and a message naming what is
-wrong; an agent that fails without `-c` exits 1 with its traceback; with `-c` the failure is
-recorded as a lost game and the batch goes on.
+Bad input (unknown layout, agent, option, a malformed replay, an agent that cannot be built
+with the given options) exits with status 2 and a message naming what is wrong; an agent that
+fails during play without `-c` exits 1 with its traceback; with `-c` the failure is recorded
+as a lost game and the batch goes on.
 """
 
 from __future__ import annotations
@@ -97,7 +98,8 @@ def summary_lines(games: list[dict[str, Any]]) -> list[str]:
 @click.option("-c", "--catchExceptions", "catch", is_flag=True,
               help="Record agent failures as lost games and go on.")
 @click.option("--timeout", type=float, default=None,
-              help="Seconds an agent may think per move [default: 30 with -c, else none].")
+              help="Seconds an agent may think per move, checked when the move returns "
+                   "[default: 30 with -c, else none].")
 @click.option("-r", "--recordActions", "record", is_flag=True,
               help="Record every game as a JSON replay (into --record-dir).")
 @click.option("--record-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -108,7 +110,8 @@ def summary_lines(games: list[dict[str, Any]]) -> list[str]:
               help="With --replay: verify every move's score; exit 1 at the first difference.")
 @click.option("--seed", type=int, default=None, help="Seed of the batch (random if not given).")
 @click.option("--rules", "ruleset", type=click.Choice(sorted(RULESETS)), default="classic",
-              show_default=True)
+              show_default=True,
+              help="; ".join(f"{r.name}: {r.description}" for r in RULESETS.values()))
 @click.option("--max-moves", type=int, default=DEFAULT_MAX_MOVES, show_default=True,
               help="Moves of all agents together before a game is stopped.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")

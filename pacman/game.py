@@ -1,9 +1,12 @@
 """`play(spec) -> GameResult`: one game, every agent failure turned into data.
 
-A game is fully determined by its spec: the layout, the agents, the ruleset, the limits and
-one seed. From the seed come two streams: one `random.Random` for the built-in ghosts, and the
-global `random` stream that course code uses (seeded at the start of the game). The same spec
-therefore always gives the same game, whatever was played before it in the process.
+A game is determined by its spec: the layout, the agents, the ruleset, the limits and one
+seed. From the seed come two streams: one `random.Random` for the built-in ghosts, and the
+global `random` stream that course code uses (seeded at the start of the game). Each game gets
+fresh agent instances, so the same spec gives the same game whatever was played before it,
+with one caveat: a course file is imported once per process, so state an agent keeps at module
+or class level carries over between games played in one process (sandboxed play, one process
+per game, removes that).
 """
 
 from __future__ import annotations

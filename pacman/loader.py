@@ -10,8 +10,9 @@ References, as `-p` and `-g` accept them:
   optional `args`), or the folder holds exactly one agent class in its agent files.
 
 Loading a course-style file installs the `game` and `util` compatibility modules (see
-`pacman.compat`) and executes the file; finding candidate classes reads source with `ast`
-only, so no student code runs just to be listed.
+`pacman.compat`) and executes the file. Finding candidate classes reads source with `ast`, so
+listing runs no student code; only a `file.py:Class` whose class is not visible in the source
+is imported to look for it.
 """
 
 from __future__ import annotations

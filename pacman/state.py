@@ -2,8 +2,9 @@
 
 Student agents call `generateSuccessor` millions of times, so a successor is a new object with
 a handful of slots (see `pacman.rules` for the representation), never a deep copy, and nothing
-is recorded globally. The course's richer objects (`AgentState`, `Configuration`, `Grid`) are
-built on demand as copies, so whatever an agent does to them cannot change a state.
+is recorded globally. The course's richer objects are built on demand: `AgentState` and
+`Configuration` as copies, food grids as read-only views; the walls grid is one read-only view
+shared by every state. Whatever an agent does to them cannot change a state.
 """
 
 from __future__ import annotations

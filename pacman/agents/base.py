@@ -13,8 +13,9 @@ class Agent:
     """An agent is asked for one action per turn: `getAction(state)`.
 
     Optional hooks: `registerInitialState(state)` before the first move, `final(state)` after
-    the game. `rng` is the random stream the engine hands to built-in agents; course code
-    that uses the global `random` module gets a per-game seeded stream instead.
+    the game. `rng` is the random stream of built-in agents: the game runner gives built-in
+    ghosts their own seeded stream; everything else uses the global `random` module, which the
+    runner seeds per game.
     """
 
     rng: Any = random
