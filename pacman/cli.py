@@ -15,6 +15,7 @@ import math
 import secrets
 import sys
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -154,73 +155,89 @@ def main(
         die("--max-moves: expected at least 1")
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
         die("--timeout: expected a positive number of seconds")
-    folder = record_dir or (Path("replays") if record else None)
+    batch = Batch(
+        layout_ref=layout_ref,
+        pacman_ref=pacman_ref,
+        agent_args=agent_args,
+        ghost_ref=ghost_ref,
+        num_ghosts=num_ghosts,
+        num_games=num_games,
+        display_kind=display_kind,
+        zoom=zoom,
+        frame_time=frame_time,
+        seed=FIXED_SEED if fix_seed else seed if seed is not None else secrets.randbits(31),
+        catch=catch,
+        move_timeout=timeout if timeout is not None else (30.0 if catch else None),
+        record_dir=record_dir or (Path("replays") if record else None),
+        ruleset=ruleset,
+        max_moves=max_moves,
+        as_json=as_json,
+    )
     out = sys.stdout
     # With --json, stdout carries only the summary: whatever agent code prints (at import,
     # construction or play) goes to stderr.
     with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
-        summary = play_batch(
-            layout_ref, pacman_ref, agent_args, ghost_ref, num_ghosts, num_games, display_kind,
-            zoom, frame_time, fix_seed, catch, timeout, folder, seed, ruleset, max_moves, as_json,
-        )
+        summary = play_batch(batch)
     if summary is not None and as_json:
         click.echo(json.dumps(summary, indent=2), file=out)
 
 
-def play_batch(
-    layout_ref: str,
-    pacman_ref: str,
-    agent_args: str,
-    ghost_ref: str,
-    num_ghosts: int | None,
-    num_games: int,
-    display_kind: str,
-    zoom: float,
-    frame_time: float,
-    fix_seed: bool,
-    catch: bool,
-    timeout: float | None,
-    record_dir: Path | None,
-    seed: int | None,
-    ruleset: str,
-    max_moves: int,
-    as_json: bool,
-) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class Batch:
+    """A batch of games as the command line describes it (flags resolved to values)."""
+
+    layout_ref: str
+    pacman_ref: str
+    agent_args: str
+    ghost_ref: str
+    num_ghosts: int | None
+    num_games: int
+    display_kind: str
+    zoom: float
+    frame_time: float
+    seed: int
+    catch: bool
+    move_timeout: float | None
+    record_dir: Path | None
+    ruleset: str
+    max_moves: int
+    as_json: bool
+
+
+def play_batch(b: Batch) -> dict[str, Any] | None:
     """Play the games, print a line per game and the summary; return the JSON summary."""
     try:
-        layout = load_layout(layout_ref)
-        pacman = resolve(pacman_ref, parse_agent_args(agent_args), kind="pacman")
-        ghost = resolve(ghost_ref, kind="ghost")
+        layout = load_layout(b.layout_ref)
+        pacman = resolve(b.pacman_ref, parse_agent_args(b.agent_args), kind="pacman")
+        ghost = resolve(b.ghost_ref, kind="ghost")
         check_options(pacman)
         ghost.load_class()
     except (LayoutError, SubmissionError) as exc:
         die(str(exc))
-    if pacman.name == "KeyboardAgent" and pacman.builtin and display_kind != "window":
+    if pacman.name == "KeyboardAgent" and pacman.builtin and b.display_kind != "window":
         die("KeyboardAgent plays from the window's keys: drop -q/-t, or choose another -p")
-    if record_dir is not None:
+    if b.record_dir is not None:
         try:
-            record_dir.mkdir(parents=True, exist_ok=True)
+            b.record_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            die(f"--record-dir {record_dir}: cannot create the folder: {exc.strerror or exc}")
+            die(f"--record-dir {b.record_dir}: cannot create the folder: {exc.strerror or exc}")
 
-    base_seed = FIXED_SEED if fix_seed else seed if seed is not None else secrets.randbits(31)
-    move_timeout = timeout if timeout is not None else (30.0 if catch else None)
-    display = make_display(display_kind, zoom=zoom, frame_time=frame_time)
+    display = make_display(b.display_kind, zoom=b.zoom, frame_time=b.frame_time)
     # Only each game's summary is kept, so memory stays flat however many games are played.
     records: list[dict[str, Any]] = []
-    for i in range(num_games):
+    for i in range(b.num_games):
         spec = GameSpec(
             layout=layout,
             pacman=pacman,
             ghost=ghost,
-            num_ghosts=num_ghosts,
-            seed=derive_seed(base_seed, "game", i),
-            ruleset=ruleset,
-            max_moves=max_moves,
-            move_timeout=move_timeout,
+            num_ghosts=b.num_ghosts,
+            seed=derive_seed(b.seed, "game", i),
+            ruleset=b.ruleset,
+            max_moves=b.max_moves,
+            move_timeout=b.move_timeout,
         )
         try:
-            result = play(spec, display=display, catch=catch)
+            result = play(spec, display=display, catch=b.catch)
         except WindowClosed:
             break
         except AgentFailure as exc:
@@ -238,32 +255,32 @@ def play_batch(
             "culprit": result.culprit,
             "message": result.message,
         }
-        if record_dir is not None:
-            path = record_dir / f"{layout.name}-{base_seed}-{i:03d}.json"
+        if b.record_dir is not None:
+            path = b.record_dir / f"{layout.name}-{b.seed}-{i:03d}.json"
             try:
                 replays.write(result, layout, path)
             except OSError as exc:
                 die(f"--record-dir: cannot write {path}: {exc.strerror or exc}")
             entry["replay"] = str(path)
         records.append(entry)
-        if not as_json:
-            click.echo(game_line(entry, max_moves))
+        if not b.as_json:
+            click.echo(game_line(entry, b.max_moves))
             if "replay" in entry:
                 click.echo(f"Recorded: {entry['replay']}")
     if not records:
         return None
-    if not as_json:
+    if not b.as_json:
         for line in summary_lines(records):
             click.echo(line)
-        click.echo(f"Seed:          {base_seed}")
+        click.echo(f"Seed:          {b.seed}")
         return None
     wins = sum(r["win"] for r in records)
     return {
         "layout": layout.name,
         "pacman": pacman.label,
         "ghosts": ghost.label,
-        "rules": ruleset,
-        "seed": base_seed,
+        "rules": b.ruleset,
+        "seed": b.seed,
         "games": records,
         "average_score": sum(r["score"] for r in records) / len(records),
         "wins": wins,
