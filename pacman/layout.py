@@ -38,7 +38,6 @@ class Layout:
     width: int
     height: int
     wall_cells: frozenset[Cell]
-    food_cells: tuple[Cell, ...]
     capsules: tuple[Cell, ...]
     #: (is_pacman, position) of every agent in agent order (Pacman first), as the course has it.
     agentPositions: tuple[tuple[bool, Cell], ...]
@@ -59,6 +58,11 @@ class Layout:
 
     def isWall(self, pos: Cell) -> bool:
         return pos in self.wall_cells
+
+    @property
+    def food_cells(self) -> list[Cell]:
+        """Food positions at the start, by x then y."""
+        return self.food.asList()
 
     def __str__(self) -> str:
         return self.text
@@ -189,7 +193,6 @@ def parse_layout(text: str, name: str = "<layout>", source: str | None = None) -
         width=width,
         height=height,
         wall_cells=frozenset(walls),
-        food_cells=tuple(sorted(food)),
         capsules=tuple(capsules),
         agentPositions=tuple((kind == 0, pos) for kind, pos in agents),
         neighbours=neighbours,

@@ -78,7 +78,6 @@ class Board:
 
     __slots__ = (
         "bits",
-        "ghost_legal",
         "ghost_steps",
         "layout",
         "pacman_legal",
@@ -97,8 +96,7 @@ class Board:
         }
         self.pacman_moves: dict[Position, dict[str, Cell]] = {}
         self.pacman_legal: dict[Position, tuple[str, ...]] = {}
-        #: (cell, facing) -> legal ghost moves, and -> {move: next position at speed 1}
-        self.ghost_legal: dict[tuple[Position, str], tuple[str, ...]] = {}
+        #: (cell, facing) -> {legal ghost move: next position at speed 1}, in legal order
         self.ghost_steps: dict[tuple[Position, str], dict[str, Position]] = {}
         for cell, steps in layout.neighbours.items():
             ordered = sorted(steps, key=lambda s: order[s[0]])
@@ -110,18 +108,18 @@ class Board:
             moves = {d: (float(nxt[0]), float(nxt[1])) for d, nxt in ordered if d != STOP}
             for facing in ACTION_ORDER:
                 legal = [d for d in moves if d != REVERSE[facing]] if len(moves) > 1 else moves
-                self.ghost_legal[(cell, facing)] = tuple(legal)
                 self.ghost_steps[(cell, facing)] = {d: moves[d] for d in legal}
         self.starts: tuple[AgentTuple, ...] = tuple(
             (pos, STOP, 0) for _, pos in layout.agentPositions
         )
 
-    def ghost_actions(self, pos: Position, facing: str) -> tuple[str, ...]:
-        """Legal ghost moves: on a cell from the table, between cells only straight on."""
-        legal = self.ghost_legal.get((pos, facing))
-        if legal is not None:
-            return legal
-        return (facing,) if facing != STOP else ()
+    def ghost_actions(self, pos: Position, facing: str) -> list[str]:
+        """Legal ghost moves: on a cell from the table, between cells only straight on
+        (`ghost_step` applies the same rule inline, on the hot path)."""
+        step = self.ghost_steps.get((pos, facing))
+        if step is not None:
+            return list(step)
+        return [facing] if facing != STOP else []
 
 
 @lru_cache(maxsize=64)

@@ -184,8 +184,7 @@ class GameState:
         if not 0 < agentIndex < len(self._agents):
             raise IndexError(f"no agent {agentIndex}: this game has {len(self._agents)} agents")
         pos, facing, _ = self._agents[agentIndex]
-        legal = self._board.ghost_legal.get((pos, facing))
-        return list(legal) if legal is not None else list(self._board.ghost_actions(pos, facing))
+        return self._board.ghost_actions(pos, facing)
 
     def getLegalPacmanActions(self) -> list[str]:
         return self.getLegalActions(0)
