@@ -212,7 +212,10 @@ def play_batch(b: Batch) -> dict[str, Any] | None:
         ghost = resolve(b.ghost_ref, kind="ghost")
         check_options(pacman)
         ghost.load_class()
-    except (LayoutError, SubmissionError) as exc:
+        if pacman.builtin:
+            # A built-in checks its option values when built: report them before any game.
+            pacman.build(0)
+    except (LayoutError, SubmissionError, ValueError) as exc:
         die(str(exc))
     if pacman.name == "KeyboardAgent" and pacman.builtin and b.display_kind != "window":
         die("KeyboardAgent plays from the window's keys: drop -q/-t, or choose another -p")

@@ -46,6 +46,12 @@ def _builtins() -> dict[str, tuple[str, str]]:
         "GreedyAgent": ("pacman.agents.simple", "pacman"),
         "LeftTurnAgent": ("pacman.agents.simple", "pacman"),
         "KeyboardAgent": ("pacman.agents.keyboard", "pacman"),
+        "ReflexAgent": ("pacman.agents.multiagent", "pacman"),
+        "MinimaxAgent": ("pacman.agents.multiagent", "pacman"),
+        "AlphaBetaAgent": ("pacman.agents.multiagent", "pacman"),
+        "ExpectimaxAgent": ("pacman.agents.multiagent", "pacman"),
+        "AnytimeAgent": ("pacman.agents.anytime_agent", "pacman"),
+        "MCTSAgent": ("pacman.agents.mcts_agent", "pacman"),
     }
 
 

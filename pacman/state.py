@@ -289,6 +289,23 @@ class GameState:
     def __hash__(self) -> int:
         return hash((self._agents, self._food, self._caps, self._score))
 
+    # --- compact views, for evaluation functions that run millions of times --------------------
+
+    @property
+    def agents(self) -> tuple[AgentTuple, ...]:
+        """One `(position, direction, scared timer)` per agent, Pacman first."""
+        return self._agents
+
+    @property
+    def food_mask(self) -> int:
+        """The food left as a bitmask: bit `x * height + y` (see `Layout.food_mask`)."""
+        return self._food
+
+    @property
+    def board(self) -> Board:
+        """The static tables of this (layout, ruleset): legal moves and next cells per cell."""
+        return self._board
+
     @property
     def layout(self) -> Layout:
         return self._board.layout

@@ -1,0 +1,196 @@
+"""Evaluation functions for the baselines: the game score, and `better`.
+
+`better` is linear, `Eval(s; w) = w . phi(s)`, over the features below. Each feature has a name
+and a weight, so a team can read what the baseline values and try its own weights
+(`-a weights=my-weights.yaml`, a mapping of feature name to weight; features not named keep
+their default weight).
+
+Features (distances are maze distances, `pacman.distances`):
+- `score`: the game score (it already counts food, ghosts eaten, time, winning and dying);
+- `food_left`: dots left, so that eating one now beats eating it later;
+- `nearest_food`: distance to the closest dot, a slope towards food where the score is flat;
+- `capsules_left`: capsules left;
+- `edible_ghosts`: scared ghosts Pacman can still reach before they recover (timer > distance);
+- `edible_distance`: the summed distance to those ghosts, a slope for the chase;
+- `ghost_threat`: ghosts that are not scared and could reach Pacman's cell within
+  `THREAT_MOVES` (2) of their own moves (a ghost cannot turn back, so one just behind
+  Pacman and moving away is no threat, one coming round a corner is);
+- `won`, `lost`: 1 in a won (lost) state.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import yaml
+
+from pacman.actions import nearest_point
+from pacman.distances import maze_distances
+from pacman.loader import SubmissionError, load_file
+from pacman.state import GameState
+
+StateEvaluation = Callable[[GameState], float]
+
+THREAT_MOVES = 2
+
+FEATURES: tuple[str, ...] = (
+    "score",
+    "food_left",
+    "nearest_food",
+    "capsules_left",
+    "edible_ghosts",
+    "edible_distance",
+    "ghost_threat",
+    "won",
+    "lost",
+)
+
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "score": 1.0,
+    "food_left": -10.0,
+    "nearest_food": -1.5,
+    "capsules_left": -60.0,
+    "edible_ghosts": 60.0,
+    "edible_distance": -3.0,
+    "ghost_threat": -100.0,
+    "won": 0.0,
+    "lost": 0.0,
+}
+
+
+def scoreEvaluationFunction(state: GameState) -> float:
+    """The game score: what the course's depth-limited agents use by default."""
+    return state.getScore()
+
+
+def phi(state: GameState) -> tuple[float, ...]:
+    """The feature vector, in `FEATURES` order. It runs at every leaf of every search, hence
+    the compact state views and the shared distance table."""
+    agents = state.agents
+    (px, py), _, _ = agents[0]
+    pacman = (int(px), int(py))
+    table = maze_distances(state.layout)
+    from_pacman = table.from_cell(pacman)
+    edible = edible_distance = threats = 0
+    steps = state.board.ghost_steps
+    for pos, facing, timer in agents[1:]:
+        d = from_pacman.get((int(pos[0] + 0.5), int(pos[1] + 0.5)), 1 << 20)
+        if timer > d:
+            edible += 1
+            edible_distance += d
+        elif timer == 0 and d <= THREAT_MOVES + 1:
+            # A ghost cannot turn back (RULES.md), so its threat is the shortest way to
+            # Pacman that starts with one of its legal moves. (A ghost between cells, just
+            # after its scared time, has no table entry: its plain distance counts.)
+            nxt = steps.get((pos, facing))
+            reach = (
+                1 + min(from_pacman.get(nearest_point(c), 1 << 20) for c in nxt.values())
+                if nxt
+                else d
+            )
+            if reach <= THREAT_MOVES:
+                threats += 1
+    return (
+        state.getScore(),
+        state.getNumFood(),
+        table.nearest_food(pacman, state.food_mask) or 0,
+        len(state.getCapsules()),
+        edible,
+        edible_distance,
+        threats,
+        1 if state.isWin() else 0,
+        1 if state.isLose() else 0,
+    )
+
+
+def features(state: GameState) -> dict[str, float]:
+    """phi(s) by feature name, for reading and testing."""
+    return dict(zip(FEATURES, phi(state)))
+
+
+def check_weights(weights: Mapping[str, object], source: str = "weights") -> dict[str, float]:
+    """Defaults overridden by `weights`; an unknown feature or a non-number is an error."""
+    merged = dict(DEFAULT_WEIGHTS)
+    for name, value in weights.items():
+        if name not in DEFAULT_WEIGHTS:
+            close = difflib.get_close_matches(str(name), FEATURES, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ValueError(
+                f"{source}: unknown feature {name!r}{hint}; features: {', '.join(FEATURES)}"
+            )
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{source}: {name}: expected a number, got {value!r}")
+        merged[str(name)] = float(value)
+    return merged
+
+
+def load_weights(path: str | Path) -> dict[str, float]:
+    """Weights from a YAML mapping `feature: weight`; errors name the file and the key."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read weights: {exc.strerror or exc}") from exc
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not valid YAML: {exc}") from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping of feature: weight")
+    return check_weights(data, str(path))
+
+
+def linear_evaluation(weights: Mapping[str, float] | None = None) -> StateEvaluation:
+    """`w . phi(s)` with the default weights overridden by `weights`."""
+    merged = check_weights(weights or {})
+    w = tuple(merged[name] for name in FEATURES)
+
+    def evaluate(state: GameState) -> float:
+        return float(sum(wi * fi for wi, fi in zip(w, phi(state))))
+
+    evaluate.__doc__ = "w . phi(s) with " + ", ".join(f"{k}={v:g}" for k, v in merged.items())
+    return evaluate
+
+
+betterEvaluationFunction: StateEvaluation = linear_evaluation()
+better = betterEvaluationFunction
+
+
+NAMED: dict[str, StateEvaluation] = {
+    "score": scoreEvaluationFunction,
+    "scoreEvaluationFunction": scoreEvaluationFunction,
+    "better": betterEvaluationFunction,
+    "betterEvaluationFunction": betterEvaluationFunction,
+}
+
+
+def resolve_evaluation(name: str, weights: str | None = None) -> StateEvaluation:
+    """`evalFn` as the baselines accept it: `score`, `better`, `path/to/file.py:function` or
+    `package.module:function`. `weights` (a YAML file) applies to `better` only."""
+    if weights is not None:
+        if name not in ("better", "betterEvaluationFunction"):
+            raise ValueError(f"weights=... applies to evalFn=better, not evalFn={name}")
+        return linear_evaluation(load_weights(weights))
+    if name in NAMED:
+        return NAMED[name]
+    where, sep, func = name.rpartition(":")
+    if not sep:
+        close = difflib.get_close_matches(name, list(NAMED), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ValueError(
+            f"evalFn: unknown evaluation {name!r}{hint}; expected score, better, "
+            "path/to/file.py:function or package.module:function"
+        )
+    try:
+        module = (
+            load_file(Path(where)) if where.endswith(".py") else importlib.import_module(where)
+        )
+    except (SubmissionError, ImportError) as exc:
+        raise ValueError(f"evalFn={name}: {exc}") from exc
+    fn = getattr(module, func, None)
+    if not callable(fn):
+        raise ValueError(f"evalFn={name}: {where} defines no function {func!r}")
+    return fn  # type: ignore[no-any-return]

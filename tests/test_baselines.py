@@ -1,0 +1,308 @@
+"""The Pacman baselines: the course's values, the exact states they generate, their options."""
+
+from __future__ import annotations
+
+import math
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pacman.agents import evaluation
+from pacman.agents.anytime_agent import AnytimeAgent
+from pacman.agents.multiagent import (
+    AlphaBetaAgent,
+    ExpectimaxAgent,
+    MinimaxAgent,
+    ReflexAgent,
+)
+from pacman.games.pacman_game import PacmanGame, Turn
+from pacman.layout import load_layout, parse_layout
+from pacman.search.anytime import AnytimeSearch
+from pacman.search.core import CHANCE, MIN, SearchStats, alphabeta, minimax
+from pacman.state import GameState
+from tests.conftest import ROOT
+
+
+def start(name: str, ghosts: int | None = None, rules: str = "classic") -> GameState:
+    return GameState.initial(load_layout(name), ghosts, rules)
+
+
+def states_along_a_game(name: str, ghosts: int, moves: int, seed: int) -> list[GameState]:
+    """Positions of a random game, Pacman to move in each."""
+    rng = random.Random(seed)
+    state, out = start(name, ghosts), []
+    while len(out) < moves and not state.isTerminal():
+        out.append(state)
+        for agent in range(state.getNumAgents()):
+            state = state.generateSuccessor(agent, rng.choice(state.getLegalActions(agent)))
+            if state.isTerminal():
+                break
+    return out
+
+
+# --- values the course states -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("depth", "value"), [(1, 9), (2, 8), (3, 7), (4, -492)])
+def test_minimax_values_of_minimaxClassic(depth: int, value: int) -> None:
+    # The CS188 project: "The minimax values of the initial state in the minimaxClassic
+    # layout are 9, 8, 7, -492 for depths 1, 2, 3 and 4 respectively."
+    for agent in (MinimaxAgent(depth=depth), AlphaBetaAgent(depth=depth)):
+        assert agent.decide(start("minimaxClassic")).value == value
+
+
+# --- the exact states generated -----------------------------------------------------------------
+
+
+class Recording(PacmanGame):
+    def __init__(self, root: GameState, ghosts: str) -> None:
+        super().__init__(root, evaluation.scoreEvaluationFunction, ghosts)
+        self.log: list[tuple[int, str, int]] = []
+
+    def successor(self, turn: Turn, action: str) -> Turn:
+        nxt = super().successor(turn, action)
+        self.log.append((turn.agent, action, hash(nxt.state)))
+        return nxt
+
+
+Log = list[tuple[int, str, int]]
+
+
+def course_search(root: GameState, depth: int, prune: bool) -> tuple[float, Log]:
+    """Minimax / alpha-beta as the course defines them, written directly over GameState,
+    logging every generated successor in order (what an autograder records)."""
+    log: list[tuple[int, str, int]] = []
+    n = root.getNumAgents()
+
+    def child(state: GameState, agent: int, action: str) -> GameState:
+        nxt = state.generateSuccessor(agent, action)
+        log.append((agent, action, hash(nxt)))
+        return nxt
+
+    def value(state: GameState, agent: int, d: int, alpha: float, beta: float) -> float:
+        if state.isWin() or state.isLose() or d == depth:
+            return state.getScore()
+        nxt, nd = (0, d + 1) if agent == n - 1 else (agent + 1, d)
+        if agent == 0:
+            v = -math.inf
+            for a in state.getLegalActions(0):
+                v = max(v, value(child(state, 0, a), nxt, nd, alpha, beta))
+                if prune and v > beta:
+                    return v
+                alpha = max(alpha, v)
+            return v
+        v = math.inf
+        for a in state.getLegalActions(agent):
+            v = min(v, value(child(state, agent, a), nxt, nd, alpha, beta))
+            if prune and v < alpha:
+                return v
+            beta = min(beta, v)
+        return v
+
+    return value(root, 0, 0, -math.inf, math.inf), log
+
+
+@pytest.mark.parametrize(
+    ("layout", "ghosts", "depth"),
+    [("smallClassic", 2, 2), ("minimaxClassic", 3, 3), ("mediumClassic", 2, 2),
+     ("trappedClassic", 2, 3)],
+)
+def test_searches_generate_exactly_the_course_states(layout: str, ghosts: int, depth: int) -> None:
+    for state in states_along_a_game(layout, ghosts, 6, seed=depth):
+        for search, prune in ((minimax, False), (alphabeta, True)):
+            game = Recording(state, MIN)
+            stats = SearchStats()
+            decision = search(game, game.start(), game.plies(depth), game.evaluate, stats)
+            expected_value, expected_log = course_search(state, depth, prune)
+            assert decision.value == expected_value
+            assert game.log == expected_log
+            assert stats.generated == len(expected_log)
+
+
+def test_pinned_node_counts() -> None:
+    # Regression pins (the order itself is checked against the course definition above).
+    counts = []
+    for layout, ghosts, depth in (("smallClassic", 2, 2), ("minimaxClassic", 3, 3)):
+        for search in (minimax, alphabeta):
+            game = PacmanGame(start(layout, ghosts), evaluation.scoreEvaluationFunction)
+            stats = SearchStats()
+            search(game, game.start(), game.plies(depth), game.evaluate, stats)
+            counts.append(stats.generated)
+    assert counts == PINNED_COUNTS
+
+
+PINNED_COUNTS = [72, 44, 1160, 886]  # minimax, alpha-beta; smallClassic d2, minimaxClassic d3
+
+
+# --- agents never fail ------------------------------------------------------------------------
+
+
+def agents() -> list[object]:
+    return [
+        ReflexAgent(),
+        MinimaxAgent(depth=1),
+        AlphaBetaAgent(depth=2, evalFn="better"),
+        ExpectimaxAgent(depth=2, evalFn="better"),
+        AnytimeAgent(timeLimit=0.02),
+        AnytimeAgent(timeLimit=0.02, mode="expectimax"),
+    ]
+
+
+@pytest.mark.parametrize("rules", ["classic", "cs221"])
+def test_agents_always_answer_a_legal_action(rules: str) -> None:
+    trapped = parse_layout("%%%%%%%\n%G.P.G%\n%%%%%%%", "trapped")
+    positions = [GameState.initial(trapped, 2, rules)]
+    for layout in ("smallClassic", "trappedClassic", "testClassic"):
+        positions += [GameState.initial(s.layout, None, rules) for s in states_along_a_game(
+            layout, 2, 1, seed=0)]
+        positions += states_along_a_game(layout, 2, 8, seed=7)
+    for agent in agents():
+        for state in positions:
+            if state.ruleset != rules:
+                continue
+            action = agent.getAction(state)  # type: ignore[attr-defined]
+            assert action in state.getLegalActions(0), (type(agent).__name__, action)
+
+
+def test_expectimax_models_ghosts_as_chance_and_minimax_as_adversaries() -> None:
+    state = start("smallClassic", 2)
+    assert PacmanGame(state, evaluation.better, CHANCE).player(Turn(state, 1)) == CHANCE
+    # Expectimax's value is never below minimax's: a uniform ghost is no worse than the worst.
+    for s in states_along_a_game("smallClassic", 2, 5, seed=3):
+        assert ExpectimaxAgent(depth=1).decide(s).value >= MinimaxAgent(depth=1).decide(s).value
+
+
+def test_anytime_agent_to_a_fixed_depth_equals_alphabeta() -> None:
+    for s in states_along_a_game("smallClassic", 2, 6, seed=11):
+        game = PacmanGame(s, evaluation.better, MIN)
+        plain = alphabeta(game, game.start(), game.plies(2), game.evaluate)
+        deep = AnytimeSearch[Turn, str]("alphabeta").search(
+            game, game.start(), math.inf, game.evaluate, step=game.num_agents,
+            max_depth=game.plies(2),
+        )
+        assert deep.value == pytest.approx(plain.value) and deep.depth == game.plies(2)
+
+
+# --- options ---------------------------------------------------------------------------------
+
+
+def test_options_are_checked_with_their_name() -> None:
+    with pytest.raises(ValueError, match="depth: expected a whole number"):
+        MinimaxAgent(depth="deep")
+    with pytest.raises(ValueError, match="depth: expected at least 1"):
+        ExpectimaxAgent(depth="0")
+    with pytest.raises(ValueError, match="did you mean better"):
+        ExpectimaxAgent(evalFn="beter")
+    with pytest.raises(ValueError, match="timeLimit: expected a positive number"):
+        AnytimeAgent(timeLimit="-1")
+    with pytest.raises(ValueError, match="mode: expected one of"):
+        AnytimeAgent(mode="paranoid")
+    with pytest.raises(ValueError, match=r"weights=\.\.\. applies to evalFn=better"):
+        ExpectimaxAgent(evalFn="score", weights="w.yaml")
+
+
+def test_evalFn_from_a_file_and_a_module(tmp_path: Path) -> None:
+    (tmp_path / "evals.py").write_text("def twice(state):\n    return 2 * state.getScore()\n")
+    agent = MinimaxAgent(evalFn=f"{tmp_path / 'evals.py'}:twice", depth=1)
+    assert agent.evaluationFunction.__name__ == "twice"
+    agent = MinimaxAgent(evalFn="pacman.agents.evaluation:scoreEvaluationFunction", depth=1)
+    assert agent.evaluationFunction is evaluation.scoreEvaluationFunction
+    with pytest.raises(ValueError, match="defines no function 'nope'"):
+        MinimaxAgent(evalFn=f"{tmp_path / 'evals.py'}:nope")
+    with pytest.raises(ValueError, match=r"evalFn=no\.such\.module:f"):
+        MinimaxAgent(evalFn="no.such.module:f")
+
+
+# --- the better evaluation --------------------------------------------------------------------
+
+
+def test_features_on_a_hand_made_position() -> None:
+    layout = parse_layout(
+        "%%%%%%%%%\n"
+        "%P  . o %\n"
+        "% %%%%% %\n"
+        "%G     .%\n"
+        "%%%%%%%%%",
+        "hand",
+    )
+    state = GameState.initial(layout, 1)
+    phi = evaluation.features(state)
+    assert phi["food_left"] == 2 and phi["capsules_left"] == 1
+    assert phi["nearest_food"] == 3  # (4, 3) is three steps east of Pacman at (1, 3)
+    # The ghost at (1, 1) is two steps below: one ghost move to (1, 2), one onto Pacman.
+    assert phi["ghost_threat"] == 1 and phi["edible_ghosts"] == 0
+    assert phi["score"] == 0 and phi["won"] == phi["lost"] == 0
+    # Eat the capsule: the ghost is scared and reachable (timer 40 > distance), so edible.
+    s = state
+    for action in ("East",) * 5:
+        s = s.generateSuccessor(0, action)
+        s = s.generateSuccessor(1, s.getLegalActions(1)[0])
+    phi = evaluation.features(s)
+    assert phi["capsules_left"] == 0 and phi["edible_ghosts"] == 1
+    assert phi["edible_distance"] == evaluation.maze_distances(layout).between(
+        s.getPacmanPosition(), s.getGhostPosition(1))
+
+
+def test_better_is_the_dot_product_of_features_and_weights(tmp_path: Path) -> None:
+    weights = tmp_path / "w.yaml"
+    weights.write_text("nearest_food: -7\nlost: -1000\n")
+    custom = evaluation.resolve_evaluation("better", str(weights))
+    expected_weights = evaluation.DEFAULT_WEIGHTS | {"nearest_food": -7.0, "lost": -1000.0}
+    for s in states_along_a_game("smallClassic", 2, 10, seed=5):
+        phi = evaluation.features(s)
+        assert custom(s) == pytest.approx(sum(expected_weights[k] * v for k, v in phi.items()))
+        assert evaluation.better(s) == pytest.approx(
+            sum(evaluation.DEFAULT_WEIGHTS[k] * v for k, v in phi.items()))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("nearest_fod: 1\n", "unknown feature 'nearest_fod' (did you mean nearest_food?)"),
+     ("score: high\n", "score: expected a number"),
+     ("- 1\n", "expected a mapping"),
+     ("score: [\n", "not valid YAML")],
+)
+def test_weight_file_errors(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError) as info:
+        evaluation.load_weights(path)
+    assert message in str(info.value) and str(path) in str(info.value)
+
+
+# --- from the command line --------------------------------------------------------------------
+
+
+def pacman(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pacman.cli", *args], cwd=cwd, capture_output=True, text=True,
+        timeout=300,
+    )
+
+
+def test_cli_plays_the_baselines() -> None:
+    out = pacman("-l", "smallClassic", "-p", "ExpectimaxAgent", "-a", "evalFn=better", "-q",
+                 "-n", "3", "--seed", "1")
+    assert out.returncode == 0, out.stderr
+    assert "Win Rate:" in out.stdout and "Average Score:" in out.stdout
+    out = pacman("-l", "smallClassic", "-p", "AlphaBetaAgent", "-a", "depth=3", "-q", "-n",
+                 "1", "--seed", "1", "--json")
+    assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["-p", "MinimaxAgent", "-a", "depth=deep"], "depth: expected a whole number"),
+     (["-p", "ExpectimaxAgent", "-a", "evalFn=beter"], "did you mean better"),
+     (["-p", "ExpectimaxAgent", "-a", "weights=/no/such.yaml,evalFn=better"],
+      "/no/such.yaml: cannot read weights"),
+     (["-p", "AnytimeAgent", "-a", "timeLimit=soon"], "timeLimit: expected a number")],
+)
+def test_cli_option_errors_exit_2(args: list[str], message: str) -> None:
+    out = pacman("-l", "smallClassic", "-q", "-n", "1", *args)
+    assert out.returncode == 2
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr
