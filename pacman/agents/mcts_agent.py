@@ -1,0 +1,156 @@
+"""A Monte Carlo tree search Pacman (`pacman.search.mcts` over `pacman.games.pacman_game`).
+
+Options, as strings from `-a` (`-a timeLimit=0.5,rolloutDepth=4`) or as values:
+
+- `timeLimit`: seconds of search per move (default 0.2; `none` for no clock, which needs
+  `playouts`);
+- `playouts`: a playout budget per move (default none: the clock alone); with both, the search
+  stops at whichever comes first;
+- `rolloutDepth`: plies of random play (Pacman and ghosts each move once per ply) before a new
+  node is evaluated (default 8; 0 evaluates it directly);
+- `evalFn`, `weights`: the evaluation, resolved as the baselines do (default `better`);
+- `ghosts`: `chance` (default: ghosts move uniformly at random, right against RandomGhost) or
+  `min` (ghosts choose by UCT against Pacman);
+- `exploration`: the UCB1 constant on values scaled to [0, 1] (default 1.0);
+- `reuse`: keep the subtree of the position reached between moves (default 1; 0 to search
+  every move afresh).
+
+The move is the root action with the most playouts. Randomness comes from `self.rng`, which the
+game runner seeds per game, so with `timeLimit=none` and a playout budget a game is
+reproducible.
+"""
+
+from __future__ import annotations
+
+import time
+
+from pacman.actions import Directions
+from pacman.agents.base import Agent
+from pacman.agents.evaluation import StateEvaluation
+from pacman.agents.multiagent import evaluation_option, positive_number, whole_number
+from pacman.games.pacman_game import PacmanGame, Turn
+from pacman.search.core import CHANCE, MIN
+from pacman.search.mcts import MCTSResult, MCTSStats, Node, mcts
+from pacman.state import GameState
+
+_NONE = ("none", "")
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+def _optional(value: object) -> bool:
+    """True when an option is absent: None, or the text `none` (or empty)."""
+    return value is None or (isinstance(value, str) and value.strip().lower() in _NONE)
+
+
+def _non_negative(owner: str, option: str, value: object) -> float:
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise ValueError(f"{owner}: {option}: expected a number, got {value!r}") from None
+    if not number >= 0 or number == float("inf"):
+        raise ValueError(f"{owner}: {option}: expected a number >= 0, got {value!r}")
+    return number
+
+
+def _flag(owner: str, option: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(f"{owner}: {option}: expected 1 or 0 (true or false), got {value!r}")
+
+
+class MCTSAgent(Agent):
+    """Pacman by UCT: random rollouts valued by an evaluation function, within a time limit."""
+
+    def __init__(
+        self,
+        timeLimit: float | str | None = 0.2,
+        playouts: int | str | None = None,
+        rolloutDepth: int | str = 8,
+        evalFn: str | StateEvaluation = "better",
+        weights: str | None = None,
+        ghosts: str = CHANCE,
+        exploration: float | str = 1.0,
+        reuse: bool | str = True,
+    ) -> None:
+        super().__init__(0)
+        name = type(self).__name__
+        self.playouts = None if _optional(playouts) else whole_number(name, "playouts", playouts, 1)
+        if _optional(timeLimit):
+            if self.playouts is None:
+                raise ValueError(f"{name}: timeLimit: none needs a playouts budget")
+            self.timeLimit: float | None = None
+        else:
+            self.timeLimit = positive_number(name, "timeLimit", timeLimit)
+        self.rolloutDepth = whole_number(name, "rolloutDepth", rolloutDepth, 0)
+        self.evaluationFunction = evaluation_option(name, evalFn, weights)
+        kind = str(ghosts).strip().lower()
+        if kind not in (CHANCE, MIN):
+            raise ValueError(f"{name}: ghosts: expected {CHANCE} or {MIN}, got {ghosts!r}")
+        self.ghosts = kind
+        self.exploration = _non_negative(name, "exploration", exploration)
+        self.reuse = _flag(name, "reuse", reuse)
+        #: The last search's statistics (None after a move made without searching).
+        self.last_stats: MCTSStats | None = None
+        #: Playouts over every move so far, and the moves searched.
+        self.total_playouts = 0
+        self.searches = 0
+        self._last: MCTSResult[Turn, str] | None = None
+        self._agents = 0
+
+    def getAction(self, gameState: GameState) -> str:
+        started = time.perf_counter()
+        legal = gameState.getLegalActions(0)
+        if len(legal) <= 1:  # nothing to decide (no action at all only at a terminal state)
+            self._last = None
+            self.last_stats = None
+            return legal[0] if legal else Directions.STOP
+        game = PacmanGame(gameState, self.evaluationFunction, self.ghosts)
+        root = game.start()
+        tree, bounds = self._continuation(root, game.num_agents)
+        result = mcts(
+            game,
+            root,
+            evaluate=game.evaluate,
+            playouts=self.playouts,
+            deadline=None if self.timeLimit is None else started + self.timeLimit,
+            rollout_depth=self.rolloutDepth,
+            exploration=self.exploration,
+            rng=self.rng,
+            tree=tree,
+            bounds=bounds,
+        )
+        self.last_stats = result.stats
+        self.total_playouts += result.stats.playouts
+        self.searches += 1
+        action = result.action
+        if action not in legal:  # cannot happen at a MAX root; never hand back an illegal move
+            action = legal[0]
+        self._last = result if self.reuse else None
+        self._agents = game.num_agents
+        return str(action)
+
+    def _continuation(
+        self, root: Turn, agents: int
+    ) -> tuple[Node[Turn, str] | None, tuple[float, float] | None]:
+        """The node of the last search whose state is `root` (one round after its root), if
+        the last move was searched and the ghosts' replies were explored there."""
+        last = self._last
+        self._last = None
+        if last is None or last.action is None or agents != self._agents:
+            return None, None
+        chosen = last.root.child(last.action)
+        if chosen is None:
+            return None, None
+        node = chosen.find(root, agents - 1)
+        if node is None:
+            return None, None
+        return node, last.bounds
+
+
+__all__ = ["MCTSAgent"]
