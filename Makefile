@@ -27,6 +27,8 @@ test: setup
 
 bench: setup
 	$(PY) benchmarks/engine.py
+	$(PY) benchmarks/strength.py
 
 bench-short: setup
 	$(PY) benchmarks/engine.py --short
+	$(PY) benchmarks/strength.py --short
