@@ -3,6 +3,7 @@ Pacman agent on real positions."""
 
 from __future__ import annotations
 
+import gc
 import random
 import time
 
@@ -268,7 +269,7 @@ def test_agent_with_one_legal_action_does_not_search():
 
 def test_agent_reuses_the_subtree_of_the_position_reached():
     state = GameState.initial(load_layout("smallClassic"), 2)
-    agent = MCTSAgent(timeLimit="none", playouts="400", rolloutDepth="2")
+    agent = MCTSAgent(timeLimit="none", playouts="400", rolloutDepth="2", reuse="1")
     agent.rng = random.Random(1)
     action = agent.getAction(state)
     result = agent._last
@@ -285,8 +286,8 @@ def test_agent_reuses_the_subtree_of_the_position_reached():
     agent.getAction(turn.state)
     assert agent._last is not None and agent._last.root is node
     assert node.visits == known + 400
-    # With reuse=0 every move is searched afresh.
-    fresh = MCTSAgent(timeLimit="none", playouts="400", rolloutDepth="2", reuse="0")
+    # By default every move is searched afresh.
+    fresh = MCTSAgent(timeLimit="none", playouts="400", rolloutDepth="2")
     fresh.rng = random.Random(1)
     fresh.getAction(state)
     assert fresh._last is None
@@ -299,6 +300,18 @@ def test_agent_respects_its_time_limit():
     assert agent.getAction(state) in state.getLegalActions(0)
     assert time.perf_counter() - t0 < 0.1 + 0.5
     assert agent.last_stats is not None and agent.last_stats.playouts >= 5
+    assert gc.isenabled()  # the search pauses the cyclic collector, and only the search
+
+
+def test_agent_restores_the_collector_when_its_evaluation_fails():
+    def broken(state):
+        raise RuntimeError("broken evaluation")
+
+    state = GameState.initial(load_layout("smallClassic"), 2)
+    agent = MCTSAgent(timeLimit="none", playouts="10", evalFn=broken)
+    with pytest.raises(RuntimeError, match="broken"):
+        agent.getAction(state)
+    assert gc.isenabled()
 
 
 def test_agent_plays_a_game_in_the_runner():
@@ -343,9 +356,10 @@ def test_option_errors_name_the_option(options, name):
 
 
 def test_options_from_text():
-    agent = MCTSAgent(timeLimit="0.5", playouts="100", rolloutDepth="0", ghosts="MIN",
-                      exploration="0", reuse="false")
-    assert agent.timeLimit == 0.5 and agent.playouts == 100 and agent.rolloutDepth == 0
-    assert agent.ghosts == MIN and agent.exploration == 0 and agent.reuse is False
+    agent = MCTSAgent(timeLimit="0.5", playouts="100", rolloutDepth="6", ghosts="MIN",
+                      exploration="0", reuse="yes")
+    assert agent.timeLimit == 0.5 and agent.playouts == 100 and agent.rolloutDepth == 6
+    assert agent.ghosts == MIN and agent.exploration == 0 and agent.reuse is True
     default = MCTSAgent()
     assert default.timeLimit == 0.2 and default.playouts is None and default.ghosts == CHANCE
+    assert default.rolloutDepth == 0 and default.exploration == 0.25 and default.reuse is False
