@@ -87,6 +87,20 @@ def _limit(depth: int | None, evaluate: object) -> int:
     return depth
 
 
+def _leaf(
+    game: Game[S, A], s: S, depth: int, evaluate: Evaluation[S] | None, stats: SearchStats
+) -> float | None:
+    """Count a visited state; its value if it is terminal or at the horizon, else None."""
+    stats.nodes += 1
+    if game.is_terminal(s):
+        stats.terminals += 1
+        return game.utility(s)
+    if depth == 0:
+        stats.evaluations += 1
+        return evaluate(s)  # type: ignore[misc]
+    return None
+
+
 def _decide(values: list[tuple[float, A]], kind: str) -> tuple[float, A]:
     """The first best (value, action); at MIN the lowest, at CHANCE the best for MAX."""
     best = values[0]
@@ -108,13 +122,9 @@ def minimax(
     limit = _limit(depth, evaluate)
 
     def value(s: S, d: int) -> float:
-        stats.nodes += 1
-        if game.is_terminal(s):
-            stats.terminals += 1
-            return game.utility(s)
-        if d == 0:
-            stats.evaluations += 1
-            return evaluate(s)  # type: ignore[misc]
+        leaf = _leaf(game, s, d, evaluate, stats)
+        if leaf is not None:
+            return leaf
         kind = game.player(s)
         vals = [value(game.successor(s, a), d - 1) for a in game.actions(s)]
         if kind == MAX:
@@ -138,13 +148,9 @@ def expectimax(
     limit = _limit(depth, evaluate)
 
     def value(s: S, d: int) -> float:
-        stats.nodes += 1
-        if game.is_terminal(s):
-            stats.terminals += 1
-            return game.utility(s)
-        if d == 0:
-            stats.evaluations += 1
-            return evaluate(s)  # type: ignore[misc]
+        leaf = _leaf(game, s, d, evaluate, stats)
+        if leaf is not None:
+            return leaf
         if game.player(s) == MAX:
             return max(value(game.successor(s, a), d - 1) for a in game.actions(s))
         actions = game.actions(s)
@@ -192,13 +198,9 @@ def alphabeta(
     limit = _limit(depth, evaluate)
 
     def value(s: S, d: int, alpha: float, beta: float) -> float:
-        stats.nodes += 1
-        if game.is_terminal(s):
-            stats.terminals += 1
-            return game.utility(s)
-        if d == 0:
-            stats.evaluations += 1
-            return evaluate(s)  # type: ignore[misc]
+        leaf = _leaf(game, s, d, evaluate, stats)
+        if leaf is not None:
+            return leaf
         kind = game.player(s)
         if kind == MAX:
             v = -math.inf
