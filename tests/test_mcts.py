@@ -125,7 +125,11 @@ def test_search_with_an_evaluation_and_depth_limited_rollouts():
     win = parse_position("XX.OO....", "X")
     for depth in (0, 2):
         result = mcts(
-            game, win, playouts=300, evaluate=game.evaluate, rollout_depth=depth,
+            game,
+            win,
+            playouts=300,
+            evaluate=game.evaluate,
+            rollout_depth=depth,
             rng=random.Random(3),
         )
         assert result.action == 2
@@ -317,8 +321,11 @@ def test_agent_restores_the_collector_when_its_evaluation_fails():
 def test_agent_plays_a_game_in_the_runner():
     spec = GameSpec(
         load_layout("smallClassic"),
-        AgentRef("MCTSAgent", "pacman.agents.mcts_agent",
-                 args=(("timeLimit", "none"), ("playouts", "30"), ("rolloutDepth", "2"))),
+        AgentRef(
+            "MCTSAgent",
+            "pacman.agents.mcts_agent",
+            args=(("timeLimit", "none"), ("playouts", "30"), ("rolloutDepth", "2")),
+        ),
         AgentRef("RandomGhost", "pacman.agents.ghosts", builtin=True),
         num_ghosts=2,
         seed=3,
@@ -356,8 +363,14 @@ def test_option_errors_name_the_option(options, name):
 
 
 def test_options_from_text():
-    agent = MCTSAgent(timeLimit="0.5", playouts="100", rolloutDepth="6", ghosts="MIN",
-                      exploration="0", reuse="yes")
+    agent = MCTSAgent(
+        timeLimit="0.5",
+        playouts="100",
+        rolloutDepth="6",
+        ghosts="MIN",
+        exploration="0",
+        reuse="yes",
+    )
     assert agent.timeLimit == 0.5 and agent.playouts == 100 and agent.rolloutDepth == 6
     assert agent.ghosts == MIN and agent.exploration == 0 and agent.reuse is True
     default = MCTSAgent()
