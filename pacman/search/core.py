@@ -168,13 +168,9 @@ def _root(
     value: Callable[[S, int], float],
     chance: bool = False,
 ) -> Decision[A]:
-    stats.nodes += 1
-    if game.is_terminal(state):
-        stats.terminals += 1
-        return Decision(game.utility(state), None)
-    if limit == 0:
-        stats.evaluations += 1
-        return Decision(evaluate(state), None)  # type: ignore[misc]
+    leaf = _leaf(game, state, limit, evaluate, stats)
+    if leaf is not None:
+        return Decision(leaf, None)
     kind = game.player(state)
     values = [(value(game.successor(state, a), limit - 1), a) for a in game.actions(state)]
     if kind == CHANCE or (chance and kind == MIN):
@@ -222,13 +218,9 @@ def alphabeta(
         total = sum(value(game.successor(s, a), d - 1, -math.inf, math.inf) for a in actions)
         return total / len(actions)
 
-    stats.nodes += 1
-    if game.is_terminal(state):
-        stats.terminals += 1
-        return Decision(game.utility(state), None)
-    if limit == 0:
-        stats.evaluations += 1
-        return Decision(evaluate(state), None)  # type: ignore[misc]
+    leaf = _leaf(game, state, limit, evaluate, stats)
+    if leaf is not None:
+        return Decision(leaf, None)
     kind = game.player(state)
     if kind == CHANCE:
         stats.nodes -= 1  # `value` counts the root itself
