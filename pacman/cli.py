@@ -23,10 +23,18 @@ import click
 
 from pacman import replay as replays
 from pacman.display import Display, WindowClosed, make_display
-from pacman.game import FAILURES, AgentFailure, GameSpec, derive_seed, play
+from pacman.game import FAILURES, AgentFailure, GameResult, GameSpec, derive_seed, play
 from pacman.layout import LayoutError, load_layout
-from pacman.loader import AgentRef, SubmissionError, describe_signature, parse_agent_args, resolve
+from pacman.loader import (
+    AgentRef,
+    SubmissionError,
+    describe_signature,
+    options_in_source,
+    parse_agent_args,
+    resolve,
+)
 from pacman.rules import DEFAULT_MAX_MOVES, RULESETS
+from pacman.sandbox.limits import CONTEST, UNTIMED, Limits, limit_problem
 
 FIXED_SEED = 188  # `-f`: the same games every run (the course fixes its seed too)
 
@@ -36,8 +44,21 @@ def die(message: str, status: int = 2) -> NoReturn:
     sys.exit(status)
 
 
-def check_options(ref: AgentRef) -> None:
-    """Reject `-a` options the agent's constructor cannot take, before any game starts."""
+def check_options(ref: AgentRef, sandboxed: bool) -> None:
+    """Reject `-a` options the agent's constructor cannot take, before any game starts.
+
+    A sandboxed agent's code must not run in the referee, so its options are read from its
+    source; where the source cannot tell, its start-up in the sandbox reports them.
+    """
+    if sandboxed and ref.path is not None:
+        options = options_in_source(Path(ref.path), ref.name)
+        if options is None:
+            return
+        for key, _ in ref.args:
+            if key not in options:
+                die(f"-a {key}=...: {ref.label} takes no option {key!r} "
+                    f"(its options: {', '.join(options) or 'none'})")
+        return
     cls = ref.load_class()
     try:
         params = inspect.signature(cls).parameters
@@ -49,6 +70,34 @@ def check_options(ref: AgentRef) -> None:
         if key not in params:
             die(f"-a {key}=...: {ref.label} takes no option {key!r} "
                 f"(its options: {describe_signature(cls)})")
+
+
+def build_limits(
+    contest: bool, catch: bool, given: dict[str, tuple[str, float | int | None]]
+) -> Limits:
+    """The limits the flags ask for: none by default (as the course without -c), a hard 30 s
+    per move with -c, the contest's with --contest-limits; each flag overrides one field."""
+    base = CONTEST if contest else UNTIMED
+    changes: dict[str, float | int] = {}
+    if catch and not contest:
+        changes["move_hard"] = 30.0
+    for name, (flag, value) in given.items():
+        if value is None:
+            continue
+        problem = limit_problem(name, value)
+        if problem:
+            die(f"{flag}: {problem}")
+        changes[name] = value
+    return base.with_changes(**changes)
+
+
+def show_logs(result: GameResult | None) -> None:
+    """What sandboxed agents printed, shown after their game as the course shows it live."""
+    for index, log in enumerate(result.logs if result is not None else []):
+        if log:
+            who = "Pacman" if index == 0 else f"Ghost {index}"
+            click.echo(f"--- output of {who} ({result.agents[index]}) ---")  # type: ignore[union-attr]
+            click.echo(log.rstrip("\n"))
 
 
 def game_line(game: dict[str, Any], max_moves: int) -> str:
@@ -98,9 +147,30 @@ def summary_lines(games: list[dict[str, Any]]) -> list[str]:
               help=f"Use the fixed seed {FIXED_SEED}.")
 @click.option("-c", "--catchExceptions", "catch", is_flag=True,
               help="Record agent failures as lost games and go on.")
+@click.option("--sandbox/--no-sandbox", "sandbox", default=None,
+              help="Run agents loaded from files in a sandboxed process of their own "
+                   "[default: yes; built-in agents always play in-process].")
 @click.option("--timeout", type=float, default=None,
-              help="Seconds an agent may think per move, checked when the move returns "
-                   "[default: 30 with -c, else none].")
+              help="Hard seconds per move: a sandboxed agent is killed, an in-process one "
+                   "fails when the move returns [default: 30 with -c, else none].")
+@click.option("--move-limit", "move_soft", type=float, default=None,
+              help="Soft seconds per move; going over it more than --move-warnings times is a "
+                   "timeout [default: none].")
+@click.option("--move-warnings", type=int, default=None,
+              help="Moves over --move-limit that are forgiven [default: 3].")
+@click.option("--startup-limit", type=float, default=None,
+              help="Seconds for import, construction and registerInitialState [default: none].")
+@click.option("--game-time", type=float, default=None,
+              help="Seconds of thinking per agent per game [default: none].")
+@click.option("--memory", "memory_mb", type=int, default=None,
+              help="MiB of memory for a sandboxed agent [default: 2048].")
+@click.option("--cpu-time", type=float, default=None,
+              help="CPU seconds per game for a sandboxed agent (kernel-enforced) [default: none].")
+@click.option("--output-limit", "output_kb", type=int, default=None,
+              help="KiB of a sandboxed agent's printed output that is shown [default: 64].")
+@click.option("--contest-limits", is_flag=True,
+              help="Start from the course contest's limits: 15 s start-up, 1 s per move with "
+                   "3 warnings, 3 s hard.")
 @click.option("-r", "--recordActions", "record", is_flag=True,
               help="Record every game as a JSON replay (into --record-dir).")
 @click.option("--record-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -129,7 +199,16 @@ def main(
     frame_time: float,
     fix_seed: bool,
     catch: bool,
+    sandbox: bool | None,
     timeout: float | None,
+    move_soft: float | None,
+    move_warnings: int | None,
+    startup_limit: float | None,
+    game_time: float | None,
+    memory_mb: int | None,
+    cpu_time: float | None,
+    output_kb: int | None,
+    contest_limits: bool,
     record: bool,
     record_dir: Path | None,
     replay_file: Path | None,
@@ -153,8 +232,14 @@ def main(
         die("-k/--numghosts: expected a number of ghosts >= 0")
     if max_moves < 1:
         die("--max-moves: expected at least 1")
-    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
-        die("--timeout: expected a positive number of seconds")
+    limits = build_limits(
+        contest_limits, catch,
+        {"move_hard": ("--timeout", timeout), "move_soft": ("--move-limit", move_soft),
+         "move_warnings": ("--move-warnings", move_warnings),
+         "startup": ("--startup-limit", startup_limit), "game_total": ("--game-time", game_time),
+         "memory_mb": ("--memory", memory_mb), "cpu_seconds": ("--cpu-time", cpu_time),
+         "output_kb": ("--output-limit", output_kb)},
+    )
     batch = Batch(
         layout_ref=layout_ref,
         pacman_ref=pacman_ref,
@@ -167,7 +252,8 @@ def main(
         frame_time=frame_time,
         seed=FIXED_SEED if fix_seed else seed if seed is not None else secrets.randbits(31),
         catch=catch,
-        move_timeout=timeout if timeout is not None else (30.0 if catch else None),
+        limits=limits,
+        sandbox=sandbox,
         record_dir=record_dir or (Path("replays") if record else None),
         ruleset=ruleset,
         max_moves=max_moves,
@@ -197,7 +283,8 @@ class Batch:
     frame_time: float
     seed: int
     catch: bool
-    move_timeout: float | None
+    limits: Limits
+    sandbox: bool | None
     record_dir: Path | None
     ruleset: str
     max_moves: int
@@ -210,8 +297,9 @@ def play_batch(b: Batch) -> dict[str, Any] | None:
         layout = load_layout(b.layout_ref)
         pacman = resolve(b.pacman_ref, parse_agent_args(b.agent_args), kind="pacman")
         ghost = resolve(b.ghost_ref, kind="ghost")
-        check_options(pacman)
-        ghost.load_class()
+        check_options(pacman, sandboxed=not pacman.builtin and b.sandbox is not False)
+        if ghost.builtin or b.sandbox is False:
+            ghost.load_class()
         if pacman.builtin:
             # A built-in checks its option values when built: report them before any game.
             pacman.build(0)
@@ -237,17 +325,22 @@ def play_batch(b: Batch) -> dict[str, Any] | None:
             seed=derive_seed(b.seed, "game", i),
             ruleset=b.ruleset,
             max_moves=b.max_moves,
-            move_timeout=b.move_timeout,
+            limits=b.limits,
+            sandbox=b.sandbox,
         )
         try:
             result = play(spec, display=display, catch=b.catch)
         except WindowClosed:
             break
         except AgentFailure as exc:
+            show_logs(exc.result)
             if exc.__cause__ is not None:
                 traceback.print_exception(exc.__cause__)
+            elif exc.trace:
+                click.echo(exc.trace.rstrip("\n"), err=True)
             status = 2 if exc.kind == "load_error" else 1
             die(f"{exc}\n(use -c to record agent failures as lost games and go on)", status)
+        show_logs(result)
         entry: dict[str, Any] = {
             "game": i,
             "seed": spec.seed,

@@ -23,6 +23,8 @@ from pacman.display import Display, NullDisplay
 from pacman.layout import Layout
 from pacman.loader import AgentRef, describe_signature
 from pacman.rules import DEFAULT_MAX_MOVES, IllegalMove
+from pacman.sandbox.limits import UNTIMED, Limits, TimeKeeper
+from pacman.sandbox.process import AgentFault, Placement, SandboxedAgent, SandboxError
 from pacman.state import GameState
 
 #: How a game ended. The first three are the rules' endings; the rest name an agent failure
@@ -33,17 +35,23 @@ ENDINGS = ("win", "loss", "move_limit")
 AGENT_ERRORS = (Exception, SystemExit, GeneratorExit)
 #: Longest message kept from an agent's failure (its exception text can be anything).
 MESSAGE_LIMIT = 300
-FAILURES = ("load_error", "crash", "timeout", "illegal_action")
+FAILURES = ("load_error", "crash", "timeout", "illegal_action", "memory", "killed")
+#: The platform itself failed (a sandbox could not start...): recorded, never scored.
+INFRA_ERROR = "infra_error"
 
 
 class AgentFailure(Exception):
     """Raised out of `play(catch=False)` when an agent fails; the agent's own exception, if
     any, is the `__cause__`. Anything else escaping `play` is the platform's own error."""
 
-    def __init__(self, kind: str, culprit: int, message: str) -> None:
+    def __init__(self, kind: str, culprit: int | None, message: str, trace: str = "") -> None:
         super().__init__(message)
         self.kind = kind
         self.culprit = culprit
+        #: The agent's traceback as text, when it ran in a sandbox (no exception object).
+        self.trace = trace
+        #: The game so far (its logs included), filled in as the failure leaves `play`.
+        self.result: GameResult | None = None
 
 
 def safe_text(obj: object, use_repr: bool = True) -> str:
@@ -74,8 +82,13 @@ class GameSpec:
     seed: int = 0
     ruleset: str = "classic"
     max_moves: int = DEFAULT_MAX_MOVES
-    #: Seconds an agent may think per move (and for `registerInitialState`); None: no limit.
-    move_timeout: float | None = None
+    #: Time, memory and output limits of every agent (built-ins in-process get the time ones,
+    #: checked when a move returns; sandboxed agents get all of them, enforced by killing).
+    limits: Limits = UNTIMED
+    #: Run agents loaded from files in a sandbox: True, False, or None for the default (yes).
+    #: Built-in agents (and any named by module rather than file) are trusted and play
+    #: in-process.
+    sandbox: bool | None = None
 
 
 @dataclass
@@ -90,6 +103,10 @@ class AgentTiming:
     wall: float = 0.0
     wall_max: float = 0.0
     cpu: float | None = None
+    #: Largest CPU time of one move, as the sandbox harness measured it (None in-process).
+    cpu_max: float | None = None
+    #: Moves over the soft per-move limit.
+    warnings: int = 0
 
     def add(self, wall: float) -> None:
         self.moves += 1
@@ -115,6 +132,10 @@ class GameResult:
     actions: list[tuple[int, str]] = field(default_factory=list)
     scores: list[int] = field(default_factory=list)
     timing: list[AgentTiming] = field(default_factory=list)
+    #: Per agent: what it printed (sandboxed agents only, capped by `limits.output_kb`).
+    logs: list[str] = field(default_factory=list)
+    #: Per agent: the sandbox layers that were active (empty: it played in-process).
+    sandbox: list[list[str]] = field(default_factory=list)
     final_state: GameState | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -125,16 +146,24 @@ class GameResult:
     def failed(self) -> bool:
         return self.outcome in FAILURES
 
+    @property
+    def scored(self) -> bool:
+        """False for a game the platform failed to run: it counts for nobody."""
+        return self.outcome != INFRA_ERROR
+
 
 def play(
     spec: GameSpec,
     display: Display | None = None,
     catch: bool = True,
     agents: list[Any] | None = None,
+    placement: Placement | None = None,
 ) -> GameResult:
     """Play one game. With `catch` (the default) nothing an agent does escapes as an exception.
 
-    `agents` overrides building them from the spec (tests and the keyboard use it).
+    `agents` overrides building them from the spec (tests and the keyboard use it);
+    `placement` says where sandboxes live and which uid slot they take (one per worker).
+    Every sandbox the game started is gone when this returns, whatever happened.
     """
     display = display or NullDisplay()
     state = GameState.initial(spec.layout, spec.num_ghosts, spec.ruleset)
@@ -150,96 +179,158 @@ def play(
         score=0,
         moves=0,
         timing=[AgentTiming() for _ in range(n)],
+        logs=["" for _ in range(n)],
+        sandbox=[[] for _ in range(n)],
     )
     random.seed(derive_seed(spec.seed, "agents"))
-    ghost_rng = random.Random(derive_seed(spec.seed, "ghosts"))
+    keepers = [TimeKeeper(spec.limits) for _ in range(n)]
 
-    def fail(kind: str, index: int, message: str, exc: BaseException | None = None) -> None:
+    def fail(kind: str, index: int | None, message: str, exc: BaseException | None = None,
+             trace: str = "") -> None:
         result.outcome = kind
         result.culprit = index
         result.message = message[:MESSAGE_LIMIT]
+        result.trace = trace
         if exc is not None:
             try:
                 result.trace = "".join(traceback.format_exception(exc)[-12:])[-4000:]
             except BaseException:
                 result.trace = result.message
         if not catch:
-            raise AgentFailure(kind, index, result.message) from exc
+            raise AgentFailure(kind, index, result.message, result.trace) from exc
 
     built: list[Any] = []
-    if agents is not None:
-        built = list(agents)
-    else:
-        for i, ref in enumerate(refs):
-            try:
-                agent = ref.build(i)
-            except TypeError as exc:
-                cls_name = ref.label
+    try:
+        if agents is not None:
+            built = list(agents)
+        else:
+            built = _build(spec, refs, n, placement, keepers, fail)
+        if not result.outcome:
+            display.initialize(state)
+            _register(built, state, keepers, fail)
+        started = not result.outcome
+        if started:
+            _run(spec, state, built, keepers, display, result, fail)
+        state = result.final_state or state
+        result.final_state = state
+        result.score = int(state.getScore())
+        if not result.outcome:
+            result.outcome = "win" if state.isWin() else "loss" if state.isLose() else "move_limit"
+        # The course calls final() on every agent once a game is over; a game that never
+        # started (an agent failed to load or register) has nothing to report to them.
+        for i, agent in enumerate(built if started else []):
+            hook = getattr(agent, "final", None)
+            if hook is not None:
                 try:
-                    params = describe_signature(ref.load_class())
-                except Exception:
-                    params = "unknown"
-                fail("load_error", i, f"{cls_name}: {describe(exc)} (its options: {params})", exc)
-                break
-            except AGENT_ERRORS as exc:
-                fail("load_error", i, f"{ref.label}: {describe(exc)}", exc)
-                break
-            if ref.builtin and i > 0:
-                agent.rng = ghost_rng
-            built.append(agent)
-
-    if not result.outcome:
-        display.initialize(state)
+                    hook(state)
+                except AGENT_ERRORS as exc:
+                    if not catch:
+                        raise AgentFailure("crash", i, f"final() raised {describe(exc)}") from exc
+                    result.message = result.message or f"final() raised {describe(exc)}"
+    except AgentFailure as failure:
+        failure.result = result
+        raise
+    finally:
         for i, agent in enumerate(built):
-            hook = getattr(agent, "registerInitialState", None)
-            if hook is None:
-                continue
-            t0 = time.perf_counter()
-            try:
-                hook(state)
-            except AGENT_ERRORS as exc:
-                fail("crash", i, f"registerInitialState raised {describe(exc)}", exc)
-                break
-            elapsed = time.perf_counter() - t0
-            if spec.move_timeout is not None and elapsed > spec.move_timeout:
-                fail("timeout", i, f"registerInitialState took {elapsed:.3f}s "
-                     f"(limit {spec.move_timeout}s)")
-                break
-
-    started = not result.outcome
-    if started:
-        _run(spec, state, built, display, result, fail)
-    state = result.final_state or state
-    result.final_state = state
-    result.score = int(state.getScore())
-    if not result.outcome:
-        result.outcome = "win" if state.isWin() else "loss" if state.isLose() else "move_limit"
-    # The course calls final() on every agent once a game is over; a game that never started
-    # (an agent failed to load or register) has nothing to report to them.
-    for i, agent in enumerate(built if started else []):
-        hook = getattr(agent, "final", None)
-        if hook is not None:
-            try:
-                hook(state)
-            except AGENT_ERRORS as exc:
-                if not catch:
-                    raise AgentFailure("crash", i, f"final() raised {describe(exc)}") from exc
-                result.message = result.message or f"final() raised {describe(exc)}"
+            if isinstance(agent, SandboxedAgent):
+                agent.close()
+                _record_sandbox(result, i, agent)
     display.finish(state, result.outcome)
     return result
+
+
+def _build(
+    spec: GameSpec,
+    refs: list[AgentRef],
+    n: int,
+    placement: Placement | None,
+    keepers: list[TimeKeeper],
+    fail: Any,
+) -> list[Any]:
+    """Fresh agents for one game: built-ins in-process, file agents in sandboxes by default.
+
+    Stops at the first agent that cannot be built (the game is then lost before it starts).
+    """
+    built: list[Any] = []
+    ghost_rng = random.Random(derive_seed(spec.seed, "ghosts"))
+    for i, ref in enumerate(refs):
+        if ref.path is not None and spec.sandbox is not False:
+            seed = derive_seed(spec.seed, "agents") if i == 0 else derive_seed(
+                spec.seed, "agents", i)
+            try:
+                agent = SandboxedAgent.launch(ref, i, spec.layout, n - 1, spec.ruleset, seed,
+                                              spec.limits, placement)
+            except AgentFault as fault:
+                fail(fault.kind, i, f"{ref.label}: {fault.message}", trace=fault.trace)
+                break
+            except SandboxError as exc:
+                fail(INFRA_ERROR, None, f"the sandbox of agent {i} failed: {exc}")
+                break
+            # Time spent importing and building counts against the start-up limit.
+            keepers[i] = agent.keeper
+            built.append(agent)
+            continue
+        t0 = time.perf_counter()
+        try:
+            agent = ref.build(i)
+        except TypeError as exc:
+            try:
+                params = describe_signature(ref.load_class())
+            except Exception:
+                params = "unknown"
+            fail("load_error", i, f"{ref.label}: {describe(exc)} (its options: {params})", exc)
+            break
+        except AGENT_ERRORS as exc:
+            fail("load_error", i, f"{ref.label}: {describe(exc)}", exc)
+            break
+        keepers[i].account_startup(time.perf_counter() - t0)
+        if ref.builtin and i > 0:
+            agent.rng = ghost_rng
+        built.append(agent)
+    return built
+
+
+def _register(built: list[Any], state: GameState, keepers: list[TimeKeeper], fail: Any) -> None:
+    for i, agent in enumerate(built):
+        hook = getattr(agent, "registerInitialState", None)
+        if hook is None:
+            continue
+        t0 = time.perf_counter()
+        try:
+            hook(state)
+        except AgentFault as fault:
+            fail(fault.kind, i, fault.message, trace=fault.trace)
+            return
+        except AGENT_ERRORS as exc:
+            fail("crash", i, f"registerInitialState raised {describe(exc)}", exc)
+            return
+        if not isinstance(agent, SandboxedAgent):
+            over = keepers[i].account_startup(time.perf_counter() - t0)
+            if over:
+                fail("timeout", i, over)
+                return
+
+
+def _record_sandbox(result: GameResult, index: int, agent: SandboxedAgent) -> None:
+    process = agent.process
+    timing = result.timing[index]
+    timing.cpu = process.cpu.total
+    timing.cpu_max = process.cpu.move_max if process.cpu.moves else None
+    result.logs[index] = process.log
+    result.sandbox[index] = sorted(process.active)
 
 
 def _run(
     spec: GameSpec,
     state: GameState,
     agents: list[Any],
+    keepers: list[TimeKeeper],
     display: Display,
     result: GameResult,
     fail: Any,
 ) -> None:
     """The move loop: ask, check, apply, record, until the game ends or the limit is hit."""
     n = len(agents)
-    timeout = spec.move_timeout
     actions = result.actions
     scores = result.scores
     timing = result.timing
@@ -251,14 +342,23 @@ def _run(
         t0 = perf()
         try:
             action = agent.getAction(state)
+        except AgentFault as fault:
+            timing[index].add(perf() - t0)
+            timing[index].warnings = keepers[index].warnings
+            fail(fault.kind, index, fault.message, trace=fault.trace)
+            break
         except AGENT_ERRORS as exc:
             fail("crash", index, f"getAction raised {describe(exc)}", exc)
             break
         wall = perf() - t0
         timing[index].add(wall)
-        if timeout is not None and wall > timeout:
-            fail("timeout", index, f"move {moves} took {wall:.3f}s (limit {timeout}s)")
-            break
+        if not getattr(agent, "enforces_limits", False):
+            over = keepers[index].account(wall, moves)
+            if over:
+                timing[index].warnings = keepers[index].warnings
+                fail("timeout", index, over)
+                break
+        timing[index].warnings = keepers[index].warnings
         try:
             if not is_direction(action):
                 raise IllegalMove(action)

@@ -28,8 +28,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import yaml
-
 from pacman import compat
 
 
@@ -239,6 +237,8 @@ def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...]) -> 
 def _from_folder(folder: Path, args: tuple[tuple[str, str], ...]) -> AgentRef:
     team_file = folder / "team.yaml"
     if team_file.is_file():
+        import yaml  # only team folders need it; sandboxed children start faster without
+
         try:
             team = yaml.safe_load(team_file.read_text(encoding="utf-8")) or {}
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
@@ -278,3 +278,35 @@ def describe_signature(cls: type) -> str:
         return "unknown"
     return ", ".join(p for p in params if p not in ("self", "index")) or "none"
 
+
+
+def options_in_source(path: Path, cls_name: str) -> list[str] | None:
+    """The keyword options a class's constructor takes, read from source without running it.
+
+    None when the source cannot tell (a `**kwargs`, a base class from another module other
+    than the course's `Agent`); the check is then left to the agent's own start-up.
+    """
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OSError):
+        return None
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    seen: set[str] = set()
+    name = cls_name
+    while name in classes and name not in seen:
+        seen.add(name)
+        node = classes[name]
+        for item in node.body:
+            if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                args = item.args
+                if args.kwarg is not None:
+                    return None
+                names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+                return [n for n in names[1:] if n != "index"]
+        bases = [b.id if isinstance(b, ast.Name) else ast.unparse(b) for b in node.bases]
+        if not bases or bases == ["object"] or bases in (["Agent"], ["game.Agent"]):
+            return []
+        if len(bases) != 1:
+            return None
+        name = bases[0]
+    return None

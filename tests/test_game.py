@@ -8,6 +8,7 @@ from pacman.game import AgentFailure, GameSpec, derive_seed, play
 from pacman.layout import load_layout, parse_layout
 from pacman.loader import resolve
 from pacman.replay import check, from_json, to_json
+from pacman.sandbox.limits import UNTIMED
 from tests.conftest import TEST_AGENTS
 
 
@@ -77,11 +78,19 @@ def test_crash_is_recorded_with_trace_and_ends_as_loss_at_current_score():
 
 def test_without_catch_the_agent_failure_propagates_with_its_cause():
     with pytest.raises(AgentFailure) as info:
-        play(spec(f"{TEST_AGENTS}:CrashAgent"), catch=False)
+        play(spec(f"{TEST_AGENTS}:CrashAgent", sandbox=False), catch=False)
     assert info.value.kind == "crash" and info.value.culprit == 0
     assert isinstance(info.value.__cause__, ZeroDivisionError)
     with pytest.raises(AgentFailure, match="returned None"):
         play(spec(f"{TEST_AGENTS}:NoneAgent"), catch=False)
+
+
+def test_without_catch_a_sandboxed_failure_carries_the_agents_traceback():
+    with pytest.raises(AgentFailure) as info:
+        play(spec(f"{TEST_AGENTS}:CrashAgent"), catch=False)
+    assert info.value.kind == "crash" and info.value.culprit == 0
+    assert "ZeroDivisionError" in info.value.trace and "1 / 0" in info.value.trace
+    assert info.value.result is not None and info.value.result.sandbox[0]
 
 
 class _Unprintable:
@@ -167,7 +176,8 @@ def test_slow_agent_times_out():
 
     from pacman.agents.ghosts import RandomGhost
 
-    result = play(spec(move_timeout=0.01), agents=[Slow(), RandomGhost(1), RandomGhost(2)])
+    result = play(spec(limits=UNTIMED.with_changes(move_hard=0.01)),
+                  agents=[Slow(), RandomGhost(1), RandomGhost(2)])
     assert result.outcome == "timeout" and result.culprit == 0
     assert result.timing[0].wall_max >= 0.05
 

@@ -1,0 +1,135 @@
+"""A control group per sandboxed agent, where the machine lets the referee make one.
+
+It caps resident memory (RLIMIT_AS alone cannot see memory a process maps lazily or shares)
+and the number of processes, tells an out-of-memory kill from other deaths, and lists every
+process the agent started so that all of them can be killed when its game ends. Both cgroup
+v2 (one unified tree) and v1 (a `memory` and a `pids` hierarchy) are handled; where neither is
+writable the layer is reported missing and the other layers still apply.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+GROUP = "pacman-arena"
+
+
+def _write(path: Path, text: str) -> None:
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+class AgentCgroup:
+    """One agent's group(s); `create` raises OSError with a readable message when impossible."""
+
+    def __init__(self, dirs: list[Path], version: int) -> None:
+        self.dirs = dirs
+        self.version = version
+
+    @classmethod
+    def create(cls, memory_bytes: int | None, processes: int) -> AgentCgroup:
+        name = f"agent-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        if (ROOT / "cgroup.controllers").is_file():
+            base = ROOT / GROUP
+            if not base.is_dir():
+                base.mkdir(exist_ok=True)
+            controllers = (ROOT / "cgroup.controllers").read_text().split()
+            if not {"memory", "pids"} <= set(controllers):
+                raise OSError(f"cgroup v2 lacks the memory or pids controller ({controllers})")
+            enabled = (base / "cgroup.subtree_control").read_text().split()
+            if not {"memory", "pids"} <= set(enabled):
+                with contextlib.suppress(OSError):
+                    _write(ROOT / "cgroup.subtree_control", "+memory +pids")
+                _write(base / "cgroup.subtree_control", "+memory +pids")
+            group = base / name
+            group.mkdir()
+            made = cls([group], 2)
+            try:
+                if memory_bytes is not None:
+                    _write(group / "memory.max", str(memory_bytes))
+                    with contextlib.suppress(OSError):
+                        _write(group / "memory.swap.max", "0")
+                _write(group / "pids.max", str(processes))
+            except OSError:
+                made.remove()
+                raise
+            return made
+        memory, pids = ROOT / "memory", ROOT / "pids"
+        if not (memory.is_dir() and pids.is_dir()):
+            raise OSError("no cgroup v2 tree and no v1 memory and pids hierarchies")
+        dirs = []
+        try:
+            for hierarchy in (memory, pids):
+                group = hierarchy / GROUP / name
+                group.mkdir(parents=True)
+                dirs.append(group)
+            made = cls(dirs, 1)
+            if memory_bytes is not None:
+                _write(dirs[0] / "memory.limit_in_bytes", str(memory_bytes))
+                with contextlib.suppress(OSError):
+                    _write(dirs[0] / "memory.memsw.limit_in_bytes", str(memory_bytes))
+            _write(dirs[1] / "pids.max", str(processes))
+        except OSError:
+            cls(dirs, 1).remove()
+            raise
+        return made
+
+    def add(self, pid: int) -> None:
+        for group in self.dirs:
+            _write(group / "cgroup.procs", str(pid))
+
+    def pids(self) -> set[int]:
+        found: set[int] = set()
+        for group in self.dirs:
+            with contextlib.suppress(OSError):
+                found |= {int(x) for x in (group / "cgroup.procs").read_text().split()}
+        return found
+
+    def out_of_memory(self) -> bool:
+        """Whether the kernel killed a process of the group for memory."""
+        try:
+            if self.version == 2:
+                for line in (self.dirs[0] / "memory.events").read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill" and int(value) > 0:
+                        return True
+                return False
+            for line in (self.dirs[0] / "memory.oom_control").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill" and int(value) > 0:
+                    return True
+            return int((self.dirs[0] / "memory.failcnt").read_text()) > 0
+        except (OSError, ValueError):
+            return False
+
+    def kill_all(self) -> None:
+        if self.version == 2:
+            with contextlib.suppress(OSError):
+                _write(self.dirs[0] / "cgroup.kill", "1")
+        for _ in range(3):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.001)
+
+    def remove(self) -> None:
+        """Kill what is left and remove the group (retrying while the dead are reaped)."""
+        self.kill_all()
+        for group in self.dirs:
+            for _ in range(200):
+                try:
+                    group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.005)

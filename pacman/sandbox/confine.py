@@ -1,0 +1,425 @@
+"""Confinement layers a sandboxed agent's process applies to itself before any team code runs.
+
+Each layer is independent and reported by name: where the kernel lacks a feature, the layer
+says why it is missing and the others still apply. In the order the child applies them:
+
+- `namespaces`: new user, network, PID and IPC namespaces. No network (only a loopback that is
+  down); the agent is process 1 of its own PID namespace, so it sees and can signal no process
+  outside it, and when it dies every process it started dies with it.
+- `rlimits`: address space, CPU seconds, file size, open files, no core dumps, processes.
+- `landlock`: the file system shrinks to the interpreter, the engine package, the team's
+  folder (read) and the agent's working folder (read and write); TCP is denied too.
+- `uid`: a separate unprivileged uid per agent slot (only when the referee runs as root and
+  the interpreter is readable by other users).
+- `capabilities`: every capability dropped (root inside its user namespace keeps none).
+- `seccomp`: a filter denying sockets, running programs, new processes (threads are fine),
+  tracing, mounting, namespaces, and kernel interfaces an agent has no use for.
+
+This module only uses the standard library and ctypes: it runs in the child before the
+engine's own modules are needed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+import resource
+import struct
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LAYERS = ("namespaces", "rlimits", "landlock", "uid", "capabilities", "seccomp", "cgroup")
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+CLONE_THREAD = 0x00010000
+
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+PR_SET_DUMPABLE = 4
+SECCOMP_MODE_FILTER = 2
+
+#: First uid of the per-slot uids (slot n plays as FIRST_SLOT_UID + n).
+FIRST_SLOT_UID = 61000
+
+_libc: ctypes.CDLL | None = None
+
+
+def libc() -> ctypes.CDLL:
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+        _libc.syscall.restype = ctypes.c_long
+        _libc.prctl.restype = ctypes.c_int
+    return _libc
+
+
+class LayerUnavailable(Exception):
+    """A layer the kernel or the situation does not allow; the message says which and why."""
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        err = ctypes.get_errno()
+        raise LayerUnavailable(f"{what}: {os.strerror(err)}")
+    return result
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the child confines itself with; built by the referee, sent as plain data."""
+
+    workdir: str
+    read_paths: tuple[str, ...]
+    memory_bytes: int | None = None
+    cpu_seconds: int | None = None
+    file_bytes: int = 64 * 1024 * 1024
+    open_files: int = 256
+    processes: int = 64
+    uid: int | None = None
+    layers: tuple[str, ...] = LAYERS
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "workdir": self.workdir,
+            "read_paths": list(self.read_paths),
+            "memory_bytes": self.memory_bytes,
+            "cpu_seconds": self.cpu_seconds,
+            "file_bytes": self.file_bytes,
+            "open_files": self.open_files,
+            "processes": self.processes,
+            "uid": self.uid,
+            "layers": list(self.layers),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Plan:
+        return cls(
+            workdir=str(data["workdir"]),
+            read_paths=tuple(str(p) for p in data["read_paths"]),  # type: ignore[attr-defined]
+            memory_bytes=data["memory_bytes"],  # type: ignore[arg-type]
+            cpu_seconds=data["cpu_seconds"],  # type: ignore[arg-type]
+            file_bytes=int(data["file_bytes"]),  # type: ignore[call-overload]
+            open_files=int(data["open_files"]),  # type: ignore[call-overload]
+            processes=int(data["processes"]),  # type: ignore[call-overload]
+            uid=data["uid"],  # type: ignore[arg-type]
+            layers=tuple(str(x) for x in data["layers"]),  # type: ignore[attr-defined]
+        )
+
+
+@dataclass
+class Report:
+    """Which layers are on, and why the others are not."""
+
+    active: list[str] = field(default_factory=list)
+    missing: dict[str, str] = field(default_factory=dict)
+
+    def run(self, name: str, plan: Plan, action: object) -> bool:
+        if name not in plan.layers:
+            self.missing[name] = "switched off"
+            return False
+        try:
+            action()  # type: ignore[operator]
+        except (LayerUnavailable, OSError, ValueError) as exc:
+            self.missing[name] = str(exc)
+            return False
+        self.active.append(name)
+        return True
+
+
+# --- namespaces --------------------------------------------------------------------------------
+
+
+def unshare_namespaces(as_root: bool, with_user: bool) -> None:
+    """New network, PID and IPC namespaces (and a user namespace unless `with_user` is off).
+
+    The PID namespace takes effect for the caller's next child: the caller must fork, and the
+    child becomes process 1 of the namespace.
+    """
+    flags = CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC
+    if with_user:
+        flags |= CLONE_NEWUSER
+    elif not as_root:
+        raise LayerUnavailable("namespaces: need root or user namespaces")
+    uid, gid = os.geteuid(), os.getegid()
+    _check(libc().unshare(flags), "namespaces: unshare")
+    if with_user:
+        # Map our own ids to themselves: file ownership looks as it did, and nothing else is
+        # mapped, so no other user's files can be owned inside.
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        with open(path, "w") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise LayerUnavailable(f"namespaces: writing {path}: {exc.strerror}") from exc
+
+
+# --- rlimits -------------------------------------------------------------------------------------
+
+
+def apply_rlimits(plan: Plan) -> None:
+    def cap(which: int, value: int) -> None:
+        _, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(which, (value, value))
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    cap(resource.RLIMIT_FSIZE, plan.file_bytes)
+    cap(resource.RLIMIT_NOFILE, plan.open_files)
+    if plan.memory_bytes is not None:
+        cap(resource.RLIMIT_AS, plan.memory_bytes)
+    if plan.cpu_seconds is not None:
+        # The soft limit sends SIGXCPU (which ends the process); the hard one SIGKILL after it.
+        soft = max(1, plan.cpu_seconds)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 2))
+    if os.geteuid() != 0:
+        # RLIMIT_NPROC counts every process of the real uid, so it only bounds a fork bomb
+        # where the uid is the agent's own; root ignores it anyway.
+        cap(resource.RLIMIT_NPROC, plan.processes)
+
+
+# --- landlock -----------------------------------------------------------------------------------
+
+_LL_CREATE = 444
+_LL_ADD_RULE = 445
+_LL_RESTRICT = 446
+_LL_VERSION = 1
+_LL_PATH_BENEATH = 1
+
+FS_EXECUTE = 1 << 0
+FS_WRITE_FILE = 1 << 1
+FS_READ_FILE = 1 << 2
+FS_READ_DIR = 1 << 3
+FS_REMOVE_DIR = 1 << 4
+FS_REMOVE_FILE = 1 << 5
+FS_MAKE_CHAR = 1 << 6
+FS_MAKE_DIR = 1 << 7
+FS_MAKE_REG = 1 << 8
+FS_MAKE_SOCK = 1 << 9
+FS_MAKE_FIFO = 1 << 10
+FS_MAKE_BLOCK = 1 << 11
+FS_MAKE_SYM = 1 << 12
+FS_REFER = 1 << 13
+FS_TRUNCATE = 1 << 14
+FS_IOCTL_DEV = 1 << 15
+NET_BIND_TCP = 1 << 0
+NET_CONNECT_TCP = 1 << 1
+SCOPE_ABSTRACT_UNIX = 1 << 0
+SCOPE_SIGNAL = 1 << 1
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, 0 when it has none."""
+    result = libc().syscall(_LL_CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(_LL_VERSION))
+    return max(0, int(result))
+
+
+def _fs_rights(abi: int) -> int:
+    rights = (1 << 13) - 1
+    if abi >= 2:
+        rights |= FS_REFER
+    if abi >= 3:
+        rights |= FS_TRUNCATE
+    if abi >= 5:
+        rights |= FS_IOCTL_DEV
+    return rights
+
+
+def apply_landlock(read_paths: tuple[str, ...], write_paths: tuple[str, ...]) -> None:
+    """Only `read_paths` (read, execute) and `write_paths` (everything) stay reachable."""
+    abi = landlock_abi()
+    if abi < 1:
+        raise LayerUnavailable("landlock: not supported by this kernel")
+    handled = _fs_rights(abi)
+    net = NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0
+    scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL if abi >= 6 else 0
+    if abi >= 6:
+        attr = struct.pack("QQQ", handled, net, scoped)
+    elif abi >= 4:
+        attr = struct.pack("QQ", handled, net)
+    else:
+        attr = struct.pack("Q", handled)
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    fd = _check(
+        libc().syscall(_LL_CREATE, buf, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0)),
+        "landlock: create ruleset",
+    )
+    try:
+        file_rights = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE
+        if abi >= 3:
+            file_rights |= FS_TRUNCATE
+        read = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
+        for paths, rights in ((read_paths, read), (write_paths, handled)):
+            for path in paths:
+                _allow(fd, path, rights, file_rights)
+        if libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise LayerUnavailable("landlock: cannot set no_new_privs")
+        _check(libc().syscall(_LL_RESTRICT, fd, ctypes.c_uint32(0)), "landlock: restrict_self")
+    finally:
+        os.close(fd)
+
+
+def _allow(ruleset: int, path: str, rights: int, file_rights: int) -> None:
+    try:
+        pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a path this machine lacks (no /lib64, say) needs no rule
+    try:
+        if not os.path.isdir(path):
+            rights &= file_rights
+        rule = ctypes.create_string_buffer(struct.pack("=Qi", rights, pfd), 12)
+        _check(
+            libc().syscall(_LL_ADD_RULE, ruleset, ctypes.c_int(_LL_PATH_BENEATH), rule,
+                           ctypes.c_uint32(0)),
+            f"landlock: rule for {path}",
+        )
+    finally:
+        os.close(pfd)
+
+
+# --- uid -------------------------------------------------------------------------------------
+
+
+def world_readable(path: str) -> bool:
+    """Whether another user could read `path`: every folder above it searchable by others."""
+    p = Path(path).resolve()
+    for part in [p, *p.parents]:
+        try:
+            mode = part.stat().st_mode
+        except OSError:
+            return False
+        needed = 0o005 if part.is_dir() else 0o004
+        if mode & needed != needed:
+            return False
+    return True
+
+
+def uid_problem() -> str:
+    """Why a separate uid per slot cannot be used here ('' when it can)."""
+    if os.geteuid() != 0:
+        return "the referee does not run as root, so it cannot switch uids"
+    for path in {sys.executable, sys.prefix, sys.base_prefix}:
+        if not world_readable(path):
+            return f"{path} is not readable by other users"
+    return ""
+
+
+def switch_uid(uid: int) -> None:
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+# --- capabilities ------------------------------------------------------------------------------
+
+_CAPSET = {"x86_64": 126, "aarch64": 91}
+
+
+def drop_capabilities() -> None:
+    nr = _CAPSET.get(platform.machine())
+    if nr is None:
+        raise LayerUnavailable(f"capabilities: unknown machine {platform.machine()}")
+    header = ctypes.create_string_buffer(struct.pack("Ii", 0x20080522, 0), 8)
+    data = ctypes.create_string_buffer(bytes(24), 24)  # two empty (eff, perm, inh) sets
+    _check(libc().syscall(nr, header, data), "capabilities: capset")
+
+
+# --- seccomp -----------------------------------------------------------------------------------
+
+AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+#: Syscalls denied with an error the agent sees: name -> (x86_64, aarch64, errno).
+DENIED: dict[str, tuple[int | None, int | None, int]] = {
+    "socket": (41, 198, errno.EACCES),
+    "execve": (59, 221, errno.EPERM),
+    "execveat": (322, 281, errno.EPERM),
+    "fork": (57, None, errno.EPERM),
+    "vfork": (58, None, errno.EPERM),
+    "clone3": (435, 435, errno.ENOSYS),  # glibc falls back to clone, checked below
+    "ptrace": (101, 117, errno.EPERM),
+    "process_vm_readv": (310, 270, errno.EPERM),
+    "process_vm_writev": (311, 271, errno.EPERM),
+    "mount": (165, 40, errno.EPERM),
+    "umount2": (166, 39, errno.EPERM),
+    "pivot_root": (155, 41, errno.EPERM),
+    "chroot": (161, 51, errno.EPERM),
+    "unshare": (272, 97, errno.EPERM),
+    "setns": (308, 268, errno.EPERM),
+    "bpf": (321, 280, errno.EPERM),
+    "perf_event_open": (298, 241, errno.EPERM),
+    "keyctl": (250, 219, errno.EPERM),
+    "add_key": (248, 217, errno.EPERM),
+    "request_key": (249, 218, errno.EPERM),
+    "userfaultfd": (323, 282, errno.EPERM),
+    "io_uring_setup": (425, 425, errno.EPERM),
+}
+_CLONE = {"x86_64": 56, "aarch64": 220}
+
+_LD_W_ABS = 0x20
+_JEQ_K = 0x15
+_JGE_K = 0x35
+_JSET_K = 0x45
+_RET_K = 0x06
+RET_ALLOW = 0x7FFF0000
+RET_ERRNO = 0x00050000
+RET_KILL_PROCESS = 0x80000000
+
+
+def seccomp_program(machine: str) -> list[tuple[int, int, int, int]]:
+    """The BPF filter as (code, jt, jf, k) instructions; pure, so tests can read it."""
+    arch = AUDIT_ARCH.get(machine)
+    if arch is None:
+        raise LayerUnavailable(f"seccomp: no syscall table for {machine}")
+    col = 0 if machine == "x86_64" else 1
+    denied: list[tuple[int, int]] = []
+    for entry in DENIED.values():
+        nr = entry[col]
+        if nr is not None:
+            denied.append((nr, entry[2]))
+    prog: list[tuple[int, int, int, int]] = [
+        (_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
+        (_JEQ_K, 1, 0, arch),
+        (_RET_K, 0, 0, RET_KILL_PROCESS),
+        (_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
+    ]
+    if machine == "x86_64":
+        # x32 system calls share numbers with a high bit; nothing here needs them.
+        prog += [(_JGE_K, 0, 1, 0x40000000), (_RET_K, 0, 0, RET_ERRNO | errno.ENOSYS)]
+    for nr, err in denied:
+        prog += [(_JEQ_K, 0, 1, nr), (_RET_K, 0, 0, RET_ERRNO | err)]
+    prog += [
+        (_JEQ_K, 0, 3, _CLONE[machine]),
+        (_LD_W_ABS, 0, 0, 16),  # args[0], low 32 bits: the clone flags
+        (_JSET_K, 1, 0, CLONE_THREAD),
+        (_RET_K, 0, 0, RET_ERRNO | errno.EPERM),
+        (_RET_K, 0, 0, RET_ALLOW),
+    ]
+    return prog
+
+
+def apply_seccomp() -> None:
+    prog = seccomp_program(platform.machine())
+    raw = b"".join(struct.pack("HBBI", *ins) for ins in prog)
+    filt = ctypes.create_string_buffer(raw, len(raw))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(prog), ctypes.cast(filt, ctypes.c_void_p))
+    if libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise LayerUnavailable("seccomp: cannot set no_new_privs")
+    _check(
+        libc().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0),
+        "seccomp: install filter",
+    )

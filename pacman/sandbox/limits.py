@@ -1,0 +1,130 @@
+"""The limits a sandboxed agent plays under, as one value shared by the CLI and tournaments.
+
+The defaults are the course contest's: 15 s to start (import, construction and
+`registerInitialState`), 1 s per move with 3 warnings allowed, and a hard 3 s per move at
+which the agent's process is killed. The referee measures every limit itself; nothing the agent
+reports is trusted for enforcement.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+#: What each field means, for `--help`, the tournament config docs and error messages.
+DESCRIPTIONS = {
+    "startup": "seconds for import, construction and registerInitialState together",
+    "move_soft": "seconds per move before a warning",
+    "move_warnings": "moves over move_soft that are forgiven; one more is a timeout",
+    "move_hard": "seconds per move at which the agent is killed (a timeout)",
+    "game_total": "seconds of thinking per game, all moves together",
+    "memory_mb": "address space (and, where cgroups allow, resident memory) in MiB",
+    "cpu_seconds": "CPU seconds per game, enforced by the kernel (RLIMIT_CPU)",
+    "output_kb": "KiB of printed output kept in the agent's log; the rest is dropped",
+    "processes": "processes and threads the agent's user may run (RLIMIT_NPROC, pids cgroup)",
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-agent, per-game limits. `None` switches a time or memory limit off."""
+
+    startup: float | None = 15.0
+    move_soft: float | None = 1.0
+    move_warnings: int = 3
+    move_hard: float | None = 3.0
+    game_total: float | None = None
+    memory_mb: int | None = 2048
+    cpu_seconds: float | None = None
+    output_kb: int = 64
+    processes: int = 64
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None and f.name not in ("move_warnings", "output_kb", "processes"):
+                continue
+            problem = limit_problem(f.name, value)
+            if problem:
+                raise ValueError(f"{f.name}: {problem}")
+
+    def with_changes(self, **changes: Any) -> Limits:
+        return replace(self, **changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def limit_problem(name: str, value: object) -> str:
+    """Why `value` is not acceptable for the limit `name` ('' when it is)."""
+    if name in ("move_warnings", "output_kb", "processes", "memory_mb"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"expected a whole number, got {value!r}"
+        low = 1 if name in ("processes", "memory_mb") else 0
+        if value < low:
+            return f"expected at least {low}, got {value}"
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"expected a number of seconds, got {value!r}"
+    if not (math.isfinite(value) and value > 0):
+        return f"expected a positive number of seconds, got {value!r}"
+    return ""
+
+
+#: No time limits at all (the course engine without `-c`); memory and output stay capped.
+UNTIMED = Limits(startup=None, move_soft=None, move_hard=None)
+
+
+class TimeKeeper:
+    """Applies a `Limits` to one agent's moves as they are timed; pure bookkeeping.
+
+    The referee measures each move; `account` says whether that move broke a limit (and why),
+    `allowed` how long the next move may take before the agent is killed.
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.total = 0.0
+        self.warnings = 0
+        self.startup = 0.0
+
+    def startup_left(self) -> float | None:
+        if self.limits.startup is None:
+            return None
+        return max(0.0, self.limits.startup - self.startup)
+
+    def account_startup(self, wall: float) -> str | None:
+        self.startup += wall
+        if self.limits.startup is not None and self.startup > self.limits.startup:
+            return f"start-up took {self.startup:.3f}s (limit {self.limits.startup}s)"
+        return None
+
+    def allowed(self) -> float | None:
+        """Seconds the next move may take before it is cut off (None: no limit)."""
+        bounds = []
+        if self.limits.move_hard is not None:
+            bounds.append(self.limits.move_hard)
+        if self.limits.game_total is not None:
+            bounds.append(max(0.0, self.limits.game_total - self.total))
+        return min(bounds) if bounds else None
+
+    def account(self, wall: float, move: int) -> str | None:
+        """Record a move that took `wall` seconds; the failure message if it broke a limit."""
+        self.total += wall
+        lim = self.limits
+        if lim.move_hard is not None and wall > lim.move_hard:
+            return f"move {move} took {wall:.3f}s (hard limit {lim.move_hard}s)"
+        if lim.game_total is not None and self.total > lim.game_total:
+            return (f"thinking time reached {self.total:.3f}s at move {move} "
+                    f"(limit {lim.game_total}s per game)")
+        if lim.move_soft is not None and wall > lim.move_soft:
+            self.warnings += 1
+            if self.warnings > lim.move_warnings:
+                return (f"move {move} took {wall:.3f}s: {self.warnings} moves over the "
+                        f"{lim.move_soft}s limit ({lim.move_warnings} forgiven)")
+        return None
+
+
+#: The course contest's limits (the defaults of `Limits`), for `--contest-limits`.
+CONTEST = Limits()

@@ -1,0 +1,509 @@
+"""The referee's side of a sandboxed agent: start it, ask it for moves, time it, kill it.
+
+`SandboxedAgent` looks like a course agent to the game runner (`registerInitialState`,
+`getAction`, `final`), but every call is a request to a child process, timed by the referee
+against its `Limits`. The child is stopped (SIGSTOP) whenever it is not its turn, so an idle
+agent cannot burn CPU the opponent is thinking with; when a move runs past the hard limit the
+child is killed. Whatever goes wrong on the agent's side raises `AgentFault` (kind, message,
+trace), which the runner records; what goes wrong on the referee's side raises `SandboxError`
+and is never blamed on the agent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pacman
+from pacman.layout import Layout
+from pacman.loader import AgentRef
+from pacman.sandbox import confine, wire
+from pacman.sandbox.cgroup import AgentCgroup
+from pacman.sandbox.limits import Limits, TimeKeeper
+from pacman.state import GameState
+
+PACKAGE_DIR = Path(pacman.__file__).resolve().parent
+BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from pacman.sandbox.child import main; main()"
+)
+#: Seconds the platform allows itself to start a sandbox (before any team code runs).
+SPAWN_LIMIT = 30.0
+#: Seconds an agent gets for `final()`; the process is killed after it either way.
+FINAL_LIMIT = 1.0
+SYSTEM_READ_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/localtime",
+                     "/dev/urandom", "/dev/zero")
+SIGNAL_NAMES: dict[int, str] = {
+    signal.SIGSEGV: "segmentation fault",
+    signal.SIGBUS: "bus error",
+    signal.SIGILL: "illegal instruction",
+    signal.SIGFPE: "arithmetic fault",
+    signal.SIGABRT: "abort",
+    signal.SIGSYS: "forbidden system call",
+}
+
+
+class AgentFault(Exception):
+    """The agent failed: `kind` is an outcome (crash, timeout, memory, ...)."""
+
+    def __init__(self, kind: str, message: str, trace: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.trace = trace
+
+
+class SandboxError(RuntimeError):
+    """The platform could not run the sandbox; never the agent's fault."""
+
+
+class _Died(Exception):
+    pass
+
+
+@dataclass
+class Placement:
+    """Where a game's sandboxes live and which uid slot they use (one per worker)."""
+
+    root: Path | None = None
+    slot: int = 0
+    keep: bool = False
+
+
+@dataclass
+class CpuRecord:
+    total: float | None = None
+    move_max: float = 0.0
+    moves: list[float] = field(default_factory=list)
+
+
+def read_paths(ref: AgentRef) -> tuple[str, ...]:
+    """What an agent may read: the interpreter, the engine, its team folder, system libraries."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+             str(Path(sys.executable).resolve().parent.parent), str(PACKAGE_DIR)}
+    if ref.path is not None:
+        paths.add(str(Path(ref.path).resolve().parent))
+    return tuple(sorted(paths)) + SYSTEM_READ_PATHS
+
+
+class AgentProcess:
+    """One sandboxed agent for one game."""
+
+    def __init__(
+        self,
+        ref: AgentRef,
+        index: int,
+        layout: Layout,
+        num_ghosts: int,
+        ruleset: str,
+        seed: int,
+        limits: Limits,
+        placement: Placement | None = None,
+    ) -> None:
+        self.ref = ref
+        self.index = index
+        self.limits = limits
+        self.placement = placement or Placement()
+        self.seed = seed
+        self.pid: int | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.cgroup: AgentCgroup | None = None
+        self.active: list[str] = []
+        self.missing: dict[str, str] = {}
+        self.log = ""
+        self.cpu = CpuRecord()
+        self._buf = b""
+        self._stopped = False
+        self._stat_fd: int | None = None
+        self._layout = layout
+        self._num_ghosts = num_ghosts
+        self._ruleset = ruleset
+        self._closed = False
+        self._home = Path(tempfile.mkdtemp(prefix=f"pacman-agent{index}-",
+                                           dir=self.placement.root))
+        self.workdir = self._home / "work"
+        self.workdir.mkdir()
+        self.log_path = self._home / "output.log"
+
+    # --- life cycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Spawn and confine the child; raises SandboxError if the platform cannot."""
+        uid_problem = confine.uid_problem()
+        uid = None if uid_problem else confine.FIRST_SLOT_UID + 8 * self.placement.slot + self.index
+        mem = self.limits.memory_mb * 1024 * 1024 if self.limits.memory_mb else None
+        plan = confine.Plan(
+            workdir=str(self.workdir),
+            read_paths=read_paths(self.ref),
+            memory_bytes=mem,
+            cpu_seconds=None if self.limits.cpu_seconds is None
+            else max(1, round(self.limits.cpu_seconds)),
+            processes=self.limits.processes,
+            uid=uid,
+        )
+        if uid is not None:
+            os.chown(self.workdir, uid, uid)
+        try:
+            self.cgroup = AgentCgroup.create(mem, self.limits.processes)
+        except OSError as exc:
+            self.missing["cgroup"] = f"cgroup: {exc.strerror or exc}" if isinstance(
+                exc.strerror, str) else f"cgroup: {exc}"
+        to_child_r, self._to_child = os.pipe()
+        self._from_child, from_child_w = os.pipe()
+        log = open(self.log_path, "wb")  # noqa: SIM115 (handed to the child, closed below)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", "-c", BOOT, str(PACKAGE_DIR.parent),
+                 str(to_child_r), str(from_child_w)],
+                pass_fds=(to_child_r, from_child_w),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                cwd=self.workdir,
+                env=self._environment(),
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise SandboxError(f"cannot start a sandbox: {exc}") from exc
+        finally:
+            log.close()
+            os.close(to_child_r)
+            os.close(from_child_w)
+        if self.cgroup is not None:
+            try:
+                self.cgroup.add(self.proc.pid)
+            except OSError as exc:
+                self.missing["cgroup"] = f"cgroup: cannot join: {exc}"
+                self.cgroup.remove()
+                self.cgroup = None
+        if self.cgroup is not None:
+            self.active.append("cgroup")
+        self._send(["init", {
+            "plan": plan.to_json(),
+            "layout_text": self._layout.text,
+            "layout_name": self._layout.name,
+            "num_ghosts": self._num_ghosts,
+            "ruleset": self._ruleset,
+            "index": self.index,
+            "uid_problem": uid_problem,
+            "output_bytes": self.limits.output_kb * 1024,
+        }])
+        deadline = time.perf_counter() + SPAWN_LIMIT
+        try:
+            pid_msg = self._read(deadline)
+            ready = self._read(deadline)
+        except (_Died, wire.ProtocolError) as exc:
+            raise SandboxError(f"the sandbox died while starting: {self._tail()}") from exc
+        if pid_msg is None or ready is None:
+            raise SandboxError(f"the sandbox did not start within {SPAWN_LIMIT}s")
+        if pid_msg[0] != "pid" or ready[0] != "ready":
+            raise SandboxError(f"unexpected start messages {pid_msg!r}, {ready!r}")
+        self.pid = int(pid_msg[1])
+        self.active += [str(x) for x in ready[1]]
+        self.missing.update({str(k): str(v) for k, v in dict(ready[2]).items()})
+        with contextlib.suppress(OSError):
+            self._stat_fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY)
+
+    def _environment(self) -> dict[str, str]:
+        return {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(self.workdir),
+            "TMPDIR": str(self.workdir),
+            "LANG": "C.UTF-8",
+        }
+
+    def load(self, keeper: TimeKeeper) -> tuple[bool, bool]:
+        """Import the team's code and build the agent, within the start-up limit.
+
+        Returns whether the agent has `registerInitialState` and `final`.
+        """
+        path = self.ref.path
+        assert path is not None, "built-in agents are not sandboxed"
+        answer, wall = self._ask(
+            ["load", {"name": self.ref.name, "path": str(Path(path).resolve()),
+                      "args": [list(a) for a in self.ref.args]}, self.seed],
+            keeper.startup_left(), "start-up",
+        )
+        over = keeper.account_startup(wall)
+        if over:
+            raise AgentFault("timeout", over)
+        self._expect(answer, "ok")
+        return bool(answer[1]), bool(answer[2])
+
+    def register(self, state: GameState, keeper: TimeKeeper) -> None:
+        answer, wall = self._ask(["register", wire.state_fields(state)],
+                                 keeper.startup_left(), "start-up")
+        over = keeper.account_startup(wall)
+        if over:
+            raise AgentFault("timeout", over)
+        self._expect(answer, "ok")
+
+    def move(self, state: GameState, keeper: TimeKeeper, number: int) -> tuple[Any, str, float]:
+        """(action or None, description of a non-string answer, wall seconds)."""
+        answer, wall = self._ask(["move", wire.state_fields(state)], keeper.allowed(),
+                                 f"move {number}")
+        self._expect(answer, "action")
+        over = keeper.account(wall, number)
+        if over:
+            raise AgentFault("timeout", over)
+        if len(answer) != 4 or not isinstance(answer[3], (int, float)):
+            raise AgentFault("crash", "broke the sandbox protocol (malformed answer)")
+        cpu = float(answer[3])
+        self.cpu.moves.append(cpu)
+        self.cpu.move_max = max(self.cpu.move_max, cpu)
+        action = answer[1] if isinstance(answer[1], str) else None
+        return action, str(answer[2])[:80], wall
+
+    def final(self, state: GameState) -> None:
+        with contextlib.suppress(AgentFault):
+            answer, _ = self._ask(["final", wire.state_fields(state)], FINAL_LIMIT, "final()")
+            self._expect(answer, "ok")
+
+    def close(self) -> None:
+        """Kill the agent and everything it started; collect its log; remove its folders."""
+        if self._closed:
+            return
+        self._closed = True
+        self.cpu.total = self._cpu_total()
+        if self.pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(OSError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        if self.cgroup is not None:
+            self.cgroup.remove()
+        for fd in (self._to_child, self._from_child, self._stat_fd):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.log = self._read_log()
+        if not self.placement.keep:
+            shutil.rmtree(self._home, ignore_errors=True)
+
+    # --- talking -----------------------------------------------------------------------------
+
+    def _ask(self, message: list[Any], limit: float | None, what: str) -> tuple[list[Any], float]:
+        """Send a request, wait at most `limit` seconds; kill the child when it runs over."""
+        self._resume()
+        t0 = time.perf_counter()
+        try:
+            self._send(message)
+            deadline = None if limit is None else t0 + limit
+            answer = self._read(deadline)
+        except _Died:
+            raise self._death(what) from None
+        except wire.ProtocolError as exc:
+            self._kill()
+            raise AgentFault("crash", f"broke the sandbox protocol during {what}: {exc}") from None
+        wall = time.perf_counter() - t0
+        if answer is None:
+            self._kill()
+            raise AgentFault("timeout", f"{what} took more than {limit:.3f}s; killed")
+        self._pause()
+        return answer, wall
+
+    def _expect(self, answer: list[Any], kind: str) -> None:
+        if answer[0] == kind:
+            return
+        if answer[0] == "error" and len(answer) == 4:
+            self._kill()
+            raise AgentFault(str(answer[1]), str(answer[2]), str(answer[3]))
+        self._kill()
+        raise AgentFault("crash", f"broke the sandbox protocol (answered {str(answer[0])[:20]!r})")
+
+    def _send(self, message: list[Any]) -> None:
+        data = wire.encode(message)
+        try:
+            while data:
+                data = data[os.write(self._to_child, data):]
+        except (BrokenPipeError, OSError) as exc:
+            raise _Died() from exc
+
+    def _read(self, deadline: float | None) -> list[Any] | None:
+        """The next answer line, or None when the deadline passes first."""
+        while b"\n" not in self._buf:
+            if deadline is None:
+                timeout = -1
+            else:
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    return None
+                timeout = max(1, int(left * 1000) + 1)
+            poller = select.poll()
+            poller.register(self._from_child, select.POLLIN)
+            if not poller.poll(timeout):
+                continue
+            chunk = os.read(self._from_child, 1 << 16)
+            if not chunk:
+                raise _Died()
+            self._buf += chunk
+            if len(self._buf) > wire.ANSWER_LIMIT:
+                raise wire.ProtocolError(f"an answer longer than {wire.ANSWER_LIMIT} bytes")
+        line, _, self._buf = self._buf.partition(b"\n")
+        return wire.decode(line)
+
+    def _pause(self) -> None:
+        if self.pid is not None and not self._stopped:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGSTOP)
+            self._stopped = True
+
+    def _resume(self) -> None:
+        if self.pid is not None and self._stopped:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGCONT)
+            self._stopped = False
+
+    def _kill(self) -> None:
+        self.cpu.total = self._cpu_total()
+        if self.pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def _death(self, what: str) -> AgentFault:
+        """Why the child is gone, read from outside: its exit status and its cgroup."""
+        self.cpu.total = self._cpu_total()
+        self._kill()
+        status = None
+        if self.proc is not None:
+            try:
+                status = self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                status = None
+        if self.cgroup is not None and self.cgroup.out_of_memory():
+            return AgentFault("memory", f"killed for using more than {self.limits.memory_mb} MiB "
+                              f"during {what}")
+        if status is None:
+            return AgentFault("killed", f"its process vanished during {what}")
+        if status >= 128 or status < 0:
+            sig = status - 128 if status >= 128 else -status
+            if sig == signal.SIGXCPU:
+                return AgentFault("timeout", f"used more than {self.limits.cpu_seconds} CPU "
+                                  f"seconds (during {what})")
+            if sig in SIGNAL_NAMES:
+                return AgentFault("crash", f"died of {signal.Signals(sig).name} "
+                                  f"({SIGNAL_NAMES[sig]}) during {what}")
+            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else sig
+            return AgentFault("killed", f"was killed by {name} during {what}")
+        return AgentFault("crash", f"exited with status {status} during {what}", self._tail())
+
+    # --- records ------------------------------------------------------------------------------
+
+    def _cpu_total(self) -> float | None:
+        if self.cpu.total is not None:
+            return self.cpu.total
+        if self._stat_fd is None:
+            return None
+        try:
+            raw = os.pread(self._stat_fd, 1024, 0).decode()
+        except OSError:
+            return None
+        parts = raw.rpartition(")")[2].split()
+        try:
+            ticks = sum(int(x) for x in parts[11:15])  # utime stime cutime cstime
+        except (ValueError, IndexError):
+            return None
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+    def _read_log(self) -> str:
+        limit = self.limits.output_kb * 1024
+        try:
+            with open(self.log_path, "rb") as fh:
+                data = fh.read(limit + 1)
+        except OSError:
+            return ""
+        text = data[:limit].decode("utf-8", "replace")
+        return text + ("\n[output truncated]\n" if len(data) > limit else "")
+
+    def _tail(self) -> str:
+        try:
+            with open(self.log_path, "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                size = fh.tell()
+                fh.seek(max(0, size - 2000))
+                return fh.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+
+class SandboxedAgent:
+    """A course-shaped proxy for an agent in its own process (see the module docstring)."""
+
+    #: The runner leaves timing and its limits to this object.
+    enforces_limits = True
+
+    def __init__(self, process: AgentProcess, keeper: TimeKeeper) -> None:
+        self.process = process
+        self.keeper = keeper
+        self.has_register = False
+        self.has_final = False
+        self.moves = 0
+
+    @classmethod
+    def launch(
+        cls,
+        ref: AgentRef,
+        index: int,
+        layout: Layout,
+        num_ghosts: int,
+        ruleset: str,
+        seed: int,
+        limits: Limits,
+        placement: Placement | None = None,
+    ) -> SandboxedAgent:
+        """Start the sandbox and build the agent in it; AgentFault or SandboxError on failure.
+
+        On failure the process is already closed; on success the caller must `close()` it.
+        """
+        process = AgentProcess(ref, index, layout, num_ghosts, ruleset, seed, limits, placement)
+        agent = cls(process, TimeKeeper(limits))
+        try:
+            process.start()
+            agent.has_register, agent.has_final = process.load(agent.keeper)
+        except BaseException:
+            process.close()
+            raise
+        return agent
+
+    def registerInitialState(self, state: GameState) -> None:
+        if self.has_register:
+            self.process.register(state, self.keeper)
+
+    def getAction(self, state: GameState) -> Any:
+        action, description, _ = self.process.move(state, self.keeper, self.moves)
+        self.moves += 1
+        if action is None:
+            return _Unprintable(description)
+        return action
+
+    def final(self, state: GameState) -> None:
+        if self.has_final:
+            self.process.final(state)
+
+    def close(self) -> None:
+        self.process.close()
+
+
+class _Unprintable:
+    """Stands for a non-string answer (None, an object) so the runner reports it by name."""
+
+    def __init__(self, description: str) -> None:
+        self.description = description
+
+    def __repr__(self) -> str:
+        return self.description

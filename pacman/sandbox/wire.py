@@ -1,0 +1,66 @@
+"""What the referee and a sandboxed agent say to each other: one JSON array per line.
+
+The referee sends the layout once; after that a state travels as its dynamic parts only (agent
+positions, facings and timers, the food bitmask, capsules, score, status), a few dozen bytes.
+The child answers with plain data. The referee never unpickles anything: an answer is parsed
+as JSON from at most `ANSWER_LIMIT` bytes and checked field by field, so a child that writes
+garbage on the channel is caught as a protocol error and blamed, never trusted.
+
+Referee -> child:  ["init", {...}]  ["load", {...}]  ["move", STATE]  ["final", STATE]
+Child -> referee:  ["ready", active, missing]  ["pid", n]  ["ok"]  ["action", name, cpu]
+                   ["error", kind, message, trace]
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pacman.state import GameState, _make
+
+#: Longest line the referee reads from a child (an error with its trace fits).
+ANSWER_LIMIT = 64 * 1024
+
+
+class ProtocolError(ValueError):
+    """A child said something that is not a well-formed answer."""
+
+
+def encode(message: list[Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def decode(line: bytes) -> list[Any]:
+    try:
+        message = json.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise ProtocolError(f"not JSON: {line[:60]!r}") from exc
+    if not isinstance(message, list) or not message or not isinstance(message[0], str):
+        raise ProtocolError(f"not a message: {line[:60]!r}")
+    return message
+
+
+def state_fields(state: GameState) -> list[Any]:
+    """The dynamic parts of a state, as JSON-ready lists (positions keep int or float)."""
+    return [
+        [[list(pos), facing, timer] for pos, facing, timer in state._agents],
+        state._food,
+        state._nfood,
+        [list(c) for c in state._caps],
+        state._score,
+        state._status,
+    ]
+
+
+def state_from_fields(template: GameState, data: list[Any]) -> GameState:
+    """A state on `template`'s board from `state_fields` output (trusted: referee-made)."""
+    agents, food, nfood, caps, score, status = data
+    return _make(
+        template._board,
+        tuple(((a[0][0], a[0][1]), a[1], a[2]) for a in agents),
+        food,
+        nfood,
+        tuple((c[0], c[1]) for c in caps),
+        score,
+        status,
+    )
