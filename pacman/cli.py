@@ -124,7 +124,8 @@ def summary_lines(games: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]},
+             invoke_without_command=True)
 @click.option("-l", "--layout", "layout_ref", default="mediumClassic", show_default=True,
               help="A layout name from layouts/ or a path to a .lay file.")
 @click.option("-p", "--pacman", "pacman_ref", default="KeyboardAgent", show_default=True,
@@ -186,7 +187,9 @@ def summary_lines(games: list[dict[str, Any]]) -> list[str]:
 @click.option("--max-moves", type=int, default=DEFAULT_MAX_MOVES, show_default=True,
               help="Moves of all agents together before a game is stopped.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+@click.pass_context
 def main(
+    ctx: click.Context,
     layout_ref: str,
     pacman_ref: str,
     agent_args: str,
@@ -218,7 +221,12 @@ def main(
     max_moves: int,
     as_json: bool,
 ) -> None:
-    """Play Pacman games: `pacman -l smallClassic -p GreedyAgent -q -n 20`."""
+    """Play Pacman games: `pacman -l smallClassic -p GreedyAgent -q -n 20`.
+
+    `pacman sandbox-check` reports how agents loaded from files are confined on this machine.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
     display_kind = "quiet" if quiet else "text" if text else "window"
     if not (math.isfinite(zoom) and 0 < zoom <= 10):
         die("-z/--zoom: expected a number above 0 and at most 10")
@@ -383,6 +391,21 @@ def play_batch(b: Batch) -> dict[str, Any] | None:
         "win_rate": wins / len(records),
         "failures": sum(r["outcome"] in FAILURES for r in records),
     }
+
+
+@main.command("sandbox-check")
+def sandbox_check() -> None:
+    """Show which sandbox layers are active here, and what an agent inside could do."""
+    from pacman.sandbox.check import format_report, run_check
+    from pacman.sandbox.process import SandboxError
+
+    try:
+        report = run_check()
+    except SandboxError as exc:
+        die(f"the sandbox cannot start on this machine: {exc}", 1)
+    for line in format_report(report):
+        click.echo(line)
+    sys.exit(1 if report.escaped else 0)
 
 
 def run_replay(path: Path, check: bool, display_kind: str, zoom: float, frame_time: float) -> int:

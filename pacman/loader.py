@@ -10,9 +10,9 @@ References, as `-p` and `-g` accept them:
   optional `args`), or the folder holds exactly one agent class in its agent files.
 
 Loading a course-style file installs the `game` and `util` compatibility modules (see
-`pacman.compat`) and executes the file. Finding candidate classes reads source with `ast`, so
-listing runs no student code; only a `file.py:Class` whose class is not visible in the source
-is imported to look for it.
+`pacman.compat`) and executes the file. Resolving a reference reads source with `ast` and
+never runs the file: a submission's code runs only where its agent plays (in a sandbox, for
+files, unless told otherwise).
 """
 
 from __future__ import annotations
@@ -216,21 +216,20 @@ def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path) 
 
 
 def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...]) -> AgentRef:
+    """A reference to a class in a file, checked by reading the source, never by running it:
+    the file may be an untrusted submission that must only ever run in its sandbox."""
     if not path.is_file():
         raise SubmissionError(f"{path}: no such agent file")
     if not cls_name.isidentifier():
         raise SubmissionError(f"{path}:{cls_name}: {cls_name!r} is not a class name")
     names = classes_in_source(path)
-    if cls_name not in names:
-        # The class may be made at import time; import to be sure before complaining.
-        module = load_file(path)
-        if not isinstance(getattr(module, cls_name, None), type):
-            close = difflib.get_close_matches(cls_name, names, n=3, cutoff=0.6)
-            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-            listed = ", ".join(names) or "none"
-            raise SubmissionError(
-                f"{path} defines no class {cls_name!r}{hint}; classes there: {listed}"
-            )
+    if names and cls_name not in names:
+        close = difflib.get_close_matches(cls_name, names, n=3, cutoff=0.6)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        raise SubmissionError(
+            f"{path} defines no class {cls_name!r}{hint}; classes there: {', '.join(names)}"
+        )
+    # No class in the source at all (a syntax error, say): loading it reports why.
     return AgentRef(cls_name, module="", path=str(path.resolve()), args=args)
 
 

@@ -142,6 +142,9 @@ def _agent_process(
     # Die with the keeper (and so with the referee), whatever happens to the pipes.
     confine.libc().prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
     report.run("rlimits", plan, lambda: confine.apply_rlimits(plan))
+    # As process 1 of its namespace it would ignore the kernel's SIGXCPU; end as the signal
+    # would, so the referee can tell a CPU limit from other deaths.
+    signal.signal(signal.SIGXCPU, lambda *_: os._exit(128 + signal.SIGXCPU))
     # Everything the harness needs is imported before the file system shrinks.
     import random
     import traceback  # noqa: F401  (used on errors, after Landlock)

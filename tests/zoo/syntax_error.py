@@ -1,0 +1,3 @@
+class ZooAgent:
+    def getAction(self, state)
+        return "Stop"
