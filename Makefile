@@ -28,7 +28,9 @@ test: setup
 bench: setup
 	$(PY) benchmarks/engine.py
 	$(PY) benchmarks/strength.py
+	$(PY) benchmarks/sandbox.py
 
 bench-short: setup
 	$(PY) benchmarks/engine.py --short
 	$(PY) benchmarks/strength.py --short
+	$(PY) benchmarks/sandbox.py --short

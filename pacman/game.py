@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pacman.actions import is_direction
+from pacman.describe import describe, safe_text
 from pacman.display import Display, NullDisplay
 from pacman.layout import Layout
 from pacman.loader import AgentRef, describe_signature
@@ -52,19 +53,6 @@ class AgentFailure(Exception):
         self.trace = trace
         #: The game so far (its logs included), filled in as the failure leaves `play`.
         self.result: GameResult | None = None
-
-
-def safe_text(obj: object, use_repr: bool = True) -> str:
-    """repr()/str() of something an agent made, which may raise or be enormous."""
-    try:
-        text = repr(obj) if use_repr else str(obj)
-    except BaseException:
-        text = f"<{type(obj).__name__} that cannot be printed>"
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {safe_text(exc, use_repr=False)}"
 
 
 def derive_seed(seed: int, *labels: object) -> int:

@@ -150,7 +150,7 @@ def _agent_process(
     import traceback  # noqa: F401  (used on errors, after Landlock)
 
     from pacman import compat
-    from pacman.game import describe, safe_text
+    from pacman.describe import describe, safe_text
     from pacman.layout import parse_layout
     from pacman.loader import describe_signature, load_file  # noqa: F401
     from pacman.state import GameState

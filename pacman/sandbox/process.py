@@ -119,6 +119,7 @@ class AgentProcess:
         self.placement = placement or Placement()
         self.seed = seed
         self.pid: int | None = None
+        self.started_at = 0.0
         self.proc: subprocess.Popen[bytes] | None = None
         self.cgroup: AgentCgroup | None = None
         self.active: list[str] = []
@@ -212,6 +213,8 @@ class AgentProcess:
         if pid_msg[0] != "pid" or ready[0] != "ready":
             raise SandboxError(f"unexpected start messages {pid_msg!r}, {ready!r}")
         self.pid = int(pid_msg[1])
+        #: When the child was confined and ready (perf_counter), for the start-up figures.
+        self.started_at = time.perf_counter()
         self.active += [str(x) for x in ready[1]]
         self.missing.update({str(k): str(v) for k, v in dict(ready[2]).items()})
         with contextlib.suppress(OSError):

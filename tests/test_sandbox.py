@@ -1,0 +1,257 @@
+"""The sandbox's parts: limits and their bookkeeping, the wire format, the seccomp program, the
+source-only option check, the same game sandboxed and in-process, and the CLI's flags."""
+
+from __future__ import annotations
+
+import errno
+import json
+import struct
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pacman.cli import main
+from pacman.game import GameSpec, play
+from pacman.layout import load_layout
+from pacman.loader import options_in_source, resolve
+from pacman.sandbox import confine, wire
+from pacman.sandbox.limits import CONTEST, UNTIMED, Limits, TimeKeeper
+from pacman.state import GameState
+from tests.conftest import TEST_AGENTS
+from tests.test_sandbox_zoo import UNAVAILABLE, ZOO
+
+sandbox_needed = pytest.mark.skipif(bool(UNAVAILABLE), reason=f"no sandbox here: {UNAVAILABLE}")
+
+
+# --- limits -------------------------------------------------------------------------------------
+
+def test_contest_defaults() -> None:
+    assert (CONTEST.startup, CONTEST.move_soft, CONTEST.move_warnings, CONTEST.move_hard) == (
+        15.0, 1.0, 3, 3.0)
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("move_hard", 0, "positive number of seconds"),
+    ("move_soft", float("nan"), "positive number of seconds"),
+    ("startup", "1", "expected a number"),
+    ("move_warnings", -1, "at least 0"),
+    ("memory_mb", 2.5, "whole number"),
+    ("processes", True, "whole number"),
+])
+def test_bad_limits_name_the_field(field: str, value: object, words: str) -> None:
+    with pytest.raises(ValueError, match=field) as info:
+        Limits(**{field: value})  # type: ignore[arg-type]
+    assert words in str(info.value)
+
+
+def test_keeper_forgives_the_allowed_warnings_then_times_out() -> None:
+    keeper = TimeKeeper(Limits(move_soft=1, move_warnings=2, move_hard=3))
+    assert keeper.account(0.5, 0) is None
+    assert keeper.account(1.5, 1) is None and keeper.account(2.0, 2) is None
+    assert keeper.warnings == 2
+    message = keeper.account(1.1, 3)
+    assert message is not None and "3 moves over the 1s limit (2 forgiven)" in message
+
+
+def test_keeper_hard_limit_and_game_total() -> None:
+    keeper = TimeKeeper(Limits(move_soft=None, move_hard=2, game_total=5))
+    assert keeper.allowed() == 2
+    assert keeper.account(2.5, 0) == "move 0 took 2.500s (hard limit 2s)"
+    keeper = TimeKeeper(Limits(move_soft=None, move_hard=2, game_total=5))
+    for move in range(4):
+        assert keeper.account(1.0, move) is None
+    assert keeper.allowed() == pytest.approx(1.0)
+    assert "limit 5s per game" in str(keeper.account(1.5, 4))
+
+
+def test_untimed_keeper_never_fails_and_start_up_counts_once() -> None:
+    keeper = TimeKeeper(UNTIMED)
+    assert keeper.allowed() is None and keeper.account(1e6, 0) is None
+    keeper = TimeKeeper(Limits(startup=1.0))
+    assert keeper.account_startup(0.6) is None
+    assert keeper.startup_left() == pytest.approx(0.4)
+    assert keeper.account_startup(0.6) == "start-up took 1.200s (limit 1.0s)"
+
+
+# --- wire ----------------------------------------------------------------------------------------
+
+def test_states_travel_exactly() -> None:
+    layout = load_layout("mediumClassic")
+    state = GameState.initial(layout, 2)
+    for action in ("West", "North", "East"):
+        for agent in range(3):
+            legal = state.getLegalActions(agent)
+            state = state.generateSuccessor(agent, action if action in legal else legal[0])
+    line = wire.encode(["move", wire.state_fields(state)])
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    copy = wire.state_from_fields(GameState.initial(layout, 2), wire.decode(line[:-1])[1])
+    assert copy == state and hash(copy) == hash(state)
+    assert copy.getGhostPositions() == state.getGhostPositions()
+    assert [type(c) for p in copy.getGhostPositions() for c in p] == [
+        type(c) for p in state.getGhostPositions() for c in p]  # 5.5 stays a float, 5 an int
+    assert copy.getFood() == state.getFood() and copy.getScore() == state.getScore()
+
+
+@pytest.mark.parametrize("line", [b"", b"{", b"{}", b"[]", b"[1]", b"null", b"\xff"])
+def test_garbage_from_a_child_is_a_protocol_error(line: bytes) -> None:
+    with pytest.raises(wire.ProtocolError):
+        wire.decode(line)
+
+
+# --- seccomp program -----------------------------------------------------------------------------
+
+def run_bpf(prog: list[tuple[int, int, int, int]], arch: int, nr: int, arg0: int = 0) -> int:
+    """A tiny interpreter for the instructions the filter uses, over one seccomp_data."""
+    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    pc, acc = 0, 0
+    while True:
+        code, jt, jf, k = prog[pc]
+        if code == 0x20:
+            acc = struct.unpack_from("=I", data, k)[0]
+            pc += 1
+        elif code == 0x06:
+            return k
+        else:
+            taken = {0x15: acc == k, 0x35: acc >= k, 0x45: bool(acc & k)}[code]
+            pc += 1 + (jt if taken else jf)
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_seccomp_program_denies_what_it_says(machine: str) -> None:
+    prog = confine.seccomp_program(machine)
+    arch = confine.AUDIT_ARCH[machine]
+    col = 0 if machine == "x86_64" else 1
+    for name, entry in confine.DENIED.items():
+        nr = entry[col]
+        if nr is not None:
+            assert run_bpf(prog, arch, nr) == confine.RET_ERRNO | entry[2], name
+    clone = 56 if machine == "x86_64" else 220
+    assert run_bpf(prog, arch, clone, confine.CLONE_THREAD | 0x3D0F00) == confine.RET_ALLOW
+    assert run_bpf(prog, arch, clone, 0x1200011) == confine.RET_ERRNO | errno.EPERM  # fork
+    read = 0 if machine == "x86_64" else 63
+    assert run_bpf(prog, arch, read) == confine.RET_ALLOW
+    assert run_bpf(prog, 0x40000003, read) == confine.RET_KILL_PROCESS  # another ABI
+
+
+def test_seccomp_has_no_table_for_unknown_machines() -> None:
+    with pytest.raises(confine.LayerUnavailable, match="riscv"):
+        confine.seccomp_program("riscv64")
+
+
+def test_plan_round_trips_as_json() -> None:
+    plan = confine.Plan(workdir="/w", read_paths=("/a", "/b"), memory_bytes=1 << 20,
+                        cpu_seconds=3, uid=61001, layers=("rlimits",))
+    assert confine.Plan.from_json(json.loads(json.dumps(plan.to_json()))) == plan
+
+
+# --- options read from source ------------------------------------------------------------
+
+def test_options_are_read_from_source_through_base_classes() -> None:
+    assert options_in_source(TEST_AGENTS, "MinimaxAgent") == ["evalFn", "depth"]
+    assert options_in_source(TEST_AGENTS, "NoneAgent") == []
+    assert options_in_source(ZOO / "slow_move.py", "ZooAgent") == ["delay"]
+    assert options_in_source(ZOO / "syntax_error.py", "ZooAgent") is None
+
+
+# --- the same game, sandboxed or not --------------------------------------------------------
+
+@sandbox_needed
+@pytest.mark.parametrize("agent, args", [
+    (f"{ZOO}/honest.py:ZooAgent", ()),
+    (f"{TEST_AGENTS}:MinimaxAgent", (("depth", "1"), ("evalFn", "better"))),
+    (f"{TEST_AGENTS}:WandererAgent", ()),
+])
+def test_a_well_behaved_agent_plays_the_same_game_sandboxed_and_in_process(
+    agent: str, args: tuple[tuple[str, str], ...]
+) -> None:
+    for seed in (1, 2):
+        spec = GameSpec(load_layout("smallClassic"), resolve(agent, args),
+                        resolve("DirectionalGhost", kind="ghost"), seed=seed, max_moves=300)
+        boxed = play(spec)
+        free = play(GameSpec(**{**spec.__dict__, "sandbox": False}))
+        assert boxed.sandbox[0] and not free.sandbox[0]
+        assert (boxed.actions, boxed.scores, boxed.outcome) == (
+            free.actions, free.scores, free.outcome)
+        assert boxed.timing[0].cpu is not None and free.timing[0].cpu is None
+
+
+@sandbox_needed
+def test_ghosts_from_files_are_sandboxed_each_in_its_own_process(tmp_path: Path) -> None:
+    spec = GameSpec(load_layout("smallClassic"), resolve("GreedyAgent"),
+                    resolve(f"{ZOO}/sleepy_ghost.py:ZooAgent", (("delay", "0"),), kind="ghost"),
+                    seed=3, max_moves=30)
+    result = play(spec)
+    assert result.sandbox[0] == [] and result.sandbox[1] and result.sandbox[2]
+    assert result.moves == 30 and result.outcome == "move_limit"
+
+
+# --- the command line -------------------------------------------------------------------------
+
+def run(*args: str) -> object:
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize("flags, words", [
+    (["--move-limit", "0"], "--move-limit: expected a positive number of seconds"),
+    (["--move-warnings", "-2"], "--move-warnings: expected at least 0"),
+    (["--memory", "0"], "--memory: expected at least 1"),
+    (["--timeout", "-1"], "--timeout: expected a positive number"),
+    (["--cpu-time", "inf"], "--cpu-time: expected a positive number"),
+])
+def test_bad_limit_flags_exit_2(flags: list[str], words: str) -> None:
+    result = run("-p", "GreedyAgent", "-q", *flags)
+    assert result.exit_code == 2  # type: ignore[attr-defined]
+    assert words in result.output  # type: ignore[attr-defined]
+
+
+def test_options_of_a_sandboxed_agent_are_checked_without_running_it() -> None:
+    result = run("-p", f"{ZOO}/slow_import.py:ZooAgent", "-a", "speed=2", "-q")
+    assert result.exit_code == 2  # type: ignore[attr-defined]
+    assert "takes no option 'speed'" in result.output  # type: ignore[attr-defined]
+
+
+@sandbox_needed
+def test_hostile_batch_with_c_names_every_outcome() -> None:
+    result = run("-p", f"{ZOO}/move_raises.py:ZooAgent", "-a", "after=2", "-q", "-n", "2",
+                 "-c", "--seed", "4", "--json")
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    summary = json.loads(result.stdout)  # type: ignore[attr-defined]
+    assert [g["outcome"] for g in summary["games"]] == ["crash", "crash"]
+    assert all("lost my way" in g["message"] for g in summary["games"])
+    assert summary["failures"] == 2
+
+
+@sandbox_needed
+def test_without_c_a_sandboxed_crash_shows_the_agents_traceback_and_exits_1() -> None:
+    result = run("-p", f"{ZOO}/move_raises.py:ZooAgent", "-a", "after=1", "-q", "--seed", "4")
+    assert result.exit_code == 1  # type: ignore[attr-defined]
+    assert 'raise ValueError("lost my way")' in result.output  # type: ignore[attr-defined]
+
+
+@sandbox_needed
+def test_what_a_sandboxed_agent_prints_is_shown_after_its_game() -> None:
+    result = run("-p", f"{ZOO}/read_other_team.py:ZooAgent", "-a", f"target={ZOO / 'README.md'}",
+                 "-q", "--seed", "1", "-c", "--max-moves", "3")
+    assert result.exit_code == 0  # type: ignore[attr-defined]
+    # Its own folder is readable: what it printed from it is shown under its name.
+    assert "--- output of Pacman" in result.output  # type: ignore[attr-defined]
+    assert "STOLEN: # The hostile zoo" in result.output  # type: ignore[attr-defined]
+
+
+def test_no_sandbox_runs_a_file_agent_in_process() -> None:
+    result = run("-p", f"{ZOO}/honest.py:ZooAgent", "-q", "--seed", "1", "--no-sandbox",
+                 "--json", "--max-moves", "20")
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    assert json.loads(result.stdout)["games"][0]["outcome"] == "move_limit"  # type: ignore[attr-defined]
+
+
+@sandbox_needed
+def test_sandbox_check_reports_layers_and_probes() -> None:
+    result = run("sandbox-check")
+    lines = result.output.splitlines()  # type: ignore[attr-defined]
+    for layer in confine.LAYERS:
+        assert any(line.strip().startswith(layer) for line in lines), layer
+    assert "network" in result.output and "signal the referee" in result.output  # type: ignore[attr-defined]
+    escaped = [line for line in lines if "ALLOWED" in line]
+    assert result.exit_code == (1 if escaped else 0)  # type: ignore[attr-defined]
