@@ -49,20 +49,23 @@ def needs_any(*layers: str) -> pytest.MarkDecorator:
                               reason=f"needs one of the layers {', '.join(layers)}")
 
 
-def sandbox_processes() -> set[int]:
-    """Live processes started from the sandbox's boot line (none should outlive a game)."""
+def sandbox_processes(root: Path) -> set[int]:
+    """Live processes of sandboxes placed under `root` (none should outlive its game).
+
+    A sandbox's processes start in its working folder under `root`; other test runs on the
+    machine have theirs elsewhere.
+    """
     found = set()
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                cmdline = fh.read()
+            cwd = os.readlink(f"/proc/{entry}/cwd")
             with open(f"/proc/{entry}/stat") as fh:
                 state = fh.read().rpartition(")")[2].split()[0]
         except OSError:
             continue
-        if b"pacman.sandbox.child" in cmdline and state != "Z":
+        if cwd.startswith(str(root)) and state != "Z":
             found.add(int(entry))
     return found
 
@@ -126,7 +129,7 @@ def arena(tmp_path: Path, neighbour: GameResult):
     referee = os.getpid()
     yield arena
     assert os.getpid() == referee
-    assert sandbox_processes() == set()
+    assert sandbox_processes(arena.sandboxes) == set()
     assert list(arena.sandboxes.iterdir()) == [], "a sandbox's folders outlived its game"
     after = snapshot(*watched)
     changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}

@@ -184,9 +184,9 @@ def apply_rlimits(plan: Plan) -> None:
         # The soft limit sends SIGXCPU (which ends the process); the hard one SIGKILL after it.
         soft = max(1, plan.cpu_seconds)
         resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 2))
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 or (plan.uid is not None and "uid" in plan.layers):
         # RLIMIT_NPROC counts every process of the real uid, so it only bounds a fork bomb
-        # where the uid is the agent's own; root ignores it anyway.
+        # where the uid is the agent's own (a slot uid); root ignores it anyway.
         cap(resource.RLIMIT_NPROC, plan.processes)
 
 
@@ -300,7 +300,8 @@ def world_readable(path: str) -> bool:
             mode = part.stat().st_mode
         except OSError:
             return False
-        needed = 0o005 if part.is_dir() else 0o004
+        # The path itself must be readable (and listable); the folders above, searchable.
+        needed = 0o001 if part != p else 0o005 if part.is_dir() else 0o004
         if mode & needed != needed:
             return False
     return True

@@ -144,6 +144,10 @@ class AgentProcess:
     def start(self) -> None:
         """Spawn and confine the child; raises SandboxError if the platform cannot."""
         uid_problem = confine.uid_problem()
+        if not uid_problem and self.ref.path is not None:
+            team = str(Path(self.ref.path).resolve().parent)
+            if not confine.world_readable(team):
+                uid_problem = f"the team folder {team} is not readable by other users"
         uid = None if uid_problem else confine.FIRST_SLOT_UID + 8 * self.placement.slot + self.index
         mem = self.limits.memory_mb * 1024 * 1024 if self.limits.memory_mb else None
         plan = confine.Plan(
