@@ -1,0 +1,604 @@
+"""Tournament configs: defaults, every kind of problem with its key path, all reported at once."""
+
+from __future__ import annotations
+
+import pickle
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pacman.rules import DEFAULT_MAX_MOVES
+from pacman.sandbox.limits import Limits
+from tests.conftest import ROOT
+from tournament.config import (
+    ConfigError,
+    GhostSetting,
+    RankingConfig,
+    RecordConfig,
+    TournamentConfig,
+    describe_config,
+    load_config,
+    parse_config,
+    slug,
+)
+
+EXAMPLE = ROOT / "tournaments" / "example.yaml"
+
+MINIMAL = """\
+name: Spring Cup 2024
+entrants:
+  baselines:
+    - {name: greedy, agent: GreedyAgent}
+grid:
+  layouts: [smallClassic]
+"""
+
+AGENT_FILE = """\
+from game import Agent, Directions
+
+class TinyAgent(Agent):
+    def __init__(self, depth="2", flag="0", ratio="1"):
+        self.depth = int(depth)
+
+    def getAction(self, state):
+        return Directions.STOP
+"""
+
+
+def write(folder: Path, text: str, name: str = "t.yaml") -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def problems(folder: Path, text: str) -> list[str]:
+    """The problem lines (without the file prefix) of a config that must be rejected."""
+    with pytest.raises(ConfigError) as info:
+        load_config(write(folder, text))
+    return list(info.value.problems)
+
+
+def with_grid(grid: str, extra: str = "") -> str:
+    return (
+        "name: t\nentrants:\n  baselines:\n    - {name: greedy, agent: GreedyAgent}\n"
+        + "grid:\n"
+        + textwrap.indent(textwrap.dedent(grid), "  ")
+        + extra
+    )
+
+
+def make_team(submissions: Path, name: str, team_yaml: str | None, files: dict[str, str]) -> Path:
+    folder = submissions / name
+    folder.mkdir(parents=True)
+    if team_yaml is not None:
+        (folder / "team.yaml").write_text(team_yaml, encoding="utf-8")
+    for file, text in files.items():
+        (folder / file).write_text(text, encoding="utf-8")
+    return folder
+
+
+# ---- what loads --------------------------------------------------------------------------
+
+
+def test_the_example_config_loads_with_its_teams_and_baselines() -> None:
+    config = load_config(EXAMPLE)
+    assert config.name == "Example tournament"
+    assert [(e.name, e.kind) for e in config.entrants] == [
+        ("example-team", "team"),
+        ("reflex", "baseline"),
+        ("expectimax", "baseline"),
+    ]
+    team = config.entrant("example-team")
+    assert team.folder == ROOT / "submissions" / "example-team"
+    assert team.ref == str(ROOT / "submissions" / "example-team")
+    assert team.takes_depth is True  # its constructor has a depth option
+    assert config.entrant("expectimax").args == (("evalFn", "better"),)
+    # ReflexAgent has no depth option, so the grid's depths are not passed to it.
+    assert config.entrant("reflex").takes_depth is False
+    assert config.entrant("expectimax").takes_depth is True
+    assert [c.name for c in config.grid.layouts] == ["smallClassic", "minimaxClassic"]
+    assert config.grid.layout_path("smallClassic") == str(ROOT / "layouts" / "smallClassic.lay")
+    assert config.grid.depths == (1, 2)
+    assert config.output == ROOT / "results" / "example"
+    assert config.source == EXAMPLE.resolve()
+    assert "4 cells x 3 entrants x 20 games = 240 games" in describe_config(config)
+
+
+def test_defaults_of_a_minimal_config(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, MINIMAL))
+    assert config.seed == 0
+    assert config.games_per_cell == 20
+    assert config.limits == Limits()
+    assert config.workers is None and config.worker_count >= 1
+    assert config.scheduler is None
+    assert config.record == RecordConfig("failures")
+    assert config.ranking == RankingConfig(("win_rate", "mean_score"), 0.95)
+    assert config.grid.depths == (None,)
+    assert config.grid.ghosts == (GhostSetting("RandomGhost", 2),)
+    assert config.grid.rules == ("classic",)
+    assert config.grid.max_moves == DEFAULT_MAX_MOVES
+    assert config.output == tmp_path / "results" / "spring-cup-2024"
+    assert config.submissions is None
+
+
+def test_every_key_set(tmp_path: Path) -> None:
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "tiny.py").write_text(AGENT_FILE, encoding="utf-8")
+    config = load_config(
+        write(
+            tmp_path,
+            """\
+            name: All keys
+            seed: 7
+            entrants:
+              baselines:
+                - name: tiny
+                  agent: agents/tiny.py:TinyAgent
+                  args: {flag: true, ratio: 0.5}
+            grid:
+              layouts: [smallClassic, testClassic]
+              depths: [1, 3]
+              ghosts:
+                - {agent: RandomGhost, count: 1}
+                - {agent: DirectionalGhost, count: 0}
+              rules: [classic, cs221]
+              max_moves: 500
+            games_per_cell: 3
+            limits: {move_hard: null, move_soft: 0.5, memory_mb: null, move_warnings: 0}
+            workers: 2
+            scheduler: tcp://10.0.0.5:8786
+            output: out/here
+            record: {replays: all}
+            ranking: {by: [mean_score_wins], confidence: 0.9}
+            """,
+        )
+    )
+    tiny = config.entrant("tiny")
+    assert tiny.ref == f"{tmp_path / 'agents' / 'tiny.py'}:TinyAgent"
+    assert tiny.args == (("flag", "True"), ("ratio", "0.5"))  # values become text
+    assert tiny.takes_depth is True
+    assert config.seed == 7 and config.games_per_cell == 3
+    assert config.grid.depths == (1, 3)
+    assert config.grid.ghosts == (
+        GhostSetting("RandomGhost", 1),
+        GhostSetting("DirectionalGhost", 0),
+    )
+    assert config.grid.rules == ("classic", "cs221")
+    assert config.grid.max_moves == 500
+    assert config.limits == Limits(move_hard=None, move_soft=0.5, memory_mb=None, move_warnings=0)
+    assert config.workers == 2 and config.worker_count == 2
+    assert config.scheduler == "tcp://10.0.0.5:8786"
+    assert config.output == tmp_path / "out" / "here"
+    assert config.record == RecordConfig("all")
+    assert config.ranking == RankingConfig(("mean_score_wins",), 0.9)
+
+
+def test_relative_paths_resolve_against_the_config_folder_not_the_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config_dir = tmp_path / "configs"
+    config_dir.mkdir()
+    (tmp_path / "maps").mkdir()
+    (tmp_path / "maps" / "corridor.lay").write_text("%%%%%\n%P.G%\n%%%%%\n", encoding="utf-8")
+    path = write(
+        config_dir,
+        MINIMAL.replace("[smallClassic]", "[../maps/corridor.lay]") + "output: ../out\n",
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    config = load_config(Path("..") / "configs" / "t.yaml")
+    assert config.output == tmp_path / "out"
+    assert [(c.name, c.path) for c in config.grid.layouts] == [
+        ("corridor", str(tmp_path / "maps" / "corridor.lay"))
+    ]
+    assert load_config(path) == config
+
+
+def test_layout_names_are_looked_up_beside_the_config_then_in_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "layouts").mkdir()
+    (tmp_path / "layouts" / "corridor.lay").write_text("%%%%%\n%P.G%\n%%%%%\n", encoding="utf-8")
+    path = write(tmp_path, MINIMAL.replace("[smallClassic]", "[corridor, smallClassic]"))
+    monkeypatch.chdir(ROOT)
+    config = load_config(path)
+    assert [c.path for c in config.grid.layouts] == [
+        str(tmp_path / "layouts" / "corridor.lay"),
+        str(ROOT / "layouts" / "smallClassic.lay"),
+    ]
+    # A layouts/ folder in the current folder is not where a config looks.
+    monkeypatch.chdir(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    assert problems(
+        other,
+        "name: t\nentrants: {baselines: [{name: g, agent: GreedyAgent}]}\n"
+        "grid: {layouts: [corridor]}\n",
+    ) == ["grid.layouts[0]: unknown layout 'corridor'"]
+
+
+def test_parse_config_takes_loaded_data_and_a_base_folder(tmp_path: Path) -> None:
+    data = {
+        "name": "From data",
+        "entrants": {"baselines": [{"name": "greedy", "agent": "GreedyAgent"}]},
+        "grid": {"layouts": ["smallClassic"]},
+    }
+    config = parse_config(data, "inline", tmp_path)
+    assert isinstance(config, TournamentConfig)
+    assert config.output == tmp_path / "results" / "from-data"
+    assert config.source is None
+    with pytest.raises(ConfigError) as info:
+        parse_config({**data, "seed": 1.5}, "inline", tmp_path)
+    assert str(info.value) == "inline: seed: expected a whole number, got 1.5"
+
+
+def test_a_config_error_survives_pickling() -> None:
+    error = ConfigError("t.yaml", ["seed: bad", "name: bad"])
+    again = pickle.loads(pickle.dumps(error))
+    assert (again.source, again.problems, str(again)) == (
+        "t.yaml",
+        ("seed: bad", "name: bad"),
+        "t.yaml: seed: bad\nt.yaml: name: bad",
+    )
+
+
+def test_slug() -> None:
+    assert slug("Spring Cup 2024!") == "spring-cup-2024"
+    assert slug("???") == "tournament"
+
+
+# ---- the file itself ---------------------------------------------------------------------
+
+
+def test_a_missing_file_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "nope.yaml"
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == f"{path}: no such file"
+
+
+def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "name: t\nseed: 1\n  games_per_cell: 2\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == (
+        f"{path}: line 3, column 17: invalid YAML: mapping values are not allowed here"
+    )
+
+
+def test_a_key_given_twice_is_an_error_with_its_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, MINIMAL + "seed: 1\nseed: 2\n"))
+    assert info.value.problems == ("line 8, column 1: invalid YAML: the key 'seed' is given twice",)
+
+
+def test_an_empty_file_and_a_file_that_is_not_a_mapping(tmp_path: Path) -> None:
+    assert problems(tmp_path, "") == [
+        "the config is empty; it needs at least name, entrants and grid"
+    ]
+    assert problems(tmp_path, "- a\n- b\n") == ["(top level): expected a mapping, got a list"]
+
+
+# ---- messages with their key paths --------------------------------------------------------
+
+
+def test_unknown_layout_gets_did_you_mean(tmp_path: Path) -> None:
+    path = write(tmp_path, with_grid("layouts: [smallClassic, mediumClassic, smalClassic]"))
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == (
+        f"{path}: grid.layouts[2]: unknown layout 'smalClassic' (did you mean smallClassic?)"
+    )
+
+
+def test_type_errors_say_what_was_expected_and_found(tmp_path: Path) -> None:
+    assert problems(tmp_path, MINIMAL + "games_per_cell: twenty\n") == [
+        "games_per_cell: expected a whole number >= 1, got 'twenty'"
+    ]
+    assert problems(tmp_path, MINIMAL + "games_per_cell: 0\n") == [
+        "games_per_cell: expected a whole number >= 1, got 0"
+    ]
+    assert problems(tmp_path, MINIMAL + "seed: true\n") == [
+        "seed: expected a whole number, got true"
+    ]
+    assert problems(tmp_path, MINIMAL + "workers: 0\n") == [
+        "workers: expected a whole number >= 1, got 0"
+    ]
+    assert problems(tmp_path, MINIMAL + "output: [a]\n") == [
+        "output: expected a folder for the results, got a list"
+    ]
+    assert problems(tmp_path, MINIMAL + "scheduler: tcp://a b\n") == [
+        "scheduler: an address has no spaces, got 'tcp://a b'"
+    ]
+
+
+def test_unknown_keys_are_errors_with_did_you_mean(tmp_path: Path) -> None:
+    assert problems(tmp_path, MINIMAL + "game_per_cell: 3\n") == [
+        "game_per_cell: unknown key (did you mean games_per_cell?); expected one of name, "
+        "seed, entrants, grid, games_per_cell, limits, workers, scheduler, output, record, "
+        "ranking"
+    ]
+    assert problems(tmp_path, with_grid("layouts: [smallClassic]\ndepth: [2]\n")) == [
+        "grid.depth: unknown key (did you mean depths?); expected one of layouts, depths, "
+        "ghosts, rules, max_moves"
+    ]
+
+
+def test_required_keys(tmp_path: Path) -> None:
+    assert problems(tmp_path, "seed: 3\n") == [
+        "name: required: the tournament's name",
+        "grid: required: the cells to play (at least grid.layouts)",
+        "entrants: required: a submissions folder or baselines",
+    ]
+    assert problems(tmp_path, "name: t\nentrants: {}\ngrid: {layouts: [smallClassic]}\n") == [
+        "entrants: no entrant: give a submissions folder with team folders, or baselines"
+    ]
+
+
+def test_grid_problems(tmp_path: Path) -> None:
+    found = problems(
+        tmp_path,
+        with_grid(
+            """\
+            layouts: [smallClassic, smallClassic, nowhere/x.lay]
+            depths: [2, 0, two, 2]
+            ghosts:
+              - {agent: RandomGost, count: 1}
+              - {agent: GreedyAgent, count: 1}
+              - {agent: RandomGhost, count: -1}
+              - {agent: RandomGhost}
+            rules: [cs22]
+            max_moves: 0
+            """
+        ),
+    )
+    assert found == [
+        "grid.layouts[2]: no such layout file 'nowhere/x.lay' "
+        f"(looked for {tmp_path / 'nowhere' / 'x.lay'})",
+        "grid.layouts[1]: the layout 'smallClassic' is already given at grid.layouts[0]",
+        "grid.depths[1]: expected a whole number >= 1, got 0",
+        "grid.depths[2]: expected a whole number >= 1, got 'two'",
+        "grid.depths[3]: the depth 2 is already given at grid.depths[0]",
+        found[5],  # the loader's own message, checked below
+        "grid.ghosts[1].agent: GreedyAgent is a pacman agent, not a ghost agent",
+        "grid.ghosts[2].count: expected a whole number >= 0, got -1",
+        "grid.ghosts[3].count: required: how many ghosts play (0 or more)",
+        "grid.rules[0]: unknown ruleset 'cs22' (did you mean cs221?); expected one of "
+        "classic, cs221",
+        "grid.max_moves: expected a whole number >= 1, got 0",
+    ]
+    assert found[5].startswith(
+        "grid.ghosts[0].agent: unknown ghost agent 'RandomGost' (did you mean RandomGhost?)"
+    )
+
+
+def test_a_broken_layout_file_is_reported_under_its_key(tmp_path: Path) -> None:
+    (tmp_path / "bad.lay").write_text("%%%%\n%PX%\n%%%%\n", encoding="utf-8")
+    [line] = problems(tmp_path, with_grid("layouts: [bad.lay]"))
+    assert line.startswith(f"grid.layouts[0]: {tmp_path / 'bad.lay'}:2:3: unknown character 'X'")
+
+
+def test_limits(tmp_path: Path) -> None:
+    assert problems(
+        tmp_path,
+        MINIMAL + "limits: {move_hrad: 2, move_soft: fast, move_warnings: null, memory_mb: 0.5}\n",
+    ) == [
+        "limits.move_hrad: unknown key (did you mean move_hard?); expected one of startup, "
+        "move_soft, move_warnings, move_hard, game_total, memory_mb, cpu_seconds, output_kb, "
+        "processes",
+        "limits.move_soft: expected a number of seconds, got 'fast'; move_soft: seconds per "
+        "move before a warning",
+        "limits.move_warnings: cannot be switched off; expected a whole number, got null; "
+        "move_warnings: moves over move_soft that are forgiven; one more is a timeout",
+        "limits.memory_mb: expected a whole number, got 0.5; memory_mb: address space (and, "
+        "where cgroups allow, resident memory) in MiB",
+    ]
+    assert problems(tmp_path, MINIMAL + "limits: {move_soft: 5, move_hard: 2}\n") == [
+        "limits.move_soft: 5.0 s is above limits.move_hard (2.0 s), so the warning could "
+        "never come before the kill"
+    ]
+    config = load_config(write(tmp_path, MINIMAL + "limits: {startup: null, move_hard: 10}\n"))
+    assert config.limits == Limits(startup=None, move_hard=10.0)
+    assert isinstance(config.limits.move_hard, float)
+
+
+def test_record_and_ranking_problems(tmp_path: Path) -> None:
+    assert problems(
+        tmp_path,
+        MINIMAL + "record: {replays: some}\nranking: {by: [win_rte, win_rate, win_rate], "
+        "confidence: 95}\n",
+    ) == [
+        "record.replays: unknown replay policy 'some'; expected one of none, failures, all",
+        "ranking.by[0]: unknown statistic 'win_rte' (did you mean win_rate?); expected one "
+        "of win_rate, mean_score, mean_score_wins",
+        "ranking.by[2]: the statistic 'win_rate' is already given at ranking.by[1]",
+        "ranking.confidence: expected a number between 0 and 1 (like 0.95), got 95",
+    ]
+
+
+# ---- entrants -----------------------------------------------------------------------------
+
+
+def test_baseline_problems(tmp_path: Path) -> None:
+    found = problems(
+        tmp_path,
+        """\
+        name: t
+        grid: {layouts: [smallClassic], depths: [2]}
+        entrants:
+          baselines:
+            - {name: a, agent: ExpectimaxAgnt}
+            - {name: b, agent: ExpectimaxAgent, args: {dept: 2}}
+            - {name: c, agent: ExpectimaxAgent, args: {evalFn: bettr}}
+            - {name: d, agent: ExpectimaxAgent, args: {depth: 3}}
+            - {name: e e, agent: GreedyAgent}
+            - {agent: GreedyAgent, args: [depth]}
+            - {name: a, agent: GreedyAgent, kind: x}
+        """,
+    )
+    assert found == [
+        found[0],
+        "entrants.baselines[1].args.dept: ExpectimaxAgent has no option 'dept' (did you mean "
+        "depth?); its options: evalFn, depth, weights",
+        "entrants.baselines[2].args: ExpectimaxAgent: evalFn: unknown evaluation 'bettr' (did "
+        "you mean better?); expected score, better, path/to/file.py:function or "
+        "package.module:function",
+        "entrants.baselines[3].args.depth: conflicts with grid.depths, which sets every "
+        "entrant's depth; remove one (or set takes_depth: false to pin this entrant's depth)",
+        "entrants.baselines[4].name: 'e e' cannot be used as a name: use up to 64 letters, "
+        "digits and . _ + - (it appears in game ids and file names)",
+        "entrants.baselines[5].name: required: the entrant's name",
+        "entrants.baselines[5].args: expected a mapping of option: value, got a list",
+        "entrants.baselines[6].kind: unknown key; expected one of name, agent, args, takes_depth",
+    ]
+    assert found[0].startswith(
+        "entrants.baselines[0].agent: unknown pacman agent 'ExpectimaxAgnt' "
+        "(did you mean ExpectimaxAgent or MinimaxAgent?)"
+    )
+
+
+def test_a_pinned_depth_is_allowed_without_grid_depths_or_with_takes_depth_false(
+    tmp_path: Path,
+) -> None:
+    text = """\
+    name: t
+    grid: {layouts: [smallClassic]DEPTHS}
+    entrants:
+      baselines:
+        - {name: d, agent: ExpectimaxAgent, args: {depth: 3}TAKES}
+    """
+    plain = load_config(write(tmp_path, text.replace("DEPTHS", "").replace("TAKES", "")))
+    assert plain.entrant("d").args == (("depth", "3"),)
+    pinned = load_config(
+        write(
+            tmp_path,
+            text.replace("DEPTHS", ", depths: [1]").replace("TAKES", ", takes_depth: false"),
+        )
+    )
+    assert pinned.entrant("d").takes_depth is False
+
+
+def test_a_file_baselines_options_are_read_from_its_source(tmp_path: Path) -> None:
+    (tmp_path / "tiny.py").write_text(AGENT_FILE, encoding="utf-8")
+    assert problems(
+        tmp_path,
+        MINIMAL.replace(
+            "{name: greedy, agent: GreedyAgent}",
+            "{name: tiny, agent: tiny.py:TinyAgent, args: {dpeth: 2}}",
+        ),
+    ) == [
+        "entrants.baselines[0].args.dpeth: TinyAgent has no option 'dpeth' (did you mean "
+        "depth?); its options: depth, flag, ratio"
+    ]
+
+
+def test_entrant_names_must_be_unique_across_teams_and_baselines(tmp_path: Path) -> None:
+    make_team(tmp_path / "subs", "greedy", None, {"multiAgents.py": AGENT_FILE})
+    found = problems(tmp_path, MINIMAL.replace("entrants:\n", "entrants:\n  submissions: subs\n"))
+    assert found == [
+        "entrants.baselines[0].name: the entrant name 'greedy' is already given at "
+        "entrants.submissions[greedy]"
+    ]
+
+
+def test_team_folders(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    make_team(subs, "alpha", None, {"multiAgents.py": AGENT_FILE})
+    make_team(
+        subs,
+        "beta",
+        "agent: multiAgents.py:TinyAgent\nargs: {depth: 3}\n",
+        {"multiAgents.py": AGENT_FILE, "helpers.py": "X = 1\n"},
+    )
+    make_team(subs, ".git", None, {})
+    make_team(subs, "__pycache__", None, {})
+    (subs / "README.md").write_text("teams go here\n", encoding="utf-8")
+    config = load_config(
+        write(tmp_path, "name: t\nentrants: {submissions: subs}\ngrid: {layouts: [smallClassic]}\n")
+    )
+    assert [(e.name, e.kind, e.folder) for e in config.entrants] == [
+        ("alpha", "team", subs / "alpha"),
+        ("beta", "team", subs / "beta"),
+    ]
+    assert config.entrant("beta").args == ()  # team.yaml args are the loader's, at play time
+    assert config.entrant("alpha").takes_depth is True
+    assert config.submissions == subs
+
+
+def test_a_team_whose_agent_has_no_depth_option_is_not_given_one(tmp_path: Path) -> None:
+    shallow = AGENT_FILE.replace('depth="2", ', "")
+    make_team(tmp_path / "subs", "shallow", None, {"multiAgents.py": shallow})
+    config = load_config(
+        write(tmp_path, "name: t\nentrants: {submissions: subs}\ngrid: {layouts: [smallClassic]}\n")
+    )
+    assert config.entrant("shallow").takes_depth is False
+
+
+def test_team_folder_problems_name_the_folder(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    make_team(subs, "empty", None, {"notes.txt": "todo\n"})
+    make_team(subs, "typo", "agent: multiAgents.py:TinyAgnt\n", {"multiAgents.py": AGENT_FILE})
+    make_team(subs, "good", None, {"multiAgents.py": AGENT_FILE})
+    make_team(subs, "bad name", None, {"multiAgents.py": AGENT_FILE})
+    found = problems(
+        tmp_path,
+        "name: t\nentrants: {submissions: subs}\ngrid: {layouts: [smallClassic]}\n",
+    )
+    assert found == [
+        "entrants.submissions[bad name]: 'bad name' cannot be used as a name: use up to 64 "
+        "letters, digits and . _ + - (it appears in game ids and file names)",
+        "entrants.submissions[empty]: the folder 'empty' has no team.yaml and no *gents.py "
+        "or submission.py; every folder here must be a team",
+        found[2],
+    ]
+    assert found[2].startswith(
+        f"entrants.submissions[typo]: {subs / 'typo' / 'multiAgents.py'} defines no class "
+        "'TinyAgnt' (did you mean TinyAgent?)"
+    )
+
+
+def test_submissions_folder_problems(tmp_path: Path) -> None:
+    grid = "grid: {layouts: [smallClassic]}\n"
+    assert problems(tmp_path, "name: t\nentrants: {submissions: nowhere}\n" + grid) == [
+        f"entrants.submissions: no such folder 'nowhere' (looked for {tmp_path / 'nowhere'})"
+    ]
+    make_team(tmp_path, "solo", "agent: multiAgents.py:TinyAgent\n", {"multiAgents.py": AGENT_FILE})
+    assert problems(tmp_path, "name: t\nentrants: {submissions: solo}\n" + grid) == [
+        "entrants.submissions: 'solo' is itself a team folder; give the folder that holds "
+        "the team folders, or list this one under baselines"
+    ]
+
+
+def test_several_problems_are_reported_at_once(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """\
+        name: t
+        seed: x
+        entrants:
+          baselines:
+            - {name: a, agent: ExpectimaxAgnt}
+        grid:
+          layouts: [smallClassic, mediumClassic, smalClassic]
+        games_per_cell: twenty
+        workers: -1
+        colour: blue
+        """,
+    )
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    lines = str(info.value).splitlines()
+    assert len(lines) == 6
+    assert all(line.startswith(f"{path}: ") for line in lines)
+    keys = [line.removeprefix(f"{path}: ").split(":")[0] for line in lines]
+    # In the order of the file's top-level keys, whatever order they were checked in.
+    assert keys == [
+        "seed",
+        "entrants.baselines[0].agent",
+        "grid.layouts[2]",
+        "games_per_cell",
+        "workers",
+        "colour",
+    ]
