@@ -23,6 +23,7 @@ from typing import Any
 from pacman.sandbox import confine, wire
 
 MESSAGE_LIMIT = 300
+PR_SET_PDEATHSIG = 1
 TRACE_LIMIT = 4000
 
 
@@ -90,6 +91,8 @@ def main() -> None:
     if first is None or first[0] != "init":
         os._exit(3)
     init: dict[str, Any] = first[1]
+    # The keeper dies with the referee, and the agent with the keeper (below).
+    confine.libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     plan = confine.Plan.from_json(init["plan"])
     report = confine.Report()
     as_root = os.geteuid() == 0
@@ -140,7 +143,7 @@ def _agent_process(
     switch_uid: bool,
 ) -> None:
     # Die with the keeper (and so with the referee), whatever happens to the pipes.
-    confine.libc().prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    confine.libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     report.run("rlimits", plan, lambda: confine.apply_rlimits(plan))
     # As process 1 of its namespace it would ignore the kernel's SIGXCPU; end as the signal
     # would, so the referee can tell a CPU limit from other deaths.
@@ -165,6 +168,8 @@ def _agent_process(
         assert plan.uid is not None
         uid = plan.uid
         report.run("uid", plan, lambda: confine.switch_uid(uid))
+        # Changing uid clears the parent-death signal: set it again.
+        confine.libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     else:
         report.missing["uid"] = init.get("uid_problem") or "switched off"
     report.run("capabilities", plan, confine.drop_capabilities)

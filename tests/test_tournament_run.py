@@ -1,0 +1,242 @@
+"""`tournament run` end to end: resumable after SIGKILL, Ctrl-C and dead workers, the same
+results on one worker or two, stale submissions replayed, hostile teams isolated, and the
+other commands (status, leaderboard, validate) on the stored results."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_sandbox_zoo import UNAVAILABLE, ZOO
+
+REPO = Path(__file__).parent.parent
+#: What decides a game; timings, hosts and dates do not.
+DETERMINISTIC = ("game_id", "entrant", "submission_hash", "cell", "seed", "outcome", "culprit",
+                 "score", "win", "moves")
+
+pytestmark = pytest.mark.skipif(bool(UNAVAILABLE), reason=f"no sandbox here: {UNAVAILABLE}")
+
+
+def make_tournament(root: Path, teams: dict[str, str], games: int = 6, workers: int = 2,
+                    layouts: str = "[smallClassic, testClassic]") -> Path:
+    """A config in `root` with a team folder per (name -> zoo file or 'example')."""
+    subs = root / "submissions"
+    for name, source in teams.items():
+        if source == "example":
+            shutil.copytree(REPO / "submissions" / "example-team", subs / name)
+        else:
+            (subs / name).mkdir(parents=True)
+            shutil.copy(ZOO / f"{source}.py", subs / name / "agent.py")
+            (subs / name / "team.yaml").write_text("agent: agent.py:ZooAgent\n")
+    config = root / "t.yaml"
+    config.write_text(textwrap.dedent(f"""\
+        name: Test cup
+        seed: 11
+        entrants:
+          submissions: submissions
+          baselines:
+            - name: greedy
+              agent: GreedyAgent
+        grid:
+          layouts: {layouts}
+          depths: [1]
+          ghosts: [{{agent: RandomGhost, count: 1}}]
+          max_moves: 200
+        games_per_cell: {games}
+        limits: {{startup: 5, move_soft: 0.5, move_warnings: 1, move_hard: 1, memory_mb: 512}}
+        workers: {workers}
+        output: out
+        record: {{replays: failures}}
+        """))
+    return config
+
+
+def tournament(*args: str, check: bool = True, **kw: object) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run([sys.executable, "-m", "tournament", *args], capture_output=True,
+                            text=True, timeout=600, cwd=REPO, **kw)  # type: ignore[call-overload]
+    if check:
+        assert result.returncode == 0, result.stdout + result.stderr
+    return result  # type: ignore[no-any-return]
+
+
+def rows(config: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(config.parent / "out" / "results.sqlite") as conn:
+        return sorted(conn.execute(f"SELECT {', '.join(DETERMINISTIC)} FROM games"))
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[object, ...]]:
+    """An uninterrupted run on two workers."""
+    config = make_tournament(tmp_path_factory.mktemp("reference"), {"alpha": "example"})
+    tournament("run", str(config))
+    return rows(config)
+
+
+def test_one_worker_gives_the_results_of_two(tmp_path: Path,
+                                             reference: list[tuple[object, ...]]) -> None:
+    config = make_tournament(tmp_path, {"alpha": "example"}, workers=1)
+    out = tournament("run", str(config)).stdout
+    assert "24 to play" in out and "Test cup" in out
+    assert rows(config) == reference
+    assert len(reference) == 2 * 2 * 6  # entrants x layouts x games
+
+
+def test_killed_with_sigkill_then_resumed_gives_the_same_results(
+        tmp_path: Path, reference: list[tuple[object, ...]]) -> None:
+    config = make_tournament(tmp_path, {"alpha": "example"})
+    proc = subprocess.Popen([sys.executable, "-m", "tournament", "run", str(config)],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    database = tmp_path / "out" / "results.sqlite"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if database.exists():
+            with sqlite3.connect(database) as conn:
+                if conn.execute("SELECT count(*) FROM games").fetchone()[0] >= 3:
+                    break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = rows(config)
+    assert 3 <= len(partial) < len(reference)
+    out = tournament("run", str(config)).stdout
+    assert f"{len(partial)} already stored" in out
+    assert rows(config) == reference
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
+    config = make_tournament(tmp_path, {"alpha": "slow_move"}, games=3, workers=1)
+    proc = subprocess.Popen([sys.executable, "-m", "tournament", "run", str(config)],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    database = tmp_path / "out" / "results.sqlite"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not database.exists():
+        time.sleep(0.05)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out
+    assert "run the same command again to finish" in out
+    status = tournament("status", str(config)).stdout
+    assert "games to play" in status
+
+
+def test_a_dead_worker_only_costs_a_replay(tmp_path: Path,
+                                           reference: list[tuple[object, ...]]) -> None:
+    config = make_tournament(tmp_path, {"alpha": "example"})
+    proc = subprocess.Popen([sys.executable, "-m", "tournament", "run", str(config)],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    killed = None
+    deadline = time.monotonic() + 60
+    while killed is None and time.monotonic() < deadline:
+        parents = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()
+            except (OSError, ValueError):
+                continue
+            parents[int(entry)] = (int(stat[1]), stat[0])
+        # A pool worker of this run (forked by its forkserver, a child of the run) at work.
+        for pid, (ppid, state) in parents.items():
+            if parents.get(ppid, (0, ""))[0] == proc.pid and state == "R":
+                os.kill(pid, signal.SIGKILL)
+                killed = pid
+                break
+        time.sleep(0.005)
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0, out
+    assert killed is not None
+    assert rows(config) == reference
+
+
+def test_a_changed_submission_makes_only_its_games_stale(tmp_path: Path) -> None:
+    config = make_tournament(tmp_path, {"alpha": "example", "beta": "honest"}, games=2)
+    tournament("run", str(config))
+    before = {r[0]: r for r in rows(config)}
+    with open(tmp_path / "submissions" / "beta" / "agent.py", "a") as fh:
+        fh.write("\n# a new version\n")
+    status = tournament("status", str(config)).stdout
+    assert "games to play" in status
+    out = tournament("run", str(config)).stdout
+    assert "4 to play (4 stale" in out
+    after = {r[0]: r for r in rows(config)}
+    changed = {gid for gid in after if after[gid][2] != before[gid][2]}
+    assert changed == {gid for gid in after if gid.startswith("beta@")}
+
+
+def test_a_hostile_team_does_not_disturb_the_others(tmp_path: Path) -> None:
+    calm = make_tournament(tmp_path / "calm", {"alpha": "example"}, games=2)
+    tournament("run", str(calm))
+    rough = make_tournament(tmp_path / "rough", {"alpha": "example", "mallory": "memory_blowup",
+                                                 "trudy": "infinite_loop"}, games=2)
+    tournament("run", str(rough))
+    mine = [r for r in rows(rough) if r[1] in ("alpha", "greedy")]
+    assert mine == rows(calm)
+    hostile = {r[1]: r[5] for r in rows(rough) if r[1] in ("mallory", "trudy")}
+    assert hostile == {"mallory": "memory", "trudy": "timeout"}
+    # Their failures were recorded with a replay to watch.
+    with sqlite3.connect(tmp_path / "rough" / "out" / "results.sqlite") as conn:
+        replays = [r[0] for r in conn.execute("SELECT replay FROM games WHERE entrant='trudy'")]
+    assert replays and all(Path(p).is_file() for p in replays)
+
+
+def test_leaderboard_writes_csv_markdown_json_and_every_game(tmp_path: Path) -> None:
+    config = make_tournament(tmp_path, {"alpha": "example", "crasher": "move_raises"}, games=2)
+    tournament("run", str(config))
+    out = tournament("leaderboard", str(config)).stdout
+    assert "crasher" in out and "greedy" in out
+    folder = tmp_path / "out"
+    board = json.loads((folder / "leaderboard.json").read_text())
+    assert {row["entrant"] for row in board} == {"alpha", "crasher", "greedy"}
+    crasher = next(row for row in board if row["entrant"] == "crasher")
+    assert crasher["crash"] == crasher["games"] == 4 and crasher["win_rate"] == 0
+    assert board[-1]["entrant"] == "crasher"
+    assert (folder / "leaderboard.md").read_text().startswith("| rank |")
+    with open(folder / "games.csv", newline="") as fh:
+        games = list(csv.DictReader(fh))
+    assert len(games) == 3 * 2 * 2
+    assert {g["outcome"] for g in games if g["entrant"] == "crasher"} == {"crash"}
+    assert (folder / "leaderboard.csv").read_text().splitlines()[0].startswith("rank,")
+
+
+def test_validate_gives_a_verdict_per_team(tmp_path: Path) -> None:
+    config = make_tournament(tmp_path, {"alpha": "example", "broken": "syntax_error"})
+    result = tournament("validate", str(config), check=False)
+    assert result.returncode == 1
+    assert "alpha: ok, sandboxed" in result.stdout
+    assert "broken: FAILED load_error" in result.stdout
+    assert "greedy: ok, in-process" in result.stdout
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_config_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+    config = make_tournament(tmp_path, {"alpha": "example"}, layouts="[smalClassic]")
+    for command in ("run", "status", "validate", "leaderboard"):
+        result = tournament(command, str(config), check=False)
+        assert result.returncode == 2
+        assert "grid.layouts[0]: unknown layout 'smalClassic'" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_dask_cluster_gives_the_results_of_the_local_pool(
+        tmp_path: Path, reference: list[tuple[object, ...]]) -> None:
+    distributed = pytest.importorskip("distributed")
+    config = make_tournament(tmp_path, {"alpha": "example"})
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        config.write_text(config.read_text() + f"scheduler: {cluster.scheduler_address}\n")
+        out = tournament("run", str(config)).stdout
+    assert "24 to play" in out
+    assert rows(config) == reference

@@ -1,0 +1,5 @@
+"""`python -m tournament` is the `tournament` command."""
+
+from tournament.cli import main
+
+main()

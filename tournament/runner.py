@@ -1,0 +1,164 @@
+"""One scheduled game, played through the engine's runner and turned into a results row.
+
+A `GameTask` carries everything a worker needs as plain, picklable data (paths, names,
+strings), so the same task runs in a local process pool or on a Dask worker on another
+machine. `play_task` never raises for anything a game can do: agent failures are outcomes
+(the sandbox sees to that), and anything else that goes wrong is the platform's own failure,
+recorded as `infra_error` and never scored.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+import socket
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pacman import __version__
+from pacman import replay as replays
+from pacman.game import INFRA_ERROR, GameResult, GameSpec, play
+from pacman.layout import load_layout
+from pacman.loader import resolve
+from pacman.sandbox.limits import Limits
+from pacman.sandbox.process import Placement
+from tournament.config import Entrant, TournamentConfig
+from tournament.schedule import ScheduledGame, agent_args
+
+#: Files a team folder's hash ignores: caches the interpreter writes, not the team.
+IGNORED = ("__pycache__", ".pyc", ".DS_Store")
+
+
+def submission_hash(entrant: Entrant) -> str:
+    """What decides whether stored results of an entrant are still valid.
+
+    A team: every file of its folder (names and bytes). A baseline: its reference and
+    options plus the platform version (a new release may change a built-in agent).
+    """
+    digest = hashlib.sha256()
+    if entrant.folder is not None:
+        for path in sorted(entrant.folder.rglob("*")):
+            rel = path.relative_to(entrant.folder).as_posix()
+            if not path.is_file() or any(part in rel for part in IGNORED):
+                continue
+            digest.update(rel.encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    else:
+        digest.update(f"{entrant.ref}|{entrant.args}|{__version__}".encode())
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class GameTask:
+    game: ScheduledGame
+    entrant_ref: str
+    args: tuple[tuple[str, str], ...]
+    submission_hash: str
+    layout_path: str
+    max_moves: int
+    limits: Limits
+    replays: str
+    replay_dir: str
+    base: str
+
+
+def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
+              hashes: dict[str, str]) -> list[GameTask]:
+    """The tasks of `games`; `hashes` maps each entrant to its submission hash."""
+    base = str(config.source.parent if config.source is not None else Path.cwd())
+    out = []
+    for game in games:
+        entrant = config.entrant(game.entrant)
+        out.append(GameTask(
+            game=game,
+            entrant_ref=str(entrant.folder) if entrant.folder is not None else entrant.ref,
+            args=agent_args(entrant, game.cell),
+            submission_hash=hashes[entrant.name],
+            layout_path=config.grid.layout_path(game.cell.layout),
+            max_moves=config.grid.max_moves,
+            limits=config.limits,
+            replays=config.record.replays,
+            replay_dir=str(config.output / "replays"),
+            base=base,
+        ))
+    return out
+
+
+def replay_path(replay_dir: str, game_id: str) -> Path:
+    """`<dir>/<entrant>/<layout>/<depth>/<ghosts>/<rules>/<index>.json` from the game id."""
+    entrant, _, rest = game_id.partition("@")
+    cell, _, index = rest.partition("#")
+    return Path(replay_dir, entrant, *cell.split("/"), f"{index}.json")
+
+
+def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) -> dict[str, Any]:
+    """Play one game and return its row; never raises for what a game or an agent does."""
+    game = task.game
+    result: GameResult | None = None
+    replay: str | None = None
+    try:
+        layout = load_layout(task.layout_path)
+        pacman = resolve(task.entrant_ref, task.args, kind="pacman", cwd=Path(task.base))
+        ghost = resolve(game.cell.ghost, kind="ghost", cwd=Path(task.base))
+        spec = GameSpec(layout, pacman, ghost, num_ghosts=game.cell.num_ghosts, seed=game.seed,
+                        ruleset=game.cell.ruleset, max_moves=task.max_moves, limits=task.limits)
+        placement = Placement(root=Path(sandbox_root) if sandbox_root else None, slot=slot)
+        result = play(spec, placement=placement)
+        keep = task.replays == "all" or (task.replays == "failures" and result.failed)
+        if keep and result.scored:
+            path = replay_path(task.replay_dir, game.game_id)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            replays.write(result, layout, path)
+            replay = str(path)
+    except Exception as exc:  # the platform's own failure: recorded, never blamed on an agent
+        return make_row(task, None, None, INFRA_ERROR, f"platform error: {type(exc).__name__}: "
+                    f"{exc}"[:300], traceback.format_exc()[-4000:])
+    return make_row(task, result, replay)
+
+
+def make_row(task: GameTask, result: GameResult | None, replay: str | None,
+         outcome: str | None = None, message: str = "", trace: str = "") -> dict[str, Any]:
+    game = task.game
+    timing = result.timing[0] if result is not None and result.timing else None
+    moves = timing.moves if timing is not None else 0
+    cpu_moves = timing.cpu if timing is not None else None
+    return {
+        "game_id": game.game_id,
+        "entrant": game.entrant,
+        "submission_hash": task.submission_hash,
+        "cell": game.cell.key,
+        "layout": game.cell.layout,
+        "depth": game.cell.depth,
+        "ghost": game.cell.ghost_name,
+        "num_ghosts": result.num_ghosts if result is not None else game.cell.num_ghosts,
+        "ruleset": game.cell.ruleset,
+        "seed": game.seed,
+        "game_index": game.index,
+        "outcome": outcome or (result.outcome if result is not None else INFRA_ERROR),
+        "culprit": result.culprit if result is not None else None,
+        "message": message or (result.message if result is not None else ""),
+        "trace": trace or (result.trace if result is not None else ""),
+        "score": result.score if result is not None and outcome is None else 0,
+        "win": bool(result is not None and outcome is None and result.win),
+        "moves": result.moves if result is not None else 0,
+        "wall_mean": timing.wall / moves if timing is not None and moves else None,
+        "wall_max": timing.wall_max if timing is not None and moves else None,
+        "cpu_mean": cpu_moves / moves if cpu_moves is not None and moves else None,
+        "cpu_max": timing.cpu_max if timing is not None else None,
+        "warnings": timing.warnings if timing is not None else 0,
+        "sandbox": ",".join(result.sandbox[0]) if result is not None else "",
+        "host": socket.gethostname(),
+        "replay": replay,
+        "version": __version__,
+        "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def worker_environment() -> None:
+    """Nothing an agent prints in-process should reach the organizer's terminal in a pool."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)

@@ -1,0 +1,102 @@
+"""Results in SQLite: one row per game, written in its own transaction as the game finishes.
+
+The database is the tournament's memory. A run first asks it what is already done (and with
+which submission hash), plays only the rest, and commits each game as it comes back, so a run
+killed at any instant (even with SIGKILL) loses at most the games that were in flight and
+never leaves half a row: SQLite's journal makes every commit all-or-nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+#: (column, SQL type) in table order; `game_id` is the key.
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("game_id", "TEXT PRIMARY KEY"),
+    ("entrant", "TEXT NOT NULL"),
+    ("submission_hash", "TEXT NOT NULL"),
+    ("cell", "TEXT NOT NULL"),
+    ("layout", "TEXT NOT NULL"),
+    ("depth", "INTEGER"),
+    ("ghost", "TEXT NOT NULL"),
+    ("num_ghosts", "INTEGER NOT NULL"),
+    ("ruleset", "TEXT NOT NULL"),
+    ("seed", "INTEGER NOT NULL"),
+    ("game_index", "INTEGER NOT NULL"),
+    ("outcome", "TEXT NOT NULL"),
+    ("culprit", "INTEGER"),
+    ("message", "TEXT NOT NULL"),
+    ("trace", "TEXT NOT NULL"),
+    ("score", "INTEGER NOT NULL"),
+    ("win", "INTEGER NOT NULL"),
+    ("moves", "INTEGER NOT NULL"),
+    ("wall_mean", "REAL"),
+    ("wall_max", "REAL"),
+    ("cpu_mean", "REAL"),
+    ("cpu_max", "REAL"),
+    ("warnings", "INTEGER NOT NULL"),
+    ("sandbox", "TEXT NOT NULL"),
+    ("host", "TEXT NOT NULL"),
+    ("replay", "TEXT"),
+    ("version", "TEXT NOT NULL"),
+    ("finished_at", "TEXT NOT NULL"),
+)
+NAMES = tuple(name for name, _ in COLUMNS)
+
+
+class StoreError(RuntimeError):
+    """The results file cannot be used (not a database, another schema...)."""
+
+
+class Store:
+    """The results of one tournament output folder."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.conn = sqlite3.connect(path, timeout=30)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            columns = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
+            with self.conn:
+                self.conn.execute(f"CREATE TABLE IF NOT EXISTS games ({columns})")
+            found = [row[1] for row in self.conn.execute("PRAGMA table_info(games)")]
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: not a results database ({exc})") from exc
+        if tuple(found) != NAMES:
+            raise StoreError(f"{path}: results of another platform version (columns {found})")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def put(self, row: dict[str, Any]) -> None:
+        """Record one game (replacing an older result of the same game) in one transaction."""
+        values = [row[name] for name in NAMES]
+        marks = ", ".join("?" for _ in NAMES)
+        with self.conn:
+            self.conn.execute(f"INSERT OR REPLACE INTO games VALUES ({marks})", values)
+
+    def hashes(self) -> dict[str, tuple[str, str]]:
+        """game_id -> (submission hash, outcome) of every stored game."""
+        rows = self.conn.execute("SELECT game_id, submission_hash, outcome FROM games")
+        return {game_id: (digest, outcome) for game_id, digest, outcome in rows}
+
+    def frame(self, game_ids: Iterable[str] | None = None) -> Any:
+        """The results as a DataFrame (only `game_ids` when given), sorted by game id."""
+        frame = pd.read_sql_query("SELECT * FROM games ORDER BY game_id", self.conn)
+        if game_ids is not None:
+            frame = frame[frame["game_id"].isin(set(game_ids))]
+        frame["win"] = frame["win"].astype(bool)
+        return frame.reset_index(drop=True)
