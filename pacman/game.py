@@ -272,8 +272,10 @@ def _build(
             fail("load_error", i, f"{ref.label}: {describe(exc)}", exc)
             break
         keepers[i].account_startup(time.perf_counter() - t0)
-        if ref.builtin and i > 0:
-            agent.rng = ghost_rng
+        if ref.builtin:
+            # Built-ins draw from streams of their own (Pacman's starts where the global one
+            # would): a game is then the same even where other threads use `random`.
+            agent.rng = ghost_rng if i > 0 else random.Random(derive_seed(spec.seed, "agents"))
         built.append(agent)
     return built
 

@@ -145,7 +145,9 @@ class DaskExecutor:
     """The same tasks on a Dask cluster (`scheduler: tcp://host:8786` in the config).
 
     Every worker machine needs this project installed (same version) and the submissions and
-    layouts at the same paths, e.g. on a shared file system.
+    layouts at the same paths, e.g. on a shared file system. Dask runs tasks in threads: that
+    is safe because file agents play in sandboxes and built-in agents draw from random
+    streams of their own, never from the global one other threads may use.
     """
 
     def __init__(self, address: str) -> None:

@@ -1,6 +1,7 @@
 """The sandboxed side: a process that confines itself, then imports and runs one team's agent.
 
-Started by the referee as `python -I -c BOOT ROOT RFD WFD`. Two processes come out of it:
+Forked by the referee's zygote (see `zygote.py`) with the request and answer pipes as `rfd`
+and `wfd`. Two processes come out of it:
 - the first (the "keeper") unshares namespaces, forks, tells the referee the agent's pid and
   waits; an agent that kills its parent kills only the keeper;
 - the second (the agent process) is process 1 of a fresh PID namespace. It sets its limits,
@@ -84,8 +85,19 @@ class _CappedStream:
         return 1
 
 
-def main() -> None:
-    rfd, wfd = int(sys.argv[2]), int(sys.argv[3])
+def warm_up() -> None:
+    """Import what the agent process needs, so a zygote's forks start with it loaded."""
+    import random  # noqa: F401
+    import traceback  # noqa: F401
+
+    from pacman import compat  # noqa: F401
+    from pacman.describe import describe  # noqa: F401
+    from pacman.layout import parse_layout  # noqa: F401
+    from pacman.loader import load_file  # noqa: F401
+    from pacman.state import GameState  # noqa: F401
+
+
+def main(rfd: int, wfd: int) -> None:
     reader = LineReader(rfd)
     first = reader.next()
     if first is None or first[0] != "init":

@@ -16,7 +16,6 @@ import os
 import select
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,13 +29,10 @@ from pacman.loader import AgentRef
 from pacman.sandbox import confine, wire
 from pacman.sandbox.cgroup import AgentCgroup
 from pacman.sandbox.limits import Limits, TimeKeeper
+from pacman.sandbox.zygote import ZygoteGone, zygote
 from pacman.state import GameState
 
 PACKAGE_DIR = Path(pacman.__file__).resolve().parent
-BOOT = (
-    "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from pacman.sandbox.child import main; main()"
-)
 #: Seconds the platform allows itself to start a sandbox (before any team code runs).
 SPAWN_LIMIT = 30.0
 #: Seconds an agent gets for `final()`; the process is killed after it either way.
@@ -120,7 +116,7 @@ class AgentProcess:
         self.seed = seed
         self.pid: int | None = None
         self.started_at = 0.0
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.keeper_pid: int | None = None
         self.cgroup: AgentCgroup | None = None
         self.active: list[str] = []
         self.missing: dict[str, str] = {}
@@ -168,28 +164,25 @@ class AgentProcess:
             self._make_cgroup(mem)
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
-        log = open(self.log_path, "wb")  # noqa: SIM115 (handed to the child, closed below)
+        log = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-c", BOOT, str(PACKAGE_DIR.parent),
-                 str(to_child_r), str(from_child_w)],
-                pass_fds=(to_child_r, from_child_w),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                cwd=self.workdir,
-                env=self._environment(),
-                start_new_session=True,
-            )
-        except OSError as exc:
+            try:
+                self.keeper_pid = zygote().spawn([to_child_r, from_child_w, log],
+                                                 str(self.workdir), self._environment(),
+                                                 SPAWN_LIMIT)
+            except ZygoteGone:  # it died since the last game: one more try with a new one
+                self.keeper_pid = zygote().spawn([to_child_r, from_child_w, log],
+                                                 str(self.workdir), self._environment(),
+                                                 SPAWN_LIMIT)
+        except (ZygoteGone, OSError) as exc:
             raise SandboxError(f"cannot start a sandbox: {exc}") from exc
         finally:
-            log.close()
+            os.close(log)
             os.close(to_child_r)
             os.close(from_child_w)
         if self.cgroup is not None:
             try:
-                self.cgroup.add(self.proc.pid)
+                self.cgroup.add(self.keeper_pid)
             except OSError as exc:
                 self.missing["cgroup"] = f"cgroup: cannot join: {exc}"
                 self.cgroup.remove()
@@ -294,13 +287,12 @@ class AgentProcess:
         if self.pid is not None:
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
-        if self.proc is not None:
-            try:
-                self.proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
+        if self.keeper_pid is not None:
+            if zygote().wait(self.keeper_pid, 2) is None:
                 with contextlib.suppress(OSError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+                    os.killpg(self.keeper_pid, signal.SIGKILL)
+                zygote().wait(self.keeper_pid, 2)
+            zygote().forget(self.keeper_pid)
         if self.cgroup is not None:
             self.cgroup.remove()
         for fd in (self._to_child, self._from_child, self._stat_fd):
@@ -396,11 +388,9 @@ class AgentProcess:
         self.cpu.total = self._cpu_total()
         self._kill()
         status = None
-        if self.proc is not None:
-            try:
-                status = self.proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                status = None
+        if self.keeper_pid is not None:
+            status = zygote().wait(self.keeper_pid, 2)
+            self.keeper_pid = None if status is not None else self.keeper_pid
         if self.cgroup is not None and self.cgroup.out_of_memory():
             return AgentFault("memory", f"killed for using more than {self.limits.memory_mb} MiB "
                               f"during {what}")
