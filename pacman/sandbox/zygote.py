@@ -55,13 +55,13 @@ def serve(fd: int) -> None:
     signal.set_wakeup_fd(wake_w)
     while True:
         try:
-            ready, _, _ = select.select([sock, wake_r], [], [])
+            ready, _, _ = select.select([fd, wake_r], [], [])
         except InterruptedError:
             continue
         if wake_r in ready:
             os.read(wake_r, 512)
         _reap(sock)
-        if sock not in ready:
+        if fd not in ready:
             continue
         data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 8)
         if not data:
