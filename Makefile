@@ -1,4 +1,4 @@
-# The two commands of the README: `make demo` (set up, then play the example batch) and
+# The two commands of the README: `make demo` (set up, then run the example tournament) and
 # `make test` (set up, then lint, type-check and test). Both create .venv on first use.
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -17,8 +17,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: setup
-	$(VENV)/bin/pacman -l smallClassic -p submissions/example-team -q -n 10 --seed 1
-	$(VENV)/bin/pacman -l smallClassic -p GreedyAgent -q -n 10 --seed 1
+	$(VENV)/bin/tournament run tournaments/example.yaml
+	$(VENV)/bin/tournament report tournaments/example.yaml
 
 test: setup
 	$(VENV)/bin/ruff check .
@@ -29,8 +29,10 @@ bench: setup
 	$(PY) benchmarks/engine.py
 	$(PY) benchmarks/strength.py
 	$(PY) benchmarks/sandbox.py
+	$(PY) benchmarks/tournament_costs.py
 
 bench-short: setup
 	$(PY) benchmarks/engine.py --short
 	$(PY) benchmarks/strength.py --short
 	$(PY) benchmarks/sandbox.py --short
+	$(PY) benchmarks/tournament_costs.py --short

@@ -255,3 +255,19 @@ def test_sandbox_check_reports_layers_and_probes() -> None:
     assert "network" in result.output and "signal the referee" in result.output  # type: ignore[attr-defined]
     escaped = [line for line in lines if "ALLOWED" in line]
     assert result.exit_code == (1 if escaped else 0)  # type: ignore[attr-defined]
+
+
+@sandbox_needed
+def test_a_dead_zygote_is_replaced_and_games_go_on() -> None:
+    from pacman.sandbox.zygote import zygote
+
+    spec = GameSpec(load_layout("smallClassic"), resolve(f"{ZOO}/honest.py:ZooAgent"),
+                    resolve("RandomGhost", kind="ghost"), seed=5, max_moves=40)
+    first = play(spec)
+    old = zygote()
+    old.proc.kill()
+    old.proc.wait()
+    again = play(spec)
+    assert zygote() is not old and zygote().alive()
+    assert (again.actions, again.outcome) == (first.actions, first.outcome)
+    assert again.sandbox[0] == first.sandbox[0]

@@ -96,7 +96,8 @@ def current_results(config: TournamentConfig, store: Store) -> Any:
 @config_argument
 @click.option("--workers", type=int, default=None, help="Override the config's workers.")
 def run(config_path: Path, workers: int | None) -> None:
-    """Play every game not yet stored (all of them the first time), then print the ranking."""
+    """Play every game not yet stored (all of them the first time), then print the ranking
+    and write it (leaderboard.csv, .md, .json and games.csv in the output folder)."""
     from tournament.executors import DaskExecutor, Executor, LocalExecutor
     from tournament.runner import submission_hash, tasks_for
 
@@ -141,7 +142,8 @@ def run(config_path: Path, workers: int | None) -> None:
         console.print(f"played {len(tasks)} games in {elapsed:.1f}s "
                       f"({elapsed / len(tasks) * 1000:.0f} ms per game on "
                       f"{workers or config.worker_count} workers)")
-    print_leaderboard(config, current_results(config, store))
+    results = current_results(config, store)
+    write_leaderboard_files(config, results, print_leaderboard(config, results))
     store.close()
 
 
@@ -228,7 +230,11 @@ def leaderboard_command(config_path: Path) -> None:
     config = load(config_path)
     store = open_store(config)
     results = current_results(config, store)
-    board = print_leaderboard(config, results)
+    write_leaderboard_files(config, results, print_leaderboard(config, results))
+    store.close()
+
+
+def write_leaderboard_files(config: TournamentConfig, results: Any, board: Any) -> None:
     out = config.output
     board.to_csv(out / "leaderboard.csv", index=False)
     (out / "leaderboard.md").write_text(markdown(board), encoding="utf-8")
@@ -237,7 +243,6 @@ def leaderboard_command(config_path: Path) -> None:
     results.to_csv(out / "games.csv", index=False)
     console.print(f"wrote {out / 'leaderboard.csv'}, leaderboard.md, leaderboard.json and "
                   f"games.csv ({len(results)} games)")
-    store.close()
 
 
 # --- report ------------------------------------------------------------------------------------
