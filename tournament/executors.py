@@ -112,6 +112,7 @@ class LocalExecutor:
                         submit_next()
             except BrokenProcessPool:
                 retry.extend(running.values())
+                _terminate(pool)
             except BaseException:
                 for future in running:
                     future.cancel()
@@ -120,6 +121,9 @@ class LocalExecutor:
             if retry:
                 retry.extend(running.values())
                 retry.extend(queue)
+                # Python 3.11's pool waits forever for the surviving workers of a broken
+                # pool (they block on its queue): end them here.
+                _terminate(pool)
         again = []
         for task in dict.fromkeys(retry):
             gid = task.game.game_id
