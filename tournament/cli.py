@@ -1,4 +1,4 @@
-"""The `tournament` command: validate, run, status, leaderboard, report.
+"""The `tournament` command: validate, run, status, leaderboard, report, replay.
 
 Every subcommand takes the config file. A bad config exits 2 with every problem listed and
 nothing run or written. `run` stores each game as it finishes and, run again, plays only what
@@ -10,18 +10,39 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
+import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from pacman import __version__
 from pacman.game import INFRA_ERROR
+from pacman.replay import ReplayError
+from tournament.browse import (
+    OUTCOME_CHOICES,
+    Replay,
+    depth_label,
+    filter_games,
+    filter_problems,
+    outcome_label,
+    parse_depth,
+    pick_problem,
+    recreated_replay,
+    replays_of,
+    short_message,
+    viewer_start,
+)
 from tournament.config import ConfigError, TournamentConfig, describe_config, load_config
 from tournament.leaderboard import FAILURE_KINDS, leaderboard
 from tournament.schedule import ScheduledGame, schedule
@@ -300,3 +321,233 @@ def validate(config_path: Path) -> None:
                           f"{result.outcome} at {result.score}")
     console.print("every entrant is ready" if not bad else f"{bad} entrant(s) not ready")
     sys.exit(1 if bad else 0)
+
+
+# --- replay ------------------------------------------------------------------------------------
+
+def open_viewer(paths: Sequence[Path], index: int, zoom: float, frame_time: float) -> None:
+    """Show `paths[index]` in the window, n/p walking through `paths`; returns when closed.
+
+    Imported here, not at the top, so that listing games needs neither pygame nor a display.
+    A module-level function so that tests can replace it and see what would be shown.
+    """
+    from pacman.display.viewer import watch
+
+    watch(paths, index=index, zoom=zoom, frame_time=frame_time)
+
+
+@main.command("replay")
+@config_argument
+@click.option("--team", metavar="NAME", help="Only this entrant's games (a team or baseline).")
+@click.option("--layout", metavar="NAME", help="Only games on this layout.")
+@click.option("--depth", metavar="N", help="Only games at this search depth ('default': none "
+              "given by the grid).")
+@click.option("--outcome", metavar="KIND", help=f"Only games that ended so: "
+              f"{', '.join(OUTCOME_CHOICES)} (failed: any agent failure).")
+@click.option("--game", "game_id", metavar="GAME_ID", help="Only this game "
+              "(entrant@layout/depth/ghosts/rules#index).")
+@click.option("--list", "list_only", is_flag=True, help="Print the table; open no window.")
+@click.option("--pick", type=int, metavar="N", help="Start the viewer at game N of the table "
+              "(default: the first with a replay).")
+@click.option("--recreate", is_flag=True, help="First play the matching games that have no "
+              "replay again (same seeds and submissions) and keep their replays when they end "
+              "as stored.")
+@click.option("-z", "--zoom", type=float, default=1.0, show_default=True,
+              help="Window size factor.")
+@click.option("--frameTime", "frame_time", type=float, default=0.1, show_default=True,
+              help="Seconds per move in the viewer.")
+def replay_command(config_path: Path, team: str | None, layout: str | None,
+                   depth: str | None, outcome: str | None, game_id: str | None,
+                   list_only: bool, pick: int | None, recreate: bool, zoom: float,
+                   frame_time: float) -> None:
+    """List the tournament's games (the filters combine), then watch those with a replay.
+
+    The viewer opens on the matching games that have a replay file, at the first (or at
+    --pick N) and n/p move to the next or previous one. Which games have a replay depends on
+    the config's record.replays when they were played (failures, by default).
+    """
+    config = load(config_path)
+    if not (math.isfinite(zoom) and 0 < zoom <= 10):
+        die("-z/--zoom: expected a number above 0 and at most 10")
+    if not (math.isfinite(frame_time) and 0 <= frame_time <= 60):
+        die("--frameTime: expected seconds from 0 to 60")
+    database = config.output / "results.sqlite"
+    if not database.is_file():
+        die(f"no results yet ({database} does not exist): tournament run {config_path}", 1)
+    store = open_store(config)
+    results = current_results(config, store)
+    store.close()
+    problems = filter_problems(
+        entrants=[e.name for e in config.entrants],
+        layouts=[choice.name for choice in config.grid.layouts],
+        depths=config.grid.depths,
+        game_ids=results["game_id"],
+        team=team, layout=layout, depth=depth, outcome=outcome, game=game_id)
+    if problems:
+        die("\n".join(problems))
+    games = filter_games(results, team=team, layout=layout,
+                         depth=parse_depth(depth) if depth is not None else None,
+                         outcome=outcome, game=game_id)
+    replays = replays_of(games, config.output)
+    if recreate:
+        recreate_replays(config, games, replays)
+        replays = replays_of(games, config.output)
+    print_games(config, games, replays, len(results))
+    if list_only:
+        return
+    if games.empty:
+        sys.exit(1)
+    problem = pick_problem(replays, pick)
+    if problem is not None:
+        die(problem)
+    if all(r.file is None for r in replays):
+        explain_missing_replays(config, config_path, len(games))
+        sys.exit(1)
+    paths, index = viewer_start(replays, pick)
+    console.print(f"watching {len(paths)} game(s), starting with {paths[index]}; "
+                  "n/p: next/previous game, h: help", markup=False)
+    try:
+        open_viewer(paths, index, zoom, frame_time)
+    except ReplayError as exc:  # a file damaged or replaced since it was written
+        die(str(exc))
+
+
+def print_games(config: TournamentConfig, games: Any, replays: Sequence[Replay],
+                total: int) -> None:
+    """The numbered table the viewer's list and --pick refer to."""
+    watchable = sum(r.file is not None for r in replays)
+    if total == 0:
+        console.print("no game is stored yet for the current submissions: tournament run "
+                      f"{config.source or 'CONFIG'}", markup=False)
+        return
+    if games.empty:
+        console.print(f"no game of the {total} stored matches these filters")
+        return
+    # Compact, since a game id alone is ~45 characters. In a narrow terminal the id and the
+    # message fold (every character kept, to copy into --game); the short columns never wrap.
+    table = Table(title=f"{config.name}: {len(games)} of {total} games, {watchable} with a "
+                        "replay", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                  title_justify="left")
+    wide = not console.is_terminal
+    longest = int(games["game_id"].str.len().max())
+    # The message gives way before the id does, down to a narrow terminal's last resort.
+    id_width = min(longest, max(16, (200 if wide else console.width) - 105))
+    for column in ("#", "game", "team", "layout", "depth", "outcome", "score", "moves",
+                   "replay", "message"):
+        right = column in ("#", "depth", "score", "moves")
+        table.add_column(column, justify="right" if right else "left",
+                         no_wrap=column not in ("game", "message"), overflow="fold",
+                         min_width={"game": id_width, "message": 16}.get(column))
+    for number, (row, found) in enumerate(zip(games.to_dict("records"), replays), start=1):
+        table.add_row(str(number), Text(str(row["game_id"])), Text(str(row["entrant"])),
+                      Text(str(row["layout"])), depth_label(row["depth"]),
+                      Text(outcome_label(str(row["outcome"]), row["culprit"])),
+                      str(int(row["score"])), str(int(row["moves"])),
+                      found.status, Text(short_message(row["message"])))
+    # A log or a pipe has no width to respect: there every row is printed on one line.
+    width = console.width
+    if wide:
+        console.width = 200
+    try:
+        console.print(table)
+    finally:
+        console.width = width
+
+
+def explain_missing_replays(config: TournamentConfig, config_path: Path, count: int) -> None:
+    """Why nothing can be shown, and the two honest ways to get replays of stored games."""
+    policy = config.record.replays
+    kept = {"none": "no replays", "failures": "replays of games an agent failed",
+            "all": "every game's replay"}[policy]
+    console.print(
+        f"none of these {count} game(s) has a replay file to watch. This config keeps {kept} "
+        f"(record: {{replays: {policy}}}), and a replay is written only when a game is "
+        "played: `tournament run` does not play stored games again, so changing the policy "
+        "now adds no replay to them. To watch these games, either\n"
+        "  - re-create their replays: the same command with --recreate (plays them again "
+        "with the same seeds and submissions, one at a time, and keeps each replay only if "
+        "the game ends as stored), or\n"
+        "  - set `record: {replays: all}` in the config, delete "
+        f"{config.output / 'results.sqlite'} and run `tournament run {config_path}` again "
+        "(every game is played again).", markup=False)
+
+
+def recreate_replays(config: TournamentConfig, games: Any, replays: Sequence[Replay]) -> None:
+    """Play again, in this process, each listed game that has no replay, keeping its replay.
+
+    A game is reproducible from its stored seed and submission (the results hold only games
+    of the current submissions), but timing is not: a game that ended by a time limit may
+    end differently, and its replay would then show another game. So the new game's outcome,
+    culprit, score and moves are compared with the stored ones and the replay is kept only
+    when they agree, under a name that carries the submission hash and seed
+    (`tournament.browse.recreated_replay`).
+    """
+    from tournament.runner import submission_hash
+
+    rows = [row for row, found in zip(games.to_dict("records"), replays) if found.file is None]
+    if not rows:
+        console.print("every matching game already has a replay; nothing to re-create")
+        return
+    scheduled = {g.game_id: g for g in schedule(config)}
+    hashes = {e.name: submission_hash(e) for e in config.entrants}
+    console.print(f"re-creating the replays of {len(rows)} game(s), one at a time")
+    kept = 0
+    with tempfile.TemporaryDirectory(prefix=".recreating-", dir=config.output) as scratch:
+        try:
+            kept = _recreate(config, rows, scheduled, hashes, scratch)
+        except KeyboardInterrupt:
+            console.print("stopped: the replays re-created so far are kept")
+            sys.exit(130)
+    console.print(f"re-created {kept} of {len(rows)} replay(s)")
+
+
+def _recreate(config: TournamentConfig, rows: list[dict[str, Any]],
+              scheduled: dict[str, ScheduledGame], hashes: dict[str, str], scratch: str) -> int:
+    """The loop of `recreate_replays`; returns how many replays were kept."""
+    from tournament.runner import play_task, tasks_for
+
+    kept = 0
+    for row in rows:
+        name = str(row["game_id"])
+        game = scheduled.get(name)
+        if row["outcome"] == INFRA_ERROR:
+            console.print(f"  {name}: not re-created: the platform failed to play it "
+                          "(`tournament run` plays it again)", markup=False)
+            continue
+        if (game is None or game.seed != int(row["seed"])
+                or hashes.get(game.entrant) != row["submission_hash"]):
+            console.print(f"  {name}: not re-created: the config or submission changed "
+                          "since it was played", markup=False)
+            continue
+        task = replace(tasks_for(config, [game], hashes)[0], replays="all",
+                       replay_dir=scratch)
+        new = play_task(task)
+        differences = [f"{key} {_plain(row[key])} stored, {_plain(new[key])} now"
+                       for key in ("outcome", "culprit", "score", "moves")
+                       if _plain(row[key]) != _plain(new[key])]
+        if new["replay"] is None or differences:
+            if new["replay"] is not None:
+                Path(new["replay"]).unlink(missing_ok=True)
+            why = "; ".join(differences) or f"no replay ({new['outcome']}: {new['message']})"
+            console.print(f"  {name}: not kept, the game did not end as stored: {why}",
+                          markup=False)
+            continue
+        target = recreated_replay(config.output, name, str(row["submission_hash"]),
+                                  int(row["seed"]))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(new["replay"], target)
+        kept += 1
+        console.print(f"  {name}: re-created, {target}", markup=False)
+    return kept
+
+
+def _plain(value: Any) -> object:
+    """A results value comparable with a fresh row's: missing is None, numbers are ints."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, bool | str):
+        return value
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return str(value)
