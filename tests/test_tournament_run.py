@@ -209,6 +209,11 @@ def test_leaderboard_writes_csv_markdown_json_and_every_game(tmp_path: Path) -> 
     assert len(games) == 3 * 2 * 2
     assert {g["outcome"] for g in games if g["entrant"] == "crasher"} == {"crash"}
     assert (folder / "leaderboard.csv").read_text().splitlines()[0].startswith("rank,")
+    with open(folder / "cells.csv", newline="") as fh:
+        cells = list(csv.DictReader(fh))
+    assert {(c["entrant"], c["layout"]) for c in cells} == {
+        (e, lay) for e in ("alpha", "crasher", "greedy") for lay in ("smallClassic", "testClassic")}
+    assert all(c["games"] == "2" for c in cells)
 
 
 def test_validate_gives_a_verdict_per_team(tmp_path: Path) -> None:

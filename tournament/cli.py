@@ -44,7 +44,7 @@ from tournament.browse import (
     viewer_start,
 )
 from tournament.config import ConfigError, TournamentConfig, describe_config, load_config
-from tournament.leaderboard import FAILURE_KINDS, leaderboard
+from tournament.leaderboard import FAILURE_KINDS, cell_table, leaderboard
 from tournament.schedule import ScheduledGame, schedule
 from tournament.store import Store, StoreError
 
@@ -261,9 +261,10 @@ def write_leaderboard_files(config: TournamentConfig, results: Any, board: Any) 
     (out / "leaderboard.md").write_text(markdown(board), encoding="utf-8")
     (out / "leaderboard.json").write_text(
         json.dumps(json.loads(board.to_json(orient="records")), indent=2), encoding="utf-8")
+    cell_table(results, config.ranking.confidence).to_csv(out / "cells.csv", index=False)
     results.to_csv(out / "games.csv", index=False)
-    console.print(f"wrote {out / 'leaderboard.csv'}, leaderboard.md, leaderboard.json and "
-                  f"games.csv ({len(results)} games)")
+    console.print(f"wrote {out / 'leaderboard.csv'}, leaderboard.md, leaderboard.json, "
+                  f"cells.csv (per layout x depth) and games.csv ({len(results)} games)")
 
 
 # --- report ------------------------------------------------------------------------------------
