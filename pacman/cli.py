@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 import click
 
 from pacman import replay as replays
-from pacman.display import Display, WindowClosed, make_display
+from pacman.display import Display, WindowClosed, WindowUnavailable, make_display
 from pacman.game import FAILURES, AgentFailure, GameResult, GameSpec, derive_seed, play
 from pacman.layout import LayoutError, load_layout
 from pacman.loader import (
@@ -180,6 +180,11 @@ def summary_lines(games: list[dict[str, Any]]) -> list[str]:
               help="Watch (or with -q, re-simulate) a recorded game.")
 @click.option("--check", is_flag=True,
               help="With --replay: verify every move's score; exit 1 at the first difference.")
+@click.option("--export", "export_path", type=click.Path(path_type=Path), default=None,
+              help="With --replay: draw the game headless into FILE.gif (animated), FILE.png "
+                   "(a strip of 8 frames) or a folder (one PNG per move).")
+@click.option("--fps", type=float, default=None,
+              help="With --export: frames (moves) per second of the GIF [default: 10].")
 @click.option("--seed", type=int, default=None, help="Seed of the batch (random if not given).")
 @click.option("--rules", "ruleset", type=click.Choice(sorted(RULESETS)), default="classic",
               show_default=True,
@@ -216,6 +221,8 @@ def main(
     record_dir: Path | None,
     replay_file: Path | None,
     check: bool,
+    export_path: Path | None,
+    fps: float | None,
     seed: int | None,
     ruleset: str,
     max_moves: int,
@@ -232,8 +239,15 @@ def main(
         die("-z/--zoom: expected a number above 0 and at most 10")
     if not (math.isfinite(frame_time) and 0 <= frame_time <= 60):
         die("--frameTime: expected seconds from 0 to 60")
+    if (export_path is not None or fps is not None) and replay_file is None:
+        die("--export and --fps draw a recorded game: add --replay FILE")
+    if fps is not None and export_path is None:
+        die("--fps: only with --export (the window's pace is --frameTime)")
+    if fps is not None and not (math.isfinite(fps) and 0 < fps <= 50):
+        die("--fps: expected frames per second above 0 and at most 50")
     if replay_file is not None:
-        sys.exit(run_replay(replay_file, check, display_kind, zoom, frame_time))
+        sys.exit(run_replay(replay_file, check, display_kind, zoom, frame_time,
+                            export_path, fps if fps is not None else 10.0))
     if num_games < 1:
         die("-n/--numGames: expected at least 1 game")
     if num_ghosts is not None and num_ghosts < 0:
@@ -408,7 +422,17 @@ def sandbox_check() -> None:
     sys.exit(1 if report.escaped else 0)
 
 
-def run_replay(path: Path, check: bool, display_kind: str, zoom: float, frame_time: float) -> int:
+def run_replay(
+    path: Path,
+    check: bool,
+    display_kind: str,
+    zoom: float,
+    frame_time: float,
+    export: Path | None = None,
+    fps: float = 10.0,
+) -> int:
+    """`--replay`: check it, export pictures of it, watch it in the viewer, or re-simulate it
+    (`-q`, `-t`). Exit 2 for a file that is not a replay, 1 for one that does not reproduce."""
     try:
         replay = replays.load(path)
     except replays.ReplayError as exc:
@@ -420,7 +444,12 @@ def run_replay(path: Path, check: bool, display_kind: str, zoom: float, frame_ti
             return 1
         final = replay.scores[-1] if replay.scores else 0
         click.echo(f"{path}: OK, {len(replay.actions)} moves reproduce (final score {final})")
-        return 0
+        if export is None:
+            return 0
+    if export is not None:
+        return export_replay(path, export, fps, zoom)
+    if display_kind == "window":
+        return watch_replay(path, replay, zoom, frame_time)
     display: Display = make_display(display_kind, zoom=zoom, frame_time=frame_time)
     state = replay.initial_state()
     try:
@@ -438,6 +467,52 @@ def run_replay(path: Path, check: bool, display_kind: str, zoom: float, frame_ti
     except WindowClosed:
         return 0
     click.echo(f"Replayed {len(replay.actions)} moves: {outcome}. Score: {int(state.getScore())}")
+    return 0
+
+
+def watch_replay(path: Path, replay: replays.Replay, zoom: float, frame_time: float) -> int:
+    """The viewer on one file. A replay that stops reproducing is still shown (up to where it
+    diverges: that is what a dispute needs to see), and the command then exits 1."""
+    from pacman.display.viewer import watch
+
+    mismatch = replays.check(replay)
+    if mismatch is not None:
+        click.echo(f"{path}: the replay stops matching at {mismatch}")
+    try:
+        watch([path], 0, zoom=zoom, frame_time=frame_time)
+    except WindowUnavailable as exc:
+        die(f"{exc} (use -q --check to verify it, or --export game.gif to draw it)")
+    except replays.ReplayError as exc:
+        die(str(exc))
+    return 1 if mismatch is not None else 0
+
+
+def export_replay(path: Path, out: Path, fps: float, zoom: float) -> int:
+    """`--export`: a `.gif`, a `.png` strip, or a folder of PNG frames, by the name given."""
+    from pacman.display import export
+
+    suffix = out.suffix.lower()
+    try:
+        if suffix == ".gif":
+            count = export.export_gif(path, out, fps=fps, zoom=zoom)
+            what = f"{count} frames (the start and {count - 1} moves) at {fps:g} fps"
+        elif suffix == ".png":
+            count = export.export_strip(path, out, zoom=zoom / 2)
+            what = f"a strip of {count} frames"
+        elif suffix == "" or out.is_dir():
+            count = export.export_frames(path, out, zoom=zoom)
+            what = f"{count} PNG frames (the start and {count - 1} moves)"
+        else:
+            die(f"--export {out}: expected a .gif file, a .png file (a strip of frames) "
+                "or a folder (one PNG per move)")
+    except export.ReplayMismatch as exc:
+        click.echo(f"pacman: error: {exc}; nothing written", err=True)
+        return 1
+    except replays.ReplayError as exc:
+        die(str(exc))
+    except OSError as exc:
+        die(f"--export {out}: cannot write: {exc.strerror or exc}")
+    click.echo(f"Wrote {out}: {what}")
     return 0
 
 

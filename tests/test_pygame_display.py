@@ -207,23 +207,63 @@ def test_quit_is_noticed_during_the_pause(start: GameState) -> None:
     d.initialize(start)
     pygame.time.set_timer(pygame.event.Event(pygame.QUIT), 50, loops=1)
     t0 = time.monotonic()
+    s = start.generateSuccessor(0, "West")
+    d.update(s, 0, "West")
+    action = s.getLegalActions(1)[0]
+    s = s.generateSuccessor(1, action)
+    d.update(s, 1, action)
+    action = s.getLegalActions(2)[0]
+    s = s.generateSuccessor(2, action)
     with pytest.raises(WindowClosed):
-        d.update(start.generateSuccessor(0, "West"), 0, "West")
+        d.update(s, 2, action)  # the round's slide
     assert time.monotonic() - t0 < 1.5
 
 
-def test_pause_only_after_pacman_moves(start: GameState) -> None:
+def play_round(d: PygameDisplay, state: GameState, pacman: str = "West") -> list[float]:
+    """One round (Pacman, then each ghost's first legal move); the seconds each update took."""
+    took = []
+    for agent in range(state.getNumAgents()):
+        action = pacman if agent == 0 else state.getLegalActions(agent)[0]
+        state = state.generateSuccessor(agent, action)
+        t0 = time.monotonic()
+        d.update(state, agent, action)
+        took.append(time.monotonic() - t0)
+    return took
+
+
+def test_one_slide_per_round_after_its_last_move(start: GameState) -> None:
     d = PygameDisplay(frame_time=0.15)
     d.initialize(start)
-    s = start.generateSuccessor(0, "West")
-    t0 = time.monotonic()
-    d.update(s, 0, "West")
-    assert time.monotonic() - t0 >= 0.15
-    action = s.getLegalActions(1)[0]
-    s = s.generateSuccessor(1, action)
-    t0 = time.monotonic()
-    d.update(s, 1, action)
-    assert time.monotonic() - t0 < 0.15
+    took = play_round(d, start)
+    assert all(t < 0.1 for t in took[:-1])
+    assert 0.15 <= took[-1] < 0.6
+
+
+def test_the_slide_moves_everyone_together_then_lands_exactly(start: GameState) -> None:
+    d = PygameDisplay(frame_time=0.1)
+    d.initialize(start)
+    s1 = start.generateSuccessor(0, "West")
+    d.update(s1, 0, "West")
+    # Mid-round nothing new is drawn: Pacman is still at his start.
+    assert color_at(d, start.getPacmanPosition()) == PACMAN_COLOR
+    assert color_at(d, s1.getPacmanPosition()) != PACMAN_COLOR
+    frames: list[bytes] = []
+    real_show = d._window.show
+
+    def spy(canvas: pygame.Surface) -> None:
+        frames.append(pygame.image.tobytes(canvas, "RGB"))
+        real_show(canvas)
+
+    d._window.show = spy  # type: ignore[method-assign]
+    s = s1
+    for agent in (1, 2):
+        action = s.getLegalActions(agent)[0]
+        s = s.generateSuccessor(agent, action)
+        d.update(s, agent, action)
+    assert len(set(frames)) >= 3  # in-between pictures, not one jump
+    assert color_at(d, s.getPacmanPosition()) == PACMAN_COLOR
+    for index, pos in enumerate(s.getGhostPositions(), start=1):
+        assert color_at(d, pos) == GHOST_COLORS[index - 1]
 
 
 def test_arrow_key_is_published(display: PygameDisplay, start: GameState) -> None:
@@ -264,6 +304,81 @@ def test_finish_shows_outcome_and_closes_window(display: PygameDisplay, start: G
     after = display.surface()
     assert pygame.image.tobytes(after, "RGB") != pygame.image.tobytes(before, "RGB")
     assert color_at(display, start.getPacmanPosition()) == PACMAN_COLOR
+
+
+def test_space_pauses_the_game_until_pressed_again(start: GameState) -> None:
+    d = PygameDisplay(frame_time=0)
+    d.initialize(start)
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_SPACE))
+    pygame.time.set_timer(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_SPACE), 300, loops=1)
+    t0 = time.monotonic()
+    d.update(start.generateSuccessor(0, "West"), 0, "West")
+    assert time.monotonic() - t0 >= 0.25
+    assert not d.paused
+    # Control keys are not steering: the keyboard agent never sees them.
+    assert "space" not in keys.take()
+
+
+def test_speed_keys_shorten_the_round(start: GameState) -> None:
+    d = PygameDisplay(frame_time=0.4)
+    d.initialize(start)
+    for k in (pygame.K_EQUALS, pygame.K_PLUS, pygame.K_KP_PLUS):
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k))
+    took = play_round(d, start)
+    assert d.speed == 8.0
+    assert took[-1] < 0.2
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_MINUS))
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_KP_MINUS))
+    d.update(start, 1, "West")
+    assert d.speed == 2.0
+    assert keys.take() == set()
+
+
+def test_help_overlay_in_a_live_game(display: PygameDisplay, start: GameState) -> None:
+    def board() -> bytes:  # the status bar counts moves; the board is what the box covers
+        surface = display.surface()
+        height = start.layout.height * display.cell
+        return pygame.image.tobytes(surface.subsurface((0, 0, surface.get_width(), height)),
+                                    "RGB")
+
+    plain = board()
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_h))
+    display.update(start, 1, "West")
+    assert board() != plain
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_h))
+    display.update(start, 1, "West")
+    assert board() == plain
+
+
+def test_resizing_the_live_window_scales_the_board(display: PygameDisplay,
+                                                   start: GameState) -> None:
+    width = display.surface().get_width()
+    pygame.event.post(pygame.event.Event(pygame.VIDEORESIZE, w=900, h=600, size=(900, 600)))
+    display.update(start, 1, "West")
+    assert pygame.display.get_surface().get_size() == (900, 600)
+    assert width < display.surface().get_width() <= 900
+    assert display.cell == 900 // start.layout.width
+    assert color_at(display, start.getPacmanPosition()) == PACMAN_COLOR
+
+
+def test_keyboard_agent_plays_from_posted_keys() -> None:
+    """A person's key reaches Pacman on his next move, with the window sliding in between."""
+    from pacman.agents.keyboard import KeyboardAgent
+    from pacman.game import GameSpec, play
+    from pacman.loader import resolve
+
+    layout = parse_layout("%%%%%%%\n%.   .%\n%  P  %\n%.   .%\n%%%%%%%")
+    spec = GameSpec(layout, resolve("KeyboardAgent"), resolve("RandomGhost", kind="ghost"),
+                    max_moves=4)
+    d = PygameDisplay(frame_time=0.02)
+    pygame.display.init()
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_UP))
+    pygame.event.post(pygame.event.Event(pygame.KEYUP, key=pygame.K_UP))
+    t0 = time.monotonic()
+    result = play(spec, display=d, agents=[KeyboardAgent()])
+    # The tap made before the first move steers it; then the wall stops him.
+    assert result.actions == [(0, "North"), (0, "Stop"), (0, "Stop"), (0, "Stop")]
+    assert time.monotonic() - t0 < 3.0
 
 
 def test_finish_lingers_at_most_a_second(start: GameState) -> None:

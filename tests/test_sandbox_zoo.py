@@ -27,7 +27,7 @@ from pacman.state import GameState
 
 ZOO = Path(__file__).parent / "zoo"
 REPO = Path(__file__).parent.parent
-LIMITS = Limits(startup=3, move_soft=0.5, move_warnings=1, move_hard=1.5, memory_mb=512,
+LIMITS = Limits(startup=3, move_soft=0.5, move_warnings=1, move_hard=1.5, memory_mb=256,
                 output_kb=16)
 
 try:

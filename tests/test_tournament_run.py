@@ -54,7 +54,7 @@ def make_tournament(root: Path, teams: dict[str, str], games: int = 6, workers: 
           ghosts: [{{agent: RandomGhost, count: 1}}]
           max_moves: 200
         games_per_cell: {games}
-        limits: {{startup: 5, move_soft: 0.5, move_warnings: 1, move_hard: 1, memory_mb: 512}}
+        limits: {{startup: 5, move_soft: 0.5, move_warnings: 1, move_hard: 1, memory_mb: 256}}
         workers: {workers}
         output: out
         record: {{replays: failures}}

@@ -15,6 +15,13 @@ class WindowClosed(Exception):
     """The person closed the window (or pressed Escape): the batch stops cleanly."""
 
 
+class WindowUnavailable(RuntimeError):
+    """No window can be opened here (no display, SDL cannot start its video driver).
+
+    Defined here, not beside pygame, so callers can catch it without importing pygame.
+    """
+
+
 class Display(Protocol):
     """What a game loop tells a display: the start, every applied move, the end."""
 
