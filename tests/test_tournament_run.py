@@ -245,3 +245,23 @@ def test_a_dask_cluster_gives_the_results_of_the_local_pool(
         out = tournament("run", str(config)).stdout
     assert "24 to play" in out
     assert rows(config) == reference
+
+
+@pytest.mark.parametrize("kind, magic", [("strip", b"\x89PNG"), ("gif", b"GIF8")])
+def test_report_shows_each_teams_best_and_worst_game(tmp_path: Path, kind: str,
+                                                     magic: bytes) -> None:
+    config = make_tournament(tmp_path, {"alpha": "example", "crasher": "move_raises"}, games=2,
+                             layouts="[testClassic]")
+    tournament("run", str(config))
+    out = tournament("report", str(config), "--pictures", kind).stdout
+    report = tmp_path / "out" / "report"
+    assert "report:" in out
+    for team in ("alpha", "crasher", "greedy"):
+        page = (report / f"team-{team}.html").read_text()
+        assert "Best and worst games" in page
+        for which in ("best", "worst"):
+            picture = report / "pictures" / f"{team}-{which}.{'gif' if kind == 'gif' else 'png'}"
+            assert f'src="pictures/{picture.name}"' in page
+            assert picture.read_bytes().startswith(magic)
+    # alpha's games kept no replay (record: failures): they were re-created to draw them.
+    assert "re-created" in out

@@ -39,6 +39,7 @@ from tournament.browse import (
     parse_depth,
     pick_problem,
     recreated_replay,
+    replay_of,
     replays_of,
     short_message,
     viewer_start,
@@ -271,15 +272,69 @@ def write_leaderboard_files(config: TournamentConfig, results: Any, board: Any) 
 
 @main.command()
 @config_argument
-def report(config_path: Path) -> None:
+@click.option("--pictures", type=click.Choice(["none", "strip", "gif"]), default="none",
+              show_default=True,
+              help="Show each team's best and worst game on its page, as a strip of frames or "
+                   "an animated GIF (missing replays are re-created first).")
+def report(config_path: Path, pictures: str) -> None:
     """Write the HTML report (leaderboard, plots, a page per team) into <output>/report/."""
     from tournament.report import write_report
 
     config = load(config_path)
     store = open_store(config)
-    index = write_report(current_results(config, store), config, config.output / "report")
+    results = current_results(config, store)
+    out_dir = config.output / "report"
+    shown = game_pictures(config, results, out_dir, pictures) if pictures != "none" else None
+    index = write_report(results, config, out_dir, shown)
     console.print(f"report: {index}")
     store.close()
+
+
+def game_pictures(config: TournamentConfig, results: Any, out_dir: Path,
+                  kind: str) -> dict[str, list[tuple[str, str]]]:
+    """Each entrant's best and worst scored game drawn into `out_dir/pictures/`.
+
+    Best is the highest score, worst the lowest (ties: the first game id). Their replays are
+    the stored ones, or re-created (and checked against the stored ending) when missing.
+    """
+    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+    from pacman.display.export import export_gif, export_strip
+
+    scored = results[results["outcome"] != INFRA_ERROR].sort_values("game_id", kind="mergesort")
+    chosen = []
+    for _, games in scored.groupby("entrant", sort=True):
+        best = games.loc[games["score"].idxmax()]
+        worst = games.loc[games["score"].idxmin()]
+        chosen += [("best", best), ("worst", worst)]
+    if not chosen:
+        return {}
+    rows = pd.DataFrame([row for _, row in chosen]).drop_duplicates("game_id")
+    missing = rows[[replay_of(r, config.output).file is None for r in rows.to_dict("records")]]
+    if len(missing):
+        recreate_replays(config, missing, replays_of(missing, config.output))
+    folder = out_dir / "pictures"
+    folder.mkdir(parents=True, exist_ok=True)
+    shown: dict[str, list[tuple[str, str]]] = {}
+    for which, row in chosen:
+        found = replay_of(row.to_dict(), config.output).file
+        caption = (f"{which} game: {row['game_id']}, {row['outcome']} at {int(row['score'])} "
+                   f"after {int(row['moves'])} moves")
+        if found is None:
+            console.print(f"  no picture of {row['game_id']}: its replay could not be "
+                          "re-created", markup=False)
+            continue
+        name = f"{row['entrant']}-{which}.{'gif' if kind == 'gif' else 'png'}"
+        try:
+            if kind == "gif":
+                export_gif(found, folder / name, fps=10)
+            else:
+                export_strip(found, folder / name)
+        except ReplayError as exc:
+            console.print(f"  no picture of {row['game_id']}: {exc}", markup=False)
+            continue
+        shown.setdefault(str(row["entrant"]), []).append((caption, f"pictures/{name}"))
+    return shown
 
 
 # --- validate ----------------------------------------------------------------------------------

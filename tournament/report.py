@@ -23,7 +23,7 @@ import math
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -68,12 +68,19 @@ img { max-width: 100%; height: auto; display: block; margin: 1rem 0; }
 """
 
 
-def write_report(results: Any, config: TournamentConfig, out_dir: Path) -> Path:
+def write_report(
+    results: Any,
+    config: TournamentConfig,
+    out_dir: Path,
+    pictures: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+) -> Path:
     """Write the site into `out_dir` (created if needed) and return its `index.html`.
 
     `results` is the results table (one row per game, `tournament.leaderboard`'s columns plus
     `replay`). The previous report's ranks are read first and the new leaderboard is saved
     last, so a report that fails half-way leaves the old ranks in place for the next try.
+    `pictures` maps an entrant to (caption, image file relative to `out_dir`) pairs shown on
+    its page: a GIF or a frame strip of its best and worst game.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     previous = _previous_ranks(out_dir / PREVIOUS_LEADERBOARD)
@@ -123,7 +130,8 @@ def write_report(results: Any, config: TournamentConfig, out_dir: Path) -> Path:
     index.write_text(_page(config.name, "\n".join(parts)), encoding="utf-8")
 
     for row in board.to_dict("records"):
-        page = _team_page(row, len(board), results, cells, config, out_dir)
+        shown = (pictures or {}).get(row["entrant"], ())
+        page = _team_page(row, len(board), results, cells, config, out_dir, shown)
         (out_dir / f"team-{slugs[row['entrant']]}.html").write_text(page, encoding="utf-8")
     _save_leaderboard(board, out_dir)
     return index
@@ -188,6 +196,7 @@ def _team_page(
     cells: Any,
     config: TournamentConfig,
     out_dir: Path,
+    pictures: Sequence[tuple[str, str]] = (),
 ) -> str:
     name = row["entrant"]
     overall = [
@@ -239,6 +248,13 @@ def _team_page(
         "<h2>Failures</h2>",
         _failures(results, name, config, out_dir),
     ]
+    if pictures:
+        parts.append("<h2>Best and worst games</h2>")
+        parts += [
+            f'<figure><img src="{quote(path)}" alt="{_e(caption)}">'
+            f"<figcaption>{_e(caption)}</figcaption></figure>"
+            for caption, path in pictures
+        ]
     return _page(f"{name}: {config.name}", "\n".join(parts))
 
 
