@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -276,6 +277,8 @@ def _build(
             # Built-ins draw from streams of their own (Pacman's starts where the global one
             # would): a game is then the same even where other threads use `random`.
             agent.rng = ghost_rng if i > 0 else random.Random(derive_seed(spec.seed, "agents"))
+            # Trusted code may think in a thread while a window stays responsive.
+            agent.think_in_thread = ref.name != "KeyboardAgent"
         built.append(agent)
     return built
 
@@ -301,6 +304,31 @@ def _register(built: list[Any], state: GameState, keepers: list[TimeKeeper], fai
                 return
 
 
+def _think_beside(agent: Any, state: GameState, idle: Any) -> Any:
+    """A trusted agent's move computed in a thread while the window's events are pumped.
+
+    Only built-in agents ask for it (`think_in_thread`): course code may rely on being on the
+    main thread (signal-based timers), and sandboxed agents think in their own process.
+    """
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["action"] = agent.getAction(state)
+        except BaseException as exc:
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="agent-thinking", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.03)
+        if worker.is_alive():
+            idle()
+    if "error" in box:
+        raise box["error"]
+    return box["action"]
+
+
 def _record_sandbox(result: GameResult, index: int, agent: SandboxedAgent) -> None:
     process = agent.process
     timing = result.timing[index]
@@ -321,6 +349,10 @@ def _run(
 ) -> None:
     """The move loop: ask, check, apply, record, until the game ends or the limit is hit."""
     n = len(agents)
+    idle = getattr(display, "idle", None)
+    for agent in agents:
+        if isinstance(agent, SandboxedAgent):
+            agent.process.on_wait = idle
     actions = result.actions
     scores = result.scores
     timing = result.timing
@@ -331,7 +363,10 @@ def _run(
         agent = agents[index]
         t0 = perf()
         try:
-            action = agent.getAction(state)
+            if idle is not None and getattr(agent, "think_in_thread", False):
+                action = _think_beside(agent, state, idle)
+            else:
+                action = agent.getAction(state)
         except AgentFault as fault:
             timing[index].add(perf() - t0)
             timing[index].warnings = keepers[index].warnings

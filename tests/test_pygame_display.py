@@ -11,6 +11,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import itertools
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pygame
 import pytest
@@ -422,3 +423,40 @@ def test_display_package_does_not_import_pygame() -> None:
         "assert 'pygame' not in sys.modules, 'pygame imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})
+
+
+class _Pumped:
+    """A display that only counts how often the runner lets it handle its events."""
+
+    def __init__(self) -> None:
+        self.pumps = 0
+
+    def initialize(self, state: object) -> None:
+        pass
+
+    def update(self, state: object, moved: int, action: str) -> None:
+        pass
+
+    def finish(self, state: object, outcome: str) -> None:
+        pass
+
+    def idle(self) -> None:
+        self.pumps += 1
+
+
+@pytest.mark.parametrize("pacman", ["builtin", "sandboxed"])
+def test_the_window_is_pumped_while_an_agent_thinks(pacman: str) -> None:
+    from pacman.game import GameSpec, play
+    from pacman.layout import load_layout
+    from pacman.loader import resolve
+
+    zoo = Path(__file__).parent / "zoo"
+    ref = (resolve("AnytimeAgent", (("timeLimit", "0.1"),)) if pacman == "builtin"
+           else resolve(f"{zoo}/slow_move.py:ZooAgent", (("delay", "0.1"),)))
+    display = _Pumped()
+    result = play(GameSpec(load_layout("smallClassic"), ref, resolve("RandomGhost", kind="ghost"),
+                           seed=2, max_moves=9), display=display)
+    assert result.outcome == "move_limit"
+    thinking = result.timing[0].wall
+    # About one pump per 30 ms of thinking: the window never waits on the agent.
+    assert display.pumps >= int(thinking / 0.03) - 3 > 0

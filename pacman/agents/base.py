@@ -14,8 +14,8 @@ class Agent:
 
     Optional hooks: `registerInitialState(state)` before the first move, `final(state)` after
     the game. `rng` is the random stream of built-in agents: the game runner gives built-in
-    ghosts their own seeded stream; everything else uses the global `random` module, which the
-    runner seeds per game.
+    ghosts one seeded stream and a built-in Pacman another; everything else uses the global
+    `random` module, which the runner seeds per game.
     """
 
     rng: Any = random

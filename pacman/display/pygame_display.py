@@ -379,6 +379,10 @@ class PygameDisplay:
         if changed:
             self._redraw()
 
+    def idle(self) -> None:
+        """Called by the game runner while an agent thinks: the window stays responsive."""
+        self._pump()
+
     def _control(self, command: str) -> None:
         if command == "pause":
             self._paused = not self._paused

@@ -19,6 +19,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ from pacman.state import GameState
 PACKAGE_DIR = Path(pacman.__file__).resolve().parent
 #: Seconds the platform allows itself to start a sandbox (before any team code runs).
 SPAWN_LIMIT = 30.0
+#: While waiting for an answer with a window open, how often its events are pumped.
+WAIT_SLICE_MS = 30
 #: Seconds an agent gets for `final()`; the process is killed after it either way.
 FINAL_LIMIT = 1.0
 SYSTEM_READ_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/localtime",
@@ -123,6 +126,8 @@ class AgentProcess:
         self.log = ""
         self.cpu = CpuRecord()
         self._buf = b""
+        #: Called about every 30 ms while the referee waits for an answer (a window's pump).
+        self.on_wait: Callable[[], None] | None = None
         self._stopped = False
         self._stat_fd: int | None = None
         self._layout = layout
@@ -352,9 +357,13 @@ class AgentProcess:
                 if left <= 0:
                     return None
                 timeout = max(1, int(left * 1000) + 1)
+            if self.on_wait is not None:
+                timeout = WAIT_SLICE_MS if timeout < 0 else min(timeout, WAIT_SLICE_MS)
             poller = select.poll()
             poller.register(self._from_child, select.POLLIN)
             if not poller.poll(timeout):
+                if self.on_wait is not None:
+                    self.on_wait()
                 continue
             chunk = os.read(self._from_child, 1 << 16)
             if not chunk:
