@@ -76,11 +76,14 @@ def build_limits(
     contest: bool, catch: bool, given: dict[str, tuple[str, float | int | None]]
 ) -> Limits:
     """The limits the flags ask for: none by default (as the course without -c), a hard 30 s
-    per move with -c, the contest's with --contest-limits; each flag overrides one field."""
+    per move and 60 s to start with -c, the contest's with --contest-limits; each flag
+    overrides one field."""
     base = CONTEST if contest else UNTIMED
     changes: dict[str, float | int] = {}
     if catch and not contest:
+        # -c keeps a batch going: an agent stuck in a move or in its start-up is stopped too.
         changes["move_hard"] = 30.0
+        changes["startup"] = 60.0
     for name, (flag, value) in given.items():
         if value is None:
             continue

@@ -294,6 +294,9 @@ def _register(built: list[Any], state: GameState, keepers: list[TimeKeeper], fai
         except AgentFault as fault:
             fail(fault.kind, i, fault.message, trace=fault.trace)
             return
+        except SandboxError as exc:
+            fail(INFRA_ERROR, None, f"the sandbox of agent {i} failed: {exc}")
+            return
         except AGENT_ERRORS as exc:
             fail("crash", i, f"registerInitialState raised {describe(exc)}", exc)
             return
@@ -371,6 +374,9 @@ def _run(
             timing[index].add(perf() - t0)
             timing[index].warnings = keepers[index].warnings
             fail(fault.kind, index, fault.message, trace=fault.trace)
+            break
+        except SandboxError as exc:
+            fail(INFRA_ERROR, None, f"the sandbox of agent {index} failed: {exc}")
             break
         except AGENT_ERRORS as exc:
             fail("crash", index, f"getAction raised {describe(exc)}", exc)

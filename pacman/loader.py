@@ -253,6 +253,12 @@ def _from_folder(folder: Path, args: tuple[tuple[str, str], ...]) -> AgentRef:
         if not isinstance(team_args, dict):
             raise SubmissionError(f"{team_file}: args: expected a mapping of option: value")
         merged = {str(k): str(v) for k, v in team_args.items()} | dict(args)
+        agent_file = (folder / file_part).resolve()
+        if not agent_file.is_relative_to(folder.resolve()):
+            raise SubmissionError(
+                f"{team_file}: agent: {file_part} is outside the team's folder; a team plays "
+                "its own code"
+            )
         return _from_file(folder / file_part, cls_name, tuple(merged.items()))
     candidates = [
         (file, name)

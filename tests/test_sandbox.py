@@ -271,3 +271,38 @@ def test_a_dead_zygote_is_replaced_and_games_go_on() -> None:
     assert zygote() is not old and zygote().alive()
     assert (again.actions, again.outcome) == (first.actions, first.outcome)
     assert again.sandbox[0] == first.sandbox[0]
+
+
+@sandbox_needed
+def test_games_in_threads_of_one_process_do_not_disturb_each_other() -> None:
+    # A Dask worker plays games in threads: each thread has its own zygote.
+    import threading
+
+    specs = [GameSpec(load_layout("smallClassic"), resolve(f"{ZOO}/honest.py:ZooAgent"),
+                      resolve("RandomGhost", kind="ghost"), seed=seed, max_moves=120)
+             for seed in range(4)]
+    alone = [play(spec) for spec in specs]
+    together: dict[int, object] = {}
+
+    def run(i: int) -> None:
+        together[i] = play(specs[i])
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    for i, result in enumerate(alone):
+        other = together[i]
+        assert (other.outcome, other.actions) == (result.outcome, result.actions)  # type: ignore[attr-defined]
+
+
+def test_a_team_plays_only_code_from_its_own_folder(tmp_path: Path) -> None:
+    from pacman.loader import SubmissionError
+
+    (tmp_path / "honest").mkdir()
+    (tmp_path / "honest" / "agent.py").write_text((ZOO / "honest.py").read_text())
+    (tmp_path / "copycat").mkdir()
+    (tmp_path / "copycat" / "team.yaml").write_text("agent: ../honest/agent.py:ZooAgent\n")
+    with pytest.raises(SubmissionError, match="outside the team's folder"):
+        resolve(str(tmp_path / "copycat"))

@@ -360,3 +360,39 @@ def test_os_exit_is_a_crash(arena: Arena) -> None:
 
 def test_segfault_is_a_crash(arena: Arena) -> None:
     assert_failed(arena.play(arena.spec("segfault")), "crash", "SIGSEGV")
+
+
+# --- the wire ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["win", "infra_error", "", "bogus"])
+def test_an_agent_cannot_choose_its_outcome(arena: Arena, kind: str) -> None:
+    # It writes an error of its own choosing on the answer pipe, with the right request number.
+    result = arena.play(arena.spec("forge_outcome", kind=kind))
+    assert_failed(result, "crash", "broke the sandbox protocol")
+
+
+def test_an_agent_may_only_fail_itself_on_the_wire(arena: Arena) -> None:
+    result = arena.play(arena.spec("forge_outcome", kind="crash"))
+    assert (result.outcome, result.culprit, result.message) == ("crash", 0, "I say so")
+
+
+def test_answers_sent_ahead_and_a_full_pipe_cannot_hang_the_referee(arena: Arena) -> None:
+    result = arena.play(arena.spec("flood_answers"))
+    assert_failed(result, "crash", "broke the sandbox protocol")
+    assert result.timing[0].wall < 5
+
+
+def test_unprintable_text_from_an_agent_is_cleaned(arena: Arena, tmp_path: Path) -> None:
+    folder = arena.teams / "rude"
+    folder.mkdir(parents=True)
+    (folder / "agent.py").write_text(
+        "class ZooAgent:\n"
+        "    def getAction(self, state):\n"
+        "        print('\\x1b[8mhidden \\ud800')\n"
+        "        raise RuntimeError('bad \\ud800 char \\x1b[2J')\n")
+    spec = GameSpec(load_layout("smallClassic"), resolve(f"{folder}/agent.py:ZooAgent"),
+                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=20, limits=LIMITS)
+    result = arena.play(spec)
+    assert_failed(result, "crash", "RuntimeError: bad ? char [2J")
+    assert "\x1b" not in result.message + result.trace + result.logs[0]
+    (result.message + result.trace + result.logs[0]).encode("utf-8")  # no lone surrogate

@@ -265,3 +265,17 @@ def test_report_shows_each_teams_best_and_worst_game(tmp_path: Path, kind: str,
             assert picture.read_bytes().startswith(magic)
     # alpha's games kept no replay (record: failures): they were re-created to draw them.
     assert "re-created" in out
+
+
+def test_the_store_refuses_an_unknown_outcome(tmp_path: Path) -> None:
+    from tournament.store import NAMES, Store, StoreError
+
+    row = dict.fromkeys(NAMES, "")
+    row.update(game_id="a@c#0", outcome="win", culprit=None, depth=None, replay=None)
+    for name in ("num_ghosts", "seed", "game_index", "score", "win", "moves", "warnings"):
+        row[name] = 0
+    with Store(tmp_path / "r.sqlite") as store:
+        store.put(row)
+        with pytest.raises(StoreError, match="unknown outcome 'bogus'"):
+            store.put({**row, "game_id": "a@c#1", "outcome": "bogus"})
+        assert list(store.hashes()) == ["a@c#0"]

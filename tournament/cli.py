@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 import click
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
@@ -361,7 +362,7 @@ def validate(config_path: Path) -> None:
             ref = resolve(ref_text, agent_args(entrant, cell), kind="pacman",
                           cwd=config.source.parent if config.source else None)
         except SubmissionError as exc:
-            console.print(f"  {entrant.name}: [red]FAILED[/] {exc}")
+            console.print(f"  {entrant.name}: [red]FAILED[/] {escape(str(exc))}")
             bad += 1
             continue
         result = play(GameSpec(layout, ref, ghost, num_ghosts=1, seed=config.seed,
@@ -371,7 +372,7 @@ def validate(config_path: Path) -> None:
         if (result.failed and result.culprit == 0) or not result.scored:
             bad += 1
             console.print(f"  {entrant.name}: [red]FAILED[/] {result.outcome}: "
-                          f"{result.message}", markup=True)
+                          f"{escape(result.message)}")
         else:
             console.print(f"  {entrant.name}: ok, {where}, {result.moves} moves, "
                           f"{result.outcome} at {result.score}")

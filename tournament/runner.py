@@ -42,10 +42,15 @@ def submission_hash(entrant: Entrant) -> str:
     if entrant.folder is not None:
         for path in sorted(entrant.folder.rglob("*")):
             rel = path.relative_to(entrant.folder).as_posix()
-            if not path.is_file() or any(part in rel for part in IGNORED):
+            # Symlinks are skipped: one to /proc/uptime would make every run "stale".
+            if path.is_symlink() or not path.is_file() or any(p in rel for p in IGNORED):
                 continue
             digest.update(rel.encode() + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            file_digest = hashlib.sha256()
+            with open(path, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    file_digest.update(chunk)
+            digest.update(file_digest.digest())
     else:
         digest.update(f"{entrant.ref}|{entrant.args}|{__version__}".encode())
     return digest.hexdigest()[:16]

@@ -15,6 +15,8 @@ from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from tournament.leaderboard import OUTCOMES
+
 #: (column, SQL type) in table order; `game_id` is the key.
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("game_id", "TEXT PRIMARY KEY"),
@@ -83,6 +85,9 @@ class Store:
 
     def put(self, row: dict[str, Any]) -> None:
         """Record one game (replacing an older result of the same game) in one transaction."""
+        if row["outcome"] not in OUTCOMES:
+            raise StoreError(f"refusing to store game {row['game_id']!r} with the unknown "
+                             f"outcome {row['outcome']!r}")
         values = [row[name] for name in NAMES]
         marks = ", ".join("?" for _ in NAMES)
         with self.conn:

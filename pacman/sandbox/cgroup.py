@@ -100,11 +100,12 @@ class AgentCgroup:
                     if key == "oom_kill" and int(value) > 0:
                         return True
                 return False
+            # Only a kill counts: memory.failcnt also grows when the kernel merely reclaimed.
             for line in (self.dirs[0] / "memory.oom_control").read_text().splitlines():
                 key, _, value = line.partition(" ")
                 if key == "oom_kill" and int(value) > 0:
                     return True
-            return int((self.dirs[0] / "memory.failcnt").read_text()) > 0
+            return False
         except (OSError, ValueError):
             return False
 

@@ -218,15 +218,17 @@ def _serve(
             trace = "".join(traceback.format_exception(exc)[-12:])[-TRACE_LIMIT:]
         except BaseException:
             trace = ""
-        return ["error", kind, f"{what}{describe(exc)}"[:MESSAGE_LIMIT], trace]
+        return ["error", seq, kind, f"{what}{describe(exc)}"[:MESSAGE_LIMIT], trace]
 
     while True:
         message = reader.next()
         if message is None:
             os._exit(0)
-        op = message[0]
+        # Every request carries a number its answer repeats: the referee takes nothing that
+        # was not asked for.
+        op, seq = message[0], message[1]
         if op == "move":
-            state = wire.state_from_fields(template, message[1])
+            state = wire.state_from_fields(template, message[2])
             t0 = cpu()
             try:
                 action = agent.getAction(state)
@@ -235,12 +237,12 @@ def _serve(
             else:
                 used = cpu() - t0
                 if type(action) is str and len(action) <= 40:
-                    answer = ["action", action, "", used]
+                    answer = ["action", seq, action, "", used]
                 else:
-                    answer = ["action", None, safe_text(action), used]
+                    answer = ["action", seq, None, safe_text(action), used]
         elif op == "load":
-            ref = message[1]
-            random.seed(int(message[2]))
+            ref = message[2]
+            random.seed(int(message[3]))
             folder = os.path.dirname(ref["path"])
             sys.path.insert(0, folder)
             try:
@@ -249,7 +251,7 @@ def _serve(
                 if not isinstance(cls, type):
                     raise SubmissionError(f"{ref['path']} defines no class {ref['name']!r}")
             except SubmissionError as exc:
-                answer = ["error", "load_error", str(exc)[:MESSAGE_LIMIT],
+                answer = ["error", seq, "load_error", str(exc)[:MESSAGE_LIMIT],
                           _cause_trace(exc, traceback)]
             except BaseException as exc:
                 answer = error("load_error", "", exc)
@@ -264,24 +266,24 @@ def _serve(
                 except BaseException as exc:
                     answer = error("load_error", f"{ref['name']}: ", exc)
                 else:
-                    answer = ["ok", hasattr(agent, "registerInitialState"),
+                    answer = ["ok", seq, hasattr(agent, "registerInitialState"),
                               hasattr(agent, "final")]
         elif op == "register":
-            state = wire.state_from_fields(template, message[1])
+            state = wire.state_from_fields(template, message[2])
             try:
                 agent.registerInitialState(state)
-                answer = ["ok"]
+                answer = ["ok", seq]
             except BaseException as exc:
                 answer = error("crash", "registerInitialState raised ", exc)
         elif op == "final":
-            state = wire.state_from_fields(template, message[1])
+            state = wire.state_from_fields(template, message[2])
             try:
                 agent.final(state)
-                answer = ["ok"]
+                answer = ["ok", seq]
             except BaseException as exc:
                 answer = error("crash", "final() raised ", exc)
         else:
-            answer = ["error", "crash", f"unknown request {op!r}", ""]
+            answer = ["error", seq, "crash", f"unknown request {op!r}", ""]
         try:
             send(wfd, answer)
         except BaseException:

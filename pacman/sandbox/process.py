@@ -12,10 +12,12 @@ and is never blamed on the agent.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import select
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -25,12 +27,13 @@ from pathlib import Path
 from typing import Any
 
 import pacman
+from pacman.describe import clean
 from pacman.layout import Layout
 from pacman.loader import AgentRef
 from pacman.sandbox import confine, wire
 from pacman.sandbox.cgroup import AgentCgroup
 from pacman.sandbox.limits import Limits, TimeKeeper
-from pacman.sandbox.zygote import ZygoteGone, zygote
+from pacman.sandbox.zygote import ZygoteGone, discard_zygote, zygote
 from pacman.state import GameState
 
 PACKAGE_DIR = Path(pacman.__file__).resolve().parent
@@ -126,6 +129,7 @@ class AgentProcess:
         self.log = ""
         self.cpu = CpuRecord()
         self._buf = b""
+        self._seq = 0
         #: Called about every 30 ms while the referee waits for an answer (a window's pump).
         self.on_wait: Callable[[], None] | None = None
         self._stopped = False
@@ -176,6 +180,7 @@ class AgentProcess:
                                                  str(self.workdir), self._environment(),
                                                  SPAWN_LIMIT)
             except ZygoteGone:  # it died since the last game: one more try with a new one
+                discard_zygote()
                 self.keeper_pid = zygote().spawn([to_child_r, from_child_w, log],
                                                  str(self.workdir), self._environment(),
                                                  SPAWN_LIMIT)
@@ -194,7 +199,11 @@ class AgentProcess:
                 self.cgroup = None
         if self.cgroup is not None:
             self.active.append("cgroup")
-        self._send(["init", {
+        os.set_blocking(self._to_child, False)
+        deadline = time.perf_counter() + SPAWN_LIMIT
+        sent = False
+        with contextlib.suppress(_Died):
+            sent = self._send(["init", {
             "plan": plan.to_json(),
             "layout_text": self._layout.text,
             "layout_name": self._layout.name,
@@ -203,8 +212,9 @@ class AgentProcess:
             "index": self.index,
             "uid_problem": uid_problem,
             "output_bytes": self.limits.output_kb * 1024,
-        }])
-        deadline = time.perf_counter() + SPAWN_LIMIT
+            }], deadline)
+        if not sent:
+            raise SandboxError(f"the sandbox did not take its start message: {self._tail()}")
         try:
             pid_msg = self._read(deadline)
             ready = self._read(deadline)
@@ -212,9 +222,10 @@ class AgentProcess:
             raise SandboxError(f"the sandbox died while starting: {self._tail()}") from exc
         if pid_msg is None or ready is None:
             raise SandboxError(f"the sandbox did not start within {SPAWN_LIMIT}s")
-        if pid_msg[0] != "pid" or ready[0] != "ready":
-            raise SandboxError(f"unexpected start messages {pid_msg!r}, {ready!r}")
-        self.pid = int(pid_msg[1])
+        if (pid_msg[0] != "pid" or ready[0] != "ready" or len(pid_msg) != 2
+                or len(ready) != 3 or not isinstance(pid_msg[1], int)):
+            raise SandboxError(f"unexpected start messages {pid_msg!r:.100}, {ready!r:.100}")
+        self.pid = pid_msg[1]
         #: When the child was confined and ready (perf_counter), for the start-up figures.
         self.started_at = time.perf_counter()
         self.active += [str(x) for x in ready[1]]
@@ -251,8 +262,8 @@ class AgentProcess:
         over = keeper.account_startup(wall)
         if over:
             raise AgentFault("timeout", over)
-        self._expect(answer, "ok")
-        return bool(answer[1]), bool(answer[2])
+        self._expect(answer, "ok", 4)
+        return bool(answer[2]), bool(answer[3])
 
     def register(self, state: GameState, keeper: TimeKeeper) -> None:
         answer, wall = self._ask(["register", wire.state_fields(state)],
@@ -260,28 +271,31 @@ class AgentProcess:
         over = keeper.account_startup(wall)
         if over:
             raise AgentFault("timeout", over)
-        self._expect(answer, "ok")
+        self._expect(answer, "ok", 2)
 
     def move(self, state: GameState, keeper: TimeKeeper, number: int) -> tuple[Any, str, float]:
         """(action or None, description of a non-string answer, wall seconds)."""
         answer, wall = self._ask(["move", wire.state_fields(state)], keeper.allowed(),
                                  f"move {number}")
-        self._expect(answer, "action")
+        self._expect(answer, "action", 5)
         over = keeper.account(wall, number)
         if over:
             raise AgentFault("timeout", over)
-        if len(answer) != 4 or not isinstance(answer[3], (int, float)):
-            raise AgentFault("crash", "broke the sandbox protocol (malformed answer)")
-        cpu = float(answer[3])
-        self.cpu.moves.append(cpu)
-        self.cpu.move_max = max(self.cpu.move_max, cpu)
-        action = answer[1] if isinstance(answer[1], str) else None
-        return action, str(answer[2])[:80], wall
+        _, _, action, description, cpu = answer
+        if not (action is None or isinstance(action, str)) or not isinstance(description, str):
+            self._kill()
+            raise AgentFault("crash", "broke the sandbox protocol (a malformed answer)")
+        # The harness's CPU figure is the agent's word: recorded when plausible, never trusted.
+        if (isinstance(cpu, (int, float)) and not isinstance(cpu, bool)
+                and math.isfinite(cpu) and 0 <= cpu <= wall + 1):
+            self.cpu.moves.append(float(cpu))
+            self.cpu.move_max = max(self.cpu.move_max, float(cpu))
+        return action, clean(description, 80), wall
 
     def final(self, state: GameState) -> None:
         with contextlib.suppress(AgentFault):
             answer, _ = self._ask(["final", wire.state_fields(state)], FINAL_LIMIT, "final()")
-            self._expect(answer, "ok")
+            self._expect(answer, "ok", 2)
 
     def close(self) -> None:
         """Kill the agent and everything it started; collect its log; remove its folders."""
@@ -306,46 +320,84 @@ class AgentProcess:
                     os.close(fd)
         self.log = self._read_log()
         if not self.placement.keep:
-            shutil.rmtree(self._home, ignore_errors=True)
+            remove_tree(self._home)
 
     # --- talking -----------------------------------------------------------------------------
 
     def _ask(self, message: list[Any], limit: float | None, what: str) -> tuple[list[Any], float]:
-        """Send a request, wait at most `limit` seconds; kill the child when it runs over."""
+        """Send a request, wait at most `limit` seconds; kill the child when it runs over.
+
+        The request gets the next sequence number, which the answer must repeat; an answer
+        sent before the request (an agent writing on the pipe itself) is a protocol error.
+        """
+        self._seq += 1
+        request = [message[0], self._seq, *message[1:]]
         self._resume()
         t0 = time.perf_counter()
+        deadline = None if limit is None else t0 + limit
         try:
-            self._send(message)
-            deadline = None if limit is None else t0 + limit
-            answer = self._read(deadline)
+            if self._buf:
+                raise wire.ProtocolError("it answered before it was asked")
+            answer = self._read(deadline) if self._send(request, deadline) else None
         except _Died:
             raise self._death(what) from None
         except wire.ProtocolError as exc:
             self._kill()
-            raise AgentFault("crash", f"broke the sandbox protocol during {what}: {exc}") from None
+            raise AgentFault("crash", f"broke the sandbox protocol during {what}: "
+                             f"{clean(str(exc), 120)}") from None
+        except (OSError, ValueError, OverflowError) as exc:  # the referee's side failed
+            self._kill()
+            raise SandboxError(f"talking to the sandbox failed during {what}: {exc}") from exc
         wall = time.perf_counter() - t0
         if answer is None:
             self._kill()
             raise AgentFault("timeout", f"{what} took more than {limit:.3f}s; killed")
+        if len(answer) < 2 or answer[1] != self._seq or self._buf:
+            self._kill()
+            raise AgentFault("crash", f"broke the sandbox protocol during {what} "
+                             "(an answer out of turn)")
         self._pause()
         return answer, wall
 
-    def _expect(self, answer: list[Any], kind: str) -> None:
-        if answer[0] == kind:
+    def _expect(self, answer: list[Any], kind: str, length: int) -> None:
+        """Check an answer's shape; an error the child may report becomes the agent's fault."""
+        if answer[0] == kind and len(answer) == length:
             return
-        if answer[0] == "error" and len(answer) == 4:
+        if (answer[0] == "error" and len(answer) == 5 and answer[2] in wire.CHILD_FAULTS
+                and isinstance(answer[3], str) and isinstance(answer[4], str)):
             self._kill()
-            raise AgentFault(str(answer[1]), str(answer[2]), str(answer[3]))
+            raise AgentFault(answer[2], clean(answer[3], 300), clean(answer[4], 4000))
         self._kill()
-        raise AgentFault("crash", f"broke the sandbox protocol (answered {str(answer[0])[:20]!r})")
+        raise AgentFault("crash", "broke the sandbox protocol (answered "
+                         f"{clean(str(answer[0]), 20)!r} to a request for {kind!r})")
 
-    def _send(self, message: list[Any]) -> None:
+    def _send(self, message: list[Any], deadline: float | None) -> bool:
+        """Write a request without ever blocking past `deadline`; False when it passes.
+
+        The pipe is non-blocking: a child that stops reading (and shrank its pipe) cannot
+        hang the referee.
+        """
         data = wire.encode(message)
-        try:
-            while data:
+        while data:
+            try:
                 data = data[os.write(self._to_child, data):]
-        except (BrokenPipeError, OSError) as exc:
-            raise _Died() from exc
+                continue
+            except BlockingIOError:
+                pass
+            except OSError as exc:  # a broken pipe: the child is gone
+                raise _Died() from exc
+            if deadline is None:
+                timeout = WAIT_SLICE_MS
+            else:
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    return False
+                timeout = min(WAIT_SLICE_MS, max(1, int(left * 1000) + 1))
+            poller = select.poll()
+            poller.register(self._to_child, select.POLLOUT)
+            if not poller.poll(timeout) and self.on_wait is not None:
+                self.on_wait()
+        return True
 
     def _read(self, deadline: float | None) -> list[Any] | None:
         """The next answer line, or None when the deadline passes first."""
@@ -442,7 +494,7 @@ class AgentProcess:
                 data = fh.read(limit + 1)
         except OSError:
             return ""
-        text = data[:limit].decode("utf-8", "replace")
+        text = clean(data[:limit].decode("utf-8", "replace"))
         return text + ("\n[output truncated]\n" if len(data) > limit else "")
 
     def _tail(self) -> str:
@@ -451,9 +503,21 @@ class AgentProcess:
                 fh.seek(0, os.SEEK_END)
                 size = fh.tell()
                 fh.seek(max(0, size - 2000))
-                return fh.read().decode("utf-8", "replace")
+                return clean(fh.read().decode("utf-8", "replace"))
         except OSError:
             return ""
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a sandbox's folders, whatever the agent left in them (3000 nested folders
+    overflow `shutil.rmtree`'s recursion; `rm` has no such limit)."""
+    try:
+        shutil.rmtree(path)
+    except FileNotFoundError:
+        pass
+    except (OSError, RecursionError):
+        subprocess.run(["rm", "-rf", "--", str(path)], check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 class SandboxedAgent:

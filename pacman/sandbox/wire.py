@@ -6,9 +6,15 @@ The child answers with plain data. The referee never unpickles anything: an answ
 as JSON from at most `ANSWER_LIMIT` bytes and checked field by field, so a child that writes
 garbage on the channel is caught as a protocol error and blamed, never trusted.
 
-Referee -> child:  ["init", {...}]  ["load", {...}]  ["move", STATE]  ["final", STATE]
-Child -> referee:  ["ready", active, missing]  ["pid", n]  ["ok"]  ["action", name, cpu]
-                   ["error", kind, message, trace]
+Referee -> child:  ["init", {...}], then [op, seq, ...]: ["load", seq, {...}, seed],
+                   ["register", seq, STATE], ["move", seq, STATE], ["final", seq, STATE]
+Child -> referee:  ["pid", n]  ["ready", active, missing], then answers repeating the request's
+                   seq: ["ok", seq, ...]  ["action", seq, name or null, description, cpu]
+                   ["error", seq, kind, message, trace]
+
+The agent's code runs in the child and can write on the answer pipe itself, so every answer is
+checked for its shape, its seq and, for errors, a kind the child may report (`CHILD_FAULTS`):
+an agent can at worst fail itself, never choose another outcome.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from pacman.state import GameState, _make
 
 #: Longest line the referee reads from a child (an error with its trace fits).
 ANSWER_LIMIT = 64 * 1024
+#: The failures a child may report about its agent; anything else it says is a protocol error.
+CHILD_FAULTS = ("load_error", "crash", "memory")
 
 
 class ProtocolError(ValueError):
@@ -44,7 +52,7 @@ def state_fields(state: GameState) -> list[Any]:
     """The dynamic parts of a state, as JSON-ready lists (positions keep int or float)."""
     return [
         [[list(pos), facing, timer] for pos, facing, timer in state._agents],
-        state._food,
+        format(state._food, "x"),  # hex: a big board's bitmask is too long for a JSON int
         state._nfood,
         [list(c) for c in state._caps],
         state._score,
@@ -58,7 +66,7 @@ def state_from_fields(template: GameState, data: list[Any]) -> GameState:
     return _make(
         template._board,
         tuple(((a[0][0], a[0][1]), a[1], a[2]) for a in agents),
-        food,
+        int(food, 16),
         nfood,
         tuple((c[0], c[1]) for c in caps),
         score,

@@ -21,6 +21,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -191,14 +192,27 @@ class Zygote:
         self.proc.wait()
 
 
-_zygote: Zygote | None = None
+_local = threading.local()
 
 
 def zygote() -> Zygote:
-    """This process's zygote, started (again) when needed; a forked child gets its own."""
-    global _zygote
-    if _zygote is None or not _zygote.alive():
-        if _zygote is not None and _zygote.owner == os.getpid():
-            _zygote.close()
-        _zygote = Zygote()
-    return _zygote
+    """This thread's zygote, started (again) when needed.
+
+    One per thread: threads of one process (a Dask worker's) must not share a socket whose
+    replies they would read for each other. A forked child gets its own, too.
+    """
+    current: Zygote | None = getattr(_local, "zygote", None)
+    if current is None or not current.alive():
+        if current is not None and current.owner == os.getpid():
+            current.close()
+        current = _local.zygote = Zygote()
+    return current
+
+
+def discard_zygote() -> None:
+    """Forget this thread's zygote (after it stopped answering): the next one is new, so a
+    late reply to an old request can never be taken for the answer to a new one."""
+    current: Zygote | None = getattr(_local, "zygote", None)
+    _local.zygote = None
+    if current is not None and current.owner == os.getpid():
+        current.close()
