@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import struct
 from pathlib import Path
 
@@ -306,3 +307,17 @@ def test_a_team_plays_only_code_from_its_own_folder(tmp_path: Path) -> None:
     (tmp_path / "copycat" / "team.yaml").write_text("agent: ../honest/agent.py:ZooAgent\n")
     with pytest.raises(SubmissionError, match="outside the team's folder"):
         resolve(str(tmp_path / "copycat"))
+
+
+@sandbox_needed
+def test_folders_left_by_a_dead_referee_are_swept(tmp_path: Path) -> None:
+    from pacman.sandbox.process import Placement
+
+    stale = tmp_path / "pacman-agent0-999999-abcdef"  # pid 999999: no such process
+    (stale / "work").mkdir(parents=True)
+    alive = tmp_path / f"pacman-agent0-{os.getpid()}-abcdef"
+    alive.mkdir()
+    spec = GameSpec(load_layout("smallClassic"), resolve(f"{ZOO}/honest.py:ZooAgent"),
+                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=5)
+    play(spec, placement=Placement(root=tmp_path))
+    assert not stale.exists() and alive.exists()

@@ -14,6 +14,7 @@ import os
 import signal
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
@@ -134,3 +135,15 @@ class AgentCgroup:
                     break
                 except OSError:
                     time.sleep(0.005)
+
+
+def sweep_cgroups(alive: Callable[[int], bool]) -> None:
+    """Remove the groups of referees that are gone (named `agent-<referee pid>-...`)."""
+    bases = [ROOT / GROUP, ROOT / "memory" / GROUP, ROOT / "pids" / GROUP]
+    for base in bases:
+        if not base.is_dir():
+            continue
+        for group in base.glob("agent-*-*"):
+            owner = group.name.split("-")[1]
+            if owner.isdigit() and not alive(int(owner)):
+                AgentCgroup([group], 2 if base == ROOT / GROUP else 1).remove()

@@ -31,7 +31,7 @@ from pacman.describe import clean
 from pacman.layout import Layout
 from pacman.loader import AgentRef
 from pacman.sandbox import confine, wire
-from pacman.sandbox.cgroup import AgentCgroup
+from pacman.sandbox.cgroup import AgentCgroup, sweep_cgroups
 from pacman.sandbox.limits import Limits, TimeKeeper
 from pacman.sandbox.zygote import ZygoteGone, discard_zygote, zygote
 from pacman.state import GameState
@@ -138,7 +138,8 @@ class AgentProcess:
         self._num_ghosts = num_ghosts
         self._ruleset = ruleset
         self._closed = False
-        self._home = Path(tempfile.mkdtemp(prefix=f"pacman-agent{index}-",
+        sweep_leftovers(self.placement.root)
+        self._home = Path(tempfile.mkdtemp(prefix=f"pacman-agent{index}-{os.getpid()}-",
                                            dir=self.placement.root))
         self.workdir = self._home / "work"
         self.workdir.mkdir()
@@ -506,6 +507,37 @@ class AgentProcess:
                 return clean(fh.read().decode("utf-8", "replace"))
         except OSError:
             return ""
+
+
+_swept: set[tuple[int, str]] = set()
+
+
+def sweep_leftovers(root: Path | None) -> None:
+    """Once per process and folder: remove what sandboxes of dead referees left behind.
+
+    A referee killed outright (SIGKILL, a worker ended by its watchdog) cannot clean up; its
+    sandboxes' folders and cgroups carry its pid, so a later referee can tell they are stale.
+    """
+    folder = Path(root) if root is not None else Path(tempfile.gettempdir())
+    key = (os.getpid(), str(folder))
+    if key in _swept:
+        return
+    _swept.add(key)
+    for path in folder.glob("pacman-agent*-*-*"):
+        owner = path.name.split("-")[2]
+        if owner.isdigit() and not _alive(int(owner)):
+            remove_tree(path)
+    sweep_cgroups(_alive)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def remove_tree(path: Path) -> None:
