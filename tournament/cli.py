@@ -135,6 +135,7 @@ def run(config_path: Path, workers: int | None) -> None:
                   f"{len(todo)} to play ({len(split['stale'])} stale, "
                   f"{len(split['infra'])} to retry)")
     if todo:
+        check_sandbox(config)
         hashes = {e.name: submission_hash(e) for e in config.entrants}
         tasks = tasks_for(config, todo, hashes)
         executor: Executor = (DaskExecutor(config.scheduler) if config.scheduler
@@ -168,6 +169,27 @@ def run(config_path: Path, workers: int | None) -> None:
     results = current_results(config, store)
     write_leaderboard_files(config, results, print_leaderboard(config, results))
     store.close()
+
+
+def check_sandbox(config: TournamentConfig) -> None:
+    """Say how teams will be confined before playing, and stop if they cannot be at all."""
+    from pacman.sandbox.check import run_check
+    from pacman.sandbox.process import SandboxError
+
+    if all(entrant.folder is None for entrant in config.entrants):
+        return
+    try:
+        found = run_check(config.limits)
+    except SandboxError as exc:
+        die(f"the sandbox cannot start on this machine, so no team can play: {exc}", 1)
+    off = ", ".join(sorted(found.missing)) or "none"
+    console.print(f"sandbox layers on: {', '.join(found.active)}; off: {off} "
+                  "(`pacman sandbox-check` says why)", markup=False)
+    if "landlock" not in found.active and "uid" not in found.active:
+        console.print("[yellow]warning:[/] neither Landlock nor a separate uid confines the "
+                      "teams' files here: an agent can read and write what this user can")
+    if found.escaped:
+        console.print(f"[yellow]warning:[/] not contained here: {', '.join(found.escaped)}")
 
 
 # --- status ------------------------------------------------------------------------------------
