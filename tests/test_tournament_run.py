@@ -148,9 +148,16 @@ def test_a_dead_worker_only_costs_a_replay(tmp_path: Path,
             except (OSError, ValueError):
                 continue
             parents[int(entry)] = (int(stat[1]), stat[0])
-        # A pool worker of this run (forked by its forkserver, a child of the run) at work.
+        # A pool worker of this run (forked by its forkserver, a child of the run) at work;
+        # not a sandbox of the run's own zygote (also a grandchild).
         for pid, (ppid, state) in parents.items():
-            if parents.get(ppid, (0, ""))[0] == proc.pid and state == "R":
+            if parents.get(ppid, (0, ""))[0] != proc.pid or state != "R":
+                continue
+            try:
+                forkserver = b"forkserver" in Path(f"/proc/{ppid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if forkserver:
                 os.kill(pid, signal.SIGKILL)
                 killed = pid
                 break
