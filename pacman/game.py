@@ -173,6 +173,9 @@ def play(
     )
     random.seed(derive_seed(spec.seed, "agents"))
     keepers = [TimeKeeper(spec.limits) for _ in range(n)]
+    name_agents = getattr(display, "name_agents", None)
+    if name_agents is not None:
+        name_agents([ref.name for ref in refs])
 
     def fail(kind: str, index: int | None, message: str, exc: BaseException | None = None,
              trace: str = "") -> None:

@@ -460,3 +460,17 @@ def test_the_window_is_pumped_while_an_agent_thinks(pacman: str) -> None:
     thinking = result.timing[0].wall
     # About one pump per 30 ms of thinking: the window never waits on the agent.
     assert display.pumps >= int(thinking / 0.03) - 3 > 0
+
+
+def test_the_live_status_bar_names_the_agents() -> None:
+    from pacman.game import GameSpec, play
+    from pacman.loader import resolve
+
+    display = PygameDisplay(frame_time=0)
+    spec = GameSpec(load_layout("smallClassic"), resolve("GreedyAgent"),
+                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=6)
+    result = play(spec, display=display)
+    assert display.agents == ("GreedyAgent", "RandomGhost", "RandomGhost")
+    assert result.final_state is not None
+    rows = display._status(result.final_state)
+    assert rows[-1].left == "GreedyAgent vs 2 x RandomGhost"

@@ -17,7 +17,8 @@ _KEY_TO_DIRECTION = {
     "Down": Directions.SOUTH,
     "s": Directions.SOUTH,
 }
-_STOP_KEYS = {"q", "space"}
+#: Space pauses the window, so only `q` stops Pacman.
+_STOP_KEYS = {"q"}
 
 
 class KeyboardAgent(Agent):

@@ -56,7 +56,16 @@ from pacman.display.render import (
     ghost_body_color,
     zoom_cell,
 )
-from pacman.display.scene import Scene, StatusRow, facing, nearer, outcome_label, poses, tween
+from pacman.display.scene import (
+    Scene,
+    StatusRow,
+    describe_agents,
+    facing,
+    nearer,
+    outcome_label,
+    poses,
+    tween,
+)
 from pacman.display.window import Window, first_cell, init_video
 from pacman.state import GameState
 
@@ -137,7 +146,16 @@ class PygameDisplay:
         self._paused = False
         self._speed_level = NORMAL_SPEED
         self._help = False
+        #: Labels of the agents (Pacman first), shown under the board when the runner gives them.
+        self.agents: tuple[str, ...] = ()
         self._reset(None)
+
+    def name_agents(self, names: Sequence[str]) -> None:
+        """Called by the game runner before `initialize` with the agents' labels."""
+        self.agents = tuple(names)
+
+    def _rows(self) -> int:
+        return 2 if self.agents else 1
 
     def _reset(self, state: GameState | None) -> None:
         """Forget the previous game: a new one starts with Pacman facing West, mouth open."""
@@ -164,7 +182,8 @@ class PygameDisplay:
         self._held.clear()
         init_video()
         layout = state.layout
-        self._renderer = Renderer(layout, first_cell(layout, 1, self.zoom), status_rows=1)
+        rows = self._rows()
+        self._renderer = Renderer(layout, first_cell(layout, rows, self.zoom), status_rows=rows)
         self._canvas = self._renderer.new_canvas()
         self._window.open(self._renderer.size, f"Pacman - {layout.name}")
         self._pump()
@@ -235,15 +254,16 @@ class PygameDisplay:
     def _status(self, state: GameState) -> tuple[StatusRow, ...]:
         layout = self._renderer.layout.name if self._renderer is not None else ""
         score = int(state.getScore())
+        names = (StatusRow(describe_agents(self.agents)),) if self.agents else ()
         if self._outcome is not None:
             return (StatusRow(f"Score: {score}", outcome_label(self._outcome), layout,
-                              centre_tone=self._outcome),)
+                              centre_tone=self._outcome), *names)
         centre = f"move {self._moves}"
         if self._paused:
             centre += "  PAUSED"
         if self._speed_level != NORMAL_SPEED:
             centre += f"  {speed_label(self._speed_level)}"
-        return (StatusRow(f"Score: {score}", centre, layout + "  h: help"),)
+        return (StatusRow(f"Score: {score}", centre, layout + "  h: help"), *names)
 
     def _exact(self, state: GameState) -> Scene:
         outcome = self._outcome
@@ -326,7 +346,8 @@ class PygameDisplay:
             return
         size = self._window.resized(size)
         layout = self._renderer.layout
-        self._renderer = Renderer(layout, fit_cell(layout, 1, size), status_rows=1)
+        rows = self._rows()
+        self._renderer = Renderer(layout, fit_cell(layout, rows, size), status_rows=rows)
         self._canvas = self._renderer.new_canvas()
 
     # --- window and events --------------------------------------------------------------------
