@@ -337,7 +337,7 @@ class AgentProcess:
         t0 = time.perf_counter()
         deadline = None if limit is None else t0 + limit
         try:
-            if self._buf:
+            if self._buf or self._unread():
                 raise wire.ProtocolError("it answered before it was asked")
             answer = self._read(deadline) if self._send(request, deadline) else None
         except _Died:
@@ -359,6 +359,12 @@ class AgentProcess:
                              "(an answer out of turn)")
         self._pause()
         return answer, wall
+
+    def _unread(self) -> bool:
+        """Whether the child wrote anything since its last answer (it never should)."""
+        poller = select.poll()
+        poller.register(self._from_child, select.POLLIN)
+        return any(event & select.POLLIN for _, event in poller.poll(0))
 
     def _expect(self, answer: list[Any], kind: str, length: int) -> None:
         """Check an answer's shape; an error the child may report becomes the agent's fault."""
