@@ -286,3 +286,16 @@ def test_the_store_refuses_an_unknown_outcome(tmp_path: Path) -> None:
         with pytest.raises(StoreError, match="unknown outcome 'bogus'"):
             store.put({**row, "game_id": "a@c#1", "outcome": "bogus"})
         assert list(store.hashes()) == ["a@c#0"]
+
+
+def test_what_a_team_prints_is_kept_in_a_log_per_game(tmp_path: Path) -> None:
+    config = make_tournament(tmp_path, {"chatty": "honest"}, games=1, layouts="[testClassic]")
+    agent = tmp_path / "submissions" / "chatty" / "agent.py"
+    agent.write_text(agent.read_text().replace(
+        "    def getAction(self, state):\n",
+        "    def getAction(self, state):\n        print('thinking about', state.getScore())\n"))
+    tournament("run", str(config))
+    logs = sorted((tmp_path / "out" / "logs" / "chatty").rglob("*.log"))
+    assert [p.name for p in logs] == ["0.log"]
+    assert logs[0].read_text().startswith("thinking about 0")
+    assert not (tmp_path / "out" / "logs" / "greedy").exists()  # built-ins print nothing

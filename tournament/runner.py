@@ -118,6 +118,13 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
             path.parent.mkdir(parents=True, exist_ok=True)
             replays.write(result, layout, path)
             replay = str(path)
+        if result.logs and result.logs[0]:
+            # What the team's agent printed (already capped by the sandbox): kept beside the
+            # replays, where its page in the report and the organizer can find it.
+            log = replay_path(str(Path(task.replay_dir).parent / "logs"), game.game_id)
+            log = log.with_suffix(".log")
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_text(result.logs[0], encoding="utf-8")
     except Exception as exc:  # the platform's own failure: recorded, never blamed on an agent
         return make_row(task, None, None, INFRA_ERROR, f"platform error: {type(exc).__name__}: "
                     f"{exc}"[:300], traceback.format_exc()[-4000:])
