@@ -306,3 +306,36 @@ def test_cli_option_errors_exit_2(args: list[str], message: str) -> None:
     assert out.returncode == 2
     assert message in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def _trapped(rows: list[str]) -> float:
+    from pacman.agents.evaluation import FEATURES, phi
+    from pacman.layout import parse_layout
+    from pacman.state import GameState
+
+    state = GameState.initial(parse_layout("\n".join(rows), name="trap"))
+    return phi(state)[FEATURES.index("trapped")]
+
+
+def test_trapped_in_a_corridor_with_a_ghost_coming() -> None:
+    assert _trapped(["%%%%%%%%", "%P    G%", "%%%%%%%%"]) == 1
+    # The same corridor, the ghost too far to matter.
+    assert _trapped(["%%%%%%%%%%%%", "%P        G%", "%%%%%%%%%%%%"]) == 0
+
+
+def test_not_trapped_in_the_open_but_trapped_in_a_dead_end_room() -> None:
+    rows = ["%%%%%%%%%%%",
+            "%         %",
+            "%    P    %",
+            "%         %",
+            "%       G %",
+            "%%%%%%%%%%%"]
+    assert _trapped(rows) == 0
+    # A small room off a bigger maze, the ghost in its only way out: the room's crossings
+    # are no escape.
+    rows = ["%%%%%%%%%%%%%",
+            "%  %%%%     %",
+            "%P    G     %",
+            "%  %%%%     %",
+            "%%%%%%%%%%%%%"]
+    assert _trapped(rows) == 1

@@ -15,6 +15,12 @@ Features (distances are maze distances, `pacman.distances`):
 - `ghost_threat`: ghosts that are not scared and could reach Pacman's cell within
   `THREAT_MOVES` (2) of their own moves (a ghost cannot turn back, so one just behind
   Pacman and moving away is no threat, one coming round a corner is);
+- `trapped`: 1 when a ghost that is not edible is within `DANGER_RADIUS` (6) steps and Pacman
+  cannot reach any escape cell strictly before every such ghost. Escape cells are crossings
+  (three or more open neighbours) outside pockets, the dead ends and narrow-mouthed rooms that
+  one cell or two adjacent ones cut off from the rest of the maze (computed once per layout).
+  It steers Pacman away from corridors where two ghosts close in from both ends, and from
+  rooms a ghost can follow him into, which depth-2 search alone sees too late;
 - `won`, `lost`: 1 in a won (lost) state.
 """
 
@@ -23,18 +29,68 @@ from __future__ import annotations
 import difflib
 import importlib
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
-from pacman.actions import nearest_point
+from pacman.actions import Directions, nearest_point
 from pacman.distances import maze_distances
+from pacman.layout import Cell, Layout
 from pacman.loader import SubmissionError, load_file
 from pacman.state import GameState
 
 StateEvaluation = Callable[[GameState], float]
 
 THREAT_MOVES = 2
+DANGER_RADIUS = 6
+
+
+def _pockets(layout: Layout) -> set[Cell]:
+    """Cells that one open cell, or two adjacent ones, cut off from the bulk of the maze:
+    dead-end corridors and small rooms with a narrow mouth, where a ghost can corner Pacman.
+    (Computed once per layout: a flood fill per cut, a few hundred thousand steps at most on
+    the classic layouts.)"""
+    graph = {
+        c: [n for d, n in steps if d != Directions.STOP]
+        for c, steps in layout.neighbours.items()
+    }
+    cuts: set[frozenset[Cell]] = set()
+    for c, ns in graph.items():
+        cuts.add(frozenset((c,)))
+        cuts.update(frozenset((c, n)) for n in ns)
+    pockets: set[Cell] = set()
+    for cut in cuts:
+        seen: set[Cell] = set(cut)
+        parts = []
+        for start in graph:
+            if start in seen:
+                continue
+            part = [start]
+            seen.add(start)
+            for cell in part:
+                for n in graph[cell]:
+                    if n not in seen:
+                        seen.add(n)
+                        part.append(n)
+            parts.append(part)
+        if len(parts) > 1:
+            parts.sort(key=len)
+            for part in parts[:-1]:
+                pockets.update(part)
+    return pockets
+
+
+@lru_cache(maxsize=32)
+def escape_cells(layout: Layout) -> tuple[Cell, ...]:
+    """Crossings (three or more open neighbours) outside pockets: where Pacman can dodge."""
+    pockets = _pockets(layout)
+    return tuple(
+        cell
+        for cell, steps in layout.neighbours.items()
+        if sum(1 for d, _ in steps if d != Directions.STOP) >= 3 and cell not in pockets
+    )
+
 
 FEATURES: tuple[str, ...] = (
     "score",
@@ -44,6 +100,7 @@ FEATURES: tuple[str, ...] = (
     "edible_ghosts",
     "edible_distance",
     "ghost_threat",
+    "trapped",
     "won",
     "lost",
 )
@@ -56,6 +113,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "edible_ghosts": 60.0,
     "edible_distance": -3.0,
     "ghost_threat": -100.0,
+    "trapped": -100.0,
     "won": 0.0,
     "lost": 0.0,
 }
@@ -75,9 +133,13 @@ def phi(state: GameState) -> tuple[float, ...]:
     table = maze_distances(state.layout)
     from_pacman = table.from_cell(pacman)
     edible = edible_distance = threats = 0
+    danger: list[Cell] = []
     steps = state.board.ghost_steps
     for pos, facing, timer in agents[1:]:
-        d = from_pacman.get((int(pos[0] + 0.5), int(pos[1] + 0.5)), 1 << 20)
+        cell = (int(pos[0] + 0.5), int(pos[1] + 0.5))
+        d = from_pacman.get(cell, 1 << 20)
+        if timer <= d <= DANGER_RADIUS:
+            danger.append(cell)
         if timer > d:
             edible += 1
             edible_distance += d
@@ -93,6 +155,16 @@ def phi(state: GameState) -> tuple[float, ...]:
             )
             if reach <= THREAT_MOVES:
                 threats += 1
+    trapped = 0
+    if danger:
+        # Trapped: no escape cell that Pacman reaches strictly before every dangerous ghost.
+        trapped = 1
+        ghost_tables = [table.from_cell(c) for c in danger]
+        for j in escape_cells(state.layout):
+            dj = from_pacman.get(j, 1 << 20)
+            if all(t.get(j, 1 << 20) > dj for t in ghost_tables):
+                trapped = 0
+                break
     return (
         state.getScore(),
         state.getNumFood(),
@@ -101,6 +173,7 @@ def phi(state: GameState) -> tuple[float, ...]:
         edible,
         edible_distance,
         threats,
+        trapped,
         1 if state.isWin() else 0,
         1 if state.isLose() else 0,
     )
