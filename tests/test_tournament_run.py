@@ -101,9 +101,12 @@ def test_killed_with_sigkill_then_resumed_gives_the_same_results(
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if database.exists():
-            with sqlite3.connect(database) as conn:
-                if conn.execute("SELECT count(*) FROM games").fetchone()[0] >= 3:
-                    break
+            try:
+                with sqlite3.connect(database) as conn:
+                    if conn.execute("SELECT count(*) FROM games").fetchone()[0] >= 3:
+                        break
+            except sqlite3.OperationalError:  # created, its table not yet
+                pass
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
