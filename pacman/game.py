@@ -21,7 +21,7 @@ from typing import Any
 
 from pacman.actions import is_direction
 from pacman.describe import describe, safe_text
-from pacman.display import Display, NullDisplay
+from pacman.display import Display, NullDisplay, WindowClosed
 from pacman.layout import Layout
 from pacman.loader import AgentRef, describe_signature
 from pacman.rules import DEFAULT_MAX_MOVES, IllegalMove
@@ -294,20 +294,47 @@ def _register(built: list[Any], state: GameState, keepers: list[TimeKeeper], fai
         t0 = time.perf_counter()
         try:
             hook(state)
-        except AgentFault as fault:
-            fail(fault.kind, i, fault.message, trace=fault.trace)
-            return
-        except SandboxError as exc:
-            fail(INFRA_ERROR, None, f"the sandbox of agent {i} failed: {exc}")
-            return
-        except AGENT_ERRORS as exc:
-            fail("crash", i, f"registerInitialState raised {describe(exc)}", exc)
-            return
+        except BaseException as exc:
+            if _failed(exc, i, "registerInitialState", fail):
+                return
+            raise
         if not isinstance(agent, SandboxedAgent):
             over = keepers[i].account_startup(time.perf_counter() - t0)
             if over:
                 fail("timeout", i, over)
                 return
+
+
+def _failed(
+    exc: BaseException,
+    index: int,
+    what: str,
+    fail: Any,
+    timing: AgentTiming | None = None,
+    keeper: TimeKeeper | None = None,
+    t0: float = 0.0,
+) -> bool:
+    """Record `exc`, raised by a call into agent `index`, as the failure it is; False when it
+    is none (Ctrl-C, a closed window: the caller re-raises those).
+
+    Whom a failure blames: an `AgentFault` is the sandbox's verdict on the agent (a move it
+    ended still counts in the agent's times); a `SandboxError` is the platform's own (nobody);
+    anything else the agent's in-process code raised is its crash. `fail` may raise.
+    """
+    if isinstance(exc, WindowClosed):
+        return False
+    if isinstance(exc, AgentFault):
+        if timing is not None and keeper is not None:
+            timing.add(time.perf_counter() - t0)
+            timing.warnings = keeper.warnings
+        fail(exc.kind, index, exc.message, trace=exc.trace)
+    elif isinstance(exc, SandboxError):
+        fail(INFRA_ERROR, None, f"the sandbox of agent {index} failed: {exc}")
+    elif isinstance(exc, AGENT_ERRORS):
+        fail("crash", index, f"{what} raised {describe(exc)}", exc)
+    else:
+        return False
+    return True
 
 
 def _think_beside(agent: Any, state: GameState, idle: Any) -> Any:
@@ -373,17 +400,10 @@ def _run(
                 action = _think_beside(agent, state, idle)
             else:
                 action = agent.getAction(state)
-        except AgentFault as fault:
-            timing[index].add(perf() - t0)
-            timing[index].warnings = keepers[index].warnings
-            fail(fault.kind, index, fault.message, trace=fault.trace)
-            break
-        except SandboxError as exc:
-            fail(INFRA_ERROR, None, f"the sandbox of agent {index} failed: {exc}")
-            break
-        except AGENT_ERRORS as exc:
-            fail("crash", index, f"getAction raised {describe(exc)}", exc)
-            break
+        except BaseException as exc:
+            if _failed(exc, index, "getAction", fail, timing[index], keepers[index], t0):
+                break
+            raise
         wall = perf() - t0
         timing[index].add(wall)
         if not getattr(agent, "enforces_limits", False):

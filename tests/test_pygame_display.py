@@ -474,3 +474,22 @@ def test_the_live_status_bar_names_the_agents() -> None:
     assert result.final_state is not None
     rows = display._status(result.final_state)
     assert rows[-1].left == "GreedyAgent vs 2 x RandomGhost"
+
+
+class _ClosedWhileThinking(_Pumped):
+    def idle(self) -> None:
+        raise WindowClosed("closed while an agent thought")
+
+
+@pytest.mark.parametrize("pacman", ["builtin", "sandboxed"])
+def test_closing_the_window_while_an_agent_thinks_stops_the_batch(pacman: str) -> None:
+    from pacman.game import GameSpec, play
+    from pacman.loader import resolve
+
+    zoo = Path(__file__).parent / "zoo"
+    ref = (resolve("AnytimeAgent", (("timeLimit", "0.2"),)) if pacman == "builtin"
+           else resolve(f"{zoo}/slow_move.py:ZooAgent", (("delay", "0.2"),)))
+    spec = GameSpec(load_layout("smallClassic"), ref, resolve("RandomGhost", kind="ghost"),
+                    seed=2, max_moves=9)
+    with pytest.raises(WindowClosed):  # not a crash of the agent: the person closed it
+        play(spec, display=_ClosedWhileThinking())
