@@ -33,7 +33,7 @@ from pacman.loader import AgentRef
 from pacman.sandbox import confine, wire
 from pacman.sandbox.cgroup import AgentCgroup, sweep_cgroups
 from pacman.sandbox.limits import Limits, TimeKeeper
-from pacman.sandbox.zygote import ZygoteGone, discard_zygote, zygote
+from pacman.sandbox.zygote import Zygote, ZygoteGone, discard_zygote, zygote
 from pacman.state import GameState
 
 PACKAGE_DIR = Path(pacman.__file__).resolve().parent
@@ -123,6 +123,7 @@ class AgentProcess:
         self.pid: int | None = None
         self.started_at = 0.0
         self.keeper_pid: int | None = None
+        self._zygote: Zygote | None = None
         self.cgroup: AgentCgroup | None = None
         self.active: list[str] = []
         self.missing: dict[str, str] = {}
@@ -176,15 +177,16 @@ class AgentProcess:
         self._from_child, from_child_w = os.pipe()
         log = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
+            fds = [to_child_r, from_child_w, log]
+            self._zygote = zygote()
             try:
-                self.keeper_pid = zygote().spawn([to_child_r, from_child_w, log],
-                                                 str(self.workdir), self._environment(),
-                                                 SPAWN_LIMIT)
+                self.keeper_pid = self._zygote.spawn(fds, str(self.workdir),
+                                                     self._environment(), SPAWN_LIMIT)
             except ZygoteGone:  # it died since the last game: one more try with a new one
                 discard_zygote()
-                self.keeper_pid = zygote().spawn([to_child_r, from_child_w, log],
-                                                 str(self.workdir), self._environment(),
-                                                 SPAWN_LIMIT)
+                self._zygote = zygote()
+                self.keeper_pid = self._zygote.spawn(fds, str(self.workdir),
+                                                     self._environment(), SPAWN_LIMIT)
         except (ZygoteGone, OSError) as exc:
             raise SandboxError(f"cannot start a sandbox: {exc}") from exc
         finally:
@@ -202,9 +204,7 @@ class AgentProcess:
             self.active.append("cgroup")
         os.set_blocking(self._to_child, False)
         deadline = time.perf_counter() + SPAWN_LIMIT
-        sent = False
-        with contextlib.suppress(_Died):
-            sent = self._send(["init", {
+        init = {
             "plan": plan.to_json(),
             "layout_text": self._layout.text,
             "layout_name": self._layout.name,
@@ -213,7 +213,10 @@ class AgentProcess:
             "index": self.index,
             "uid_problem": uid_problem,
             "output_bytes": self.limits.output_kb * 1024,
-            }], deadline)
+        }
+        sent = False
+        with contextlib.suppress(_Died):
+            sent = self._send(["init", init], deadline)
         if not sent:
             raise SandboxError(f"the sandbox did not take its start message: {self._tail()}")
         try:
@@ -233,6 +236,12 @@ class AgentProcess:
         self.missing.update({str(k): str(v) for k, v in dict(ready[2]).items()})
         with contextlib.suppress(OSError):
             self._stat_fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY)
+
+    def _keeper_status(self, timeout: float) -> int | None:
+        """How the keeper ended, from the zygote that forked it (None: unknown or running)."""
+        if self.keeper_pid is None or self._zygote is None or not self._zygote.alive():
+            return None
+        return self._zygote.wait(self.keeper_pid, timeout)
 
     def _make_cgroup(self, memory_bytes: int | None) -> None:
         try:
@@ -308,11 +317,12 @@ class AgentProcess:
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
         if self.keeper_pid is not None:
-            if zygote().wait(self.keeper_pid, 2) is None:
+            if self._keeper_status(2) is None:
                 with contextlib.suppress(OSError):
                     os.killpg(self.keeper_pid, signal.SIGKILL)
-                zygote().wait(self.keeper_pid, 2)
-            zygote().forget(self.keeper_pid)
+                self._keeper_status(2)
+            if self._zygote is not None:
+                self._zygote.forget(self.keeper_pid)
         if self.cgroup is not None:
             self.cgroup.remove()
         for fd in (self._to_child, self._from_child, self._stat_fd):
@@ -455,10 +465,9 @@ class AgentProcess:
         """Why the child is gone, read from outside: its exit status and its cgroup."""
         self.cpu.total = self._cpu_total()
         self._kill()
-        status = None
-        if self.keeper_pid is not None:
-            status = zygote().wait(self.keeper_pid, 2)
-            self.keeper_pid = None if status is not None else self.keeper_pid
+        status = self._keeper_status(2)
+        if status is not None:
+            self.keeper_pid = None
         if self.cgroup is not None and self.cgroup.out_of_memory():
             return AgentFault("memory", f"killed for using more than {self.limits.memory_mb} MiB "
                               f"during {what}")
