@@ -196,7 +196,7 @@ def run(*args: str) -> object:
 @pytest.mark.parametrize("flags, words", [
     (["--move-limit", "0"], "--move-limit: expected a positive number of seconds"),
     (["--move-warnings", "-2"], "--move-warnings: expected at least 0"),
-    (["--memory", "0"], "--memory: expected at least 1"),
+    (["--memory", "20"], "--memory: expected at least 64"),
     (["--timeout", "-1"], "--timeout: expected a positive number"),
     (["--cpu-time", "inf"], "--cpu-time: expected a positive number"),
 ])

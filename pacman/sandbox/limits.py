@@ -61,7 +61,8 @@ def limit_problem(name: str, value: object) -> str:
     if name in ("move_warnings", "output_kb", "processes", "memory_mb"):
         if isinstance(value, bool) or not isinstance(value, int):
             return f"expected a whole number, got {value!r}"
-        low = 1 if name in ("processes", "memory_mb") else 0
+        # Below 64 MiB the interpreter itself cannot run, so no agent could.
+        low = {"processes": 1, "memory_mb": 64}.get(name, 0)
         if value < low:
             return f"expected at least {low}, got {value}"
         return ""

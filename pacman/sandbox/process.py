@@ -39,6 +39,8 @@ from pacman.state import GameState
 PACKAGE_DIR = Path(pacman.__file__).resolve().parent
 #: Seconds the platform allows itself to start a sandbox (before any team code runs).
 SPAWN_LIMIT = 30.0
+#: How a sandbox ends when its harness (not the agent's code) fails: see zygote.py.
+HARNESS_FAILED = 70
 #: While waiting for an answer with a window open, how often its events are pumped.
 WAIT_SLICE_MS = 30
 #: Seconds an agent gets for `final()`; the process is killed after it either way.
@@ -483,6 +485,10 @@ class AgentProcess:
                                   f"({SIGNAL_NAMES[sig]}) during {what}")
             name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else sig
             return AgentFault("killed", f"was killed by {name} during {what}")
+        if status == HARNESS_FAILED:
+            return AgentFault("crash", f"its sandbox's harness failed during {what} (often a "
+                              f"memory limit too small: {self.limits.memory_mb} MiB)",
+                              self._tail())
         return AgentFault("crash", f"exited with status {status} during {what}", self._tail())
 
     # --- records ------------------------------------------------------------------------------
