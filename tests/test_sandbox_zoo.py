@@ -373,7 +373,10 @@ def test_an_agent_cannot_choose_its_outcome(arena: Arena, kind: str) -> None:
 
 def test_an_agent_may_only_fail_itself_on_the_wire(arena: Arena) -> None:
     result = arena.play(arena.spec("forge_outcome", kind="crash"))
-    assert (result.outcome, result.culprit, result.message) == ("crash", 0, "I say so")
+    # Its forged line is taken as its answer, or (when the harness's real answer arrives in
+    # the same read) as an answer out of turn: a crash of its own either way.
+    assert (result.outcome, result.culprit) == ("crash", 0)
+    assert result.message == "I say so" or "out of turn" in result.message
 
 
 def test_answers_sent_ahead_and_a_full_pipe_cannot_hang_the_referee(arena: Arena) -> None:
