@@ -31,6 +31,7 @@ from pacman.game import GameSpec, play
 from pacman.layout import load_layout
 from pacman.loader import resolve
 from pacman.state import GameState
+from tests.conftest import replay_states
 
 LAYOUT = "smallClassic"
 
@@ -41,16 +42,6 @@ def replay_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = play(GameSpec(lay, resolve("GreedyAgent"), resolve("RandomGhost", kind="ghost"),
                            seed=0))
     return replays.write(result, lay, tmp_path_factory.mktemp("replays") / "game.json")
-
-
-def states_of(path: Path) -> list[GameState]:
-    replay = replays.load(path)
-    state = replay.initial_state()
-    out = [state]
-    for agent, action in replay.actions:
-        state = state.generateSuccessor(agent, action)
-        out.append(state)
-    return out
 
 
 def pacman_pixel(image: Image.Image, state: GameState, zoom: float = 1.0) -> tuple[int, ...]:
@@ -71,7 +62,7 @@ def durations(path: Path) -> list[int]:
 
 
 def test_gif_has_one_frame_per_move_plus_the_start(replay_file: Path, tmp_path: Path) -> None:
-    states = states_of(replay_file)
+    states = replay_states(replay_file)
     out = tmp_path / "game.gif"
     count = export_gif(replay_file, out, fps=10)
     assert count == len(states) == 58
@@ -109,14 +100,14 @@ def test_gif_zoom_and_rate_limits(replay_file: Path, tmp_path: Path) -> None:
     export_gif(replay_file, out, zoom=0.5)
     with Image.open(out) as im:
         assert im.size[0] == load_layout(LAYOUT).width * 15
-        assert pacman_pixel(im, states_of(replay_file)[0], zoom=0.5) == PACMAN_COLOR
+        assert pacman_pixel(im, replay_states(replay_file)[0], zoom=0.5) == PACMAN_COLOR
     for bad in (0, -1, 51):
         with pytest.raises(ValueError, match="fps"):
             export_gif(replay_file, out, fps=bad)
 
 
 def test_png_frames(replay_file: Path, tmp_path: Path) -> None:
-    states = states_of(replay_file)
+    states = replay_states(replay_file)
     folder = tmp_path / "frames"
     assert export_frames(replay_file, folder) == len(states)
     files = sorted(folder.glob("*.png"))

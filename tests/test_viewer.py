@@ -28,6 +28,7 @@ from pacman.layout import load_layout
 from pacman.loader import resolve
 from pacman.replay import ReplayError
 from pacman.state import GameState
+from tests.conftest import replay_states
 
 # smallClassic, GreedyAgent against two RandomGhosts: 281 moves, a capsule eaten (ghosts are
 # scared for 47 of them), lost in the end.
@@ -55,17 +56,6 @@ def replay_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def other_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return record(tmp_path_factory.mktemp("replays"), 5)
-
-
-def fresh_states(path: Path) -> list[GameState]:
-    """The game re-simulated independently of the viewer: the engine's own states."""
-    replay = replays.load(path)
-    state = replay.initial_state()
-    states = [state]
-    for agent, action in replay.actions:
-        state = state.generateSuccessor(agent, action)
-        states.append(state)
-    return states
 
 
 def key(k: int) -> None:
@@ -173,7 +163,7 @@ def test_model_help_quit_and_unknown_commands() -> None:
 
 def test_timeline_holds_the_engines_states(replay_file: Path) -> None:
     timeline = load_timeline(replay_file)
-    assert list(timeline.states) == fresh_states(replay_file)
+    assert list(timeline.states) == replay_states(replay_file)
     assert timeline.total == len(replays.load(replay_file).actions) == 281
     assert timeline.outcome == "loss" and timeline.mismatch is None
     assert timeline.agents == ("GreedyAgent", "RandomGhost", "RandomGhost")
@@ -233,7 +223,7 @@ def test_mouth_chews_and_labels_read_well() -> None:
 def test_stepping_forward_and_back_matches_the_engine_at_every_move(
     viewer: ReplayViewer, replay_file: Path
 ) -> None:
-    states = fresh_states(replay_file)
+    states = replay_states(replay_file)
     key(pygame.K_SPACE)
     viewer.frame(0.0)
     assert viewer.model.paused and viewer.model.index == 0
@@ -268,7 +258,7 @@ def test_stepping_forward_and_back_matches_the_engine_at_every_move(
 
 
 def test_home_end_and_restart_keys(viewer: ReplayViewer, replay_file: Path) -> None:
-    states = fresh_states(replay_file)
+    states = replay_states(replay_file)
     key(pygame.K_END)
     viewer.frame(0.0)
     assert viewer.model.index == len(states) - 1 and viewer.state() == states[-1]
@@ -340,7 +330,7 @@ def test_next_and_previous_games_including_an_unreadable_one(
     key(pygame.K_n)
     v.frame(0.0)
     assert v.model.position == 2 and v.model.index == 0
-    assert v.state() == fresh_states(other_file)[0]
+    assert v.state() == replay_states(other_file)[0]
     assert v.model.total == len(replays.load(other_file).actions)
     key(pygame.K_p)
     key(pygame.K_p)
@@ -462,7 +452,7 @@ def test_viewer_shows_a_diverging_replay_up_to_where_it_diverges(replay_file: Pa
     v.open()
     key(pygame.K_END)
     v.frame(0.0)
-    assert v.model.index == 7 and v.state() == fresh_states(replay_file)[7]
+    assert v.model.index == 7 and v.state() == replay_states(replay_file)[7]
     v.close()
 
 
