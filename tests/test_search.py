@@ -12,7 +12,16 @@ import pytest
 
 from pacman.games.tictactoe import TicTacToe
 from pacman.search.anytime import AnytimeSearch
-from pacman.search.core import CHANCE, MAX, MIN, SearchStats, alphabeta, expectimax, minimax
+from pacman.search.core import (
+    CHANCE,
+    MAX,
+    MIN,
+    SearchStats,
+    alphabeta,
+    expectimax,
+    minimax,
+    outcomes,
+)
 
 # A tree is a leaf value or a list of subtrees; `kinds[d]` is who moves at depth d.
 Tree = Any
@@ -113,6 +122,39 @@ def test_expectimax_takes_uniform_means() -> None:
     # chance over MIN nodes: (min(1,3) + min(10,20)) / 2 = 5.5 against (0 + 4) / 2 = 2.
     assert minimax(game, game.start()).value == pytest.approx(5.5)
     assert alphabeta(game, game.start()).value == pytest.approx(5.5)
+
+
+@dataclass
+class WeightedTreeGame(TreeGame):
+    """A tree game whose chance nodes say how likely each child is: `weights[i]` for child i."""
+
+    weights: tuple[float, ...] = ()
+
+    def chances(self, path: tuple[int, ...]) -> list[tuple[int, float]]:
+        return [(a, self.weights[a]) for a in self.actions(path)]
+
+
+def test_outcomes_are_the_games_chances_or_uniform() -> None:
+    plain = TreeGame([[1, 2, 3, 4]], (MAX, CHANCE))
+    assert outcomes(plain, (0,)) == [(0, 0.25), (1, 0.25), (2, 0.25), (3, 0.25)]
+    weighted = WeightedTreeGame([[1, 2, 3, 4]], (MAX, CHANCE), weights=(0.7, 0.1, 0.1, 0.1))
+    assert outcomes(weighted, (0,)) == [(0, 0.7), (1, 0.1), (2, 0.1), (3, 0.1)]
+
+
+def test_anytime_expectations_weigh_the_games_chances() -> None:
+    # Two MAX moves over chance nodes. Uniform: 4.5 against 5, the second.
+    tree = [[0, 9], [5, 5]]
+    uniform = AnytimeSearch[tuple[int, ...], int]("expectimax").search(
+        TreeGame(tree, (MAX, CHANCE)), (), deadline=math.inf, evaluate=lambda p: 0.0)
+    assert uniform.value == pytest.approx(5.0) and uniform.action == 1
+    # Weighted 0.8/0.2: 8 against 5, the first (uniform would tie at 5).
+    tree = [[10, 0], [5, 5]]
+    weighted = AnytimeSearch[tuple[int, ...], int]("expectimax").search(
+        WeightedTreeGame(tree, (MAX, CHANCE), weights=(0.8, 0.2)), (), deadline=math.inf,
+        evaluate=lambda p: 0.0)
+    assert weighted.value == pytest.approx(8.0) and weighted.action == 0
+    # The course's expectimax stays uniform whatever the game says: 5 against 5, first wins.
+    assert expectimax(WeightedTreeGame(tree, (MAX, CHANCE), weights=(0.8, 0.2)), ()).value == 5
 
 
 def test_depth_limit_evaluates_at_the_horizon() -> None:

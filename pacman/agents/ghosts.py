@@ -72,24 +72,46 @@ class DirectionalGhost(GhostAgent):
         self.prob_scaredFlee = float(prob_scaredFlee)
 
     def getDistribution(self, state: GameState) -> Counter:
-        ghost = state.getGhostState(self.index)
-        legal = state.getLegalActions(self.index)
-        pos = state.getGhostPosition(self.index)
-        scared = ghost.scaredTimer > 0
-        speed = 0.5 if scared else 1
-        vectors = [Actions.directionToVector(a, speed) for a in legal]
-        new_positions = [(pos[0] + dx, pos[1] + dy) for dx, dy in vectors]
-        pacman = state.getPacmanPosition()
-        distances = [manhattanDistance(p, pacman) for p in new_positions]
-        if scared:
-            best_score, best_prob = max(distances), self.prob_scaredFlee
-        else:
-            best_score, best_prob = min(distances), self.prob_attack
-        best = [a for a, d in zip(legal, distances) if d == best_score]
-        dist = Counter()
-        for a in best:
-            dist[a] = best_prob / len(best)
-        for a in legal:
-            dist[a] += (1 - best_prob) / len(legal)
+        dist = Counter(
+            directional_weights(
+                state.getGhostPosition(self.index),
+                state.getLegalActions(self.index),
+                state.getPacmanPosition(),
+                state.getGhostState(self.index).scaredTimer > 0,
+                self.prob_attack,
+                self.prob_scaredFlee,
+            )
+        )
         dist.normalize()
         return dist
+
+
+def directional_weights(
+    pos: tuple[float, float],
+    legal: list[str],
+    pacman: tuple[float, float],
+    scared: bool,
+    prob_attack: float = 0.8,
+    prob_flee: float = 0.8,
+) -> dict[str, float]:
+    """A DirectionalGhost's unnormalised move weights (they sum to 1 up to rounding).
+
+    Pure, so that a searching Pacman can model these ghosts with the very numbers they draw
+    from (`pacman.games.pacman_game`). The dict's order (the closest moves first, then the
+    rest) and its float arithmetic are the reference engine's, which sampling depends on.
+    """
+    speed = 0.5 if scared else 1
+    vectors = [Actions.directionToVector(a, speed) for a in legal]
+    new_positions = [(pos[0] + dx, pos[1] + dy) for dx, dy in vectors]
+    distances = [manhattanDistance(p, pacman) for p in new_positions]
+    if scared:
+        best_score, best_prob = max(distances), prob_flee
+    else:
+        best_score, best_prob = min(distances), prob_attack
+    best = [a for a, d in zip(legal, distances) if d == best_score]
+    weights: dict[str, float] = {}
+    for a in best:
+        weights[a] = best_prob / len(best)
+    for a in legal:
+        weights[a] = weights.get(a, 0) + (1 - best_prob) / len(legal)
+    return weights

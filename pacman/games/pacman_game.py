@@ -7,15 +7,28 @@ plies.
 
 As in the course, the evaluation function is also the value of a won or lost state: a search
 calls it both at the horizon and at terminal states.
+
+A third ghost model, `DIRECTIONAL`, is for the competition searchers: ghosts are CHANCE layers
+whose moves carry the probabilities a DirectionalGhost draws them with (`chances`), so an
+expectimax search weighs a chasing ghost's likely move as likely. Ghosts farther than `focus`
+steps (Manhattan) from Pacman are searched along their likeliest moves only: they cannot reach
+him within a shallow search, and their unlikely moves would multiply the tree for nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import NamedTuple
 
+from pacman.agents.ghosts import directional_weights
+from pacman.rules import Board, Position
 from pacman.search.core import CHANCE, MAX, MIN
 from pacman.state import GameState
+
+DIRECTIONAL = "directional"
+#: The ghost models a `PacmanGame` knows.
+GHOST_MODELS = (MIN, CHANCE, DIRECTIONAL)
 
 StateEvaluation = Callable[[GameState], float]
 
@@ -29,13 +42,21 @@ class PacmanGame:
     """Pacman and its ghosts as MAX against MIN (or CHANCE) layers."""
 
     def __init__(
-        self, root: GameState, evaluation: StateEvaluation, ghosts: str = MIN
+        self,
+        root: GameState,
+        evaluation: StateEvaluation,
+        ghosts: str = MIN,
+        focus: int = 1 << 20,
     ) -> None:
-        if ghosts not in (MIN, CHANCE):
-            raise ValueError(f"ghosts are searched as {MIN!r} or {CHANCE!r}, not {ghosts!r}")
+        if ghosts not in GHOST_MODELS:
+            raise ValueError(
+                f"ghosts are searched as {', '.join(map(repr, GHOST_MODELS))}, not {ghosts!r}"
+            )
         self.root = root
         self.evaluation = evaluation
         self.ghosts = ghosts
+        self.kind = CHANCE if ghosts == DIRECTIONAL else ghosts
+        self.focus = focus
         self.num_agents = root.getNumAgents()
 
     def plies(self, depth: int) -> int:
@@ -46,10 +67,21 @@ class PacmanGame:
         return Turn(self.root, 0)
 
     def player(self, turn: Turn) -> str:
-        return MAX if turn.agent == 0 else self.ghosts
+        return MAX if turn.agent == 0 else self.kind
 
     def actions(self, turn: Turn) -> list[str]:
         return turn.state.getLegalActions(turn.agent)
+
+    def chances(self, turn: Turn) -> list[tuple[str, float]]:
+        """A ghost's moves with their probabilities (uniform unless the model is DIRECTIONAL)."""
+        if self.ghosts != DIRECTIONAL:
+            legal = turn.state.getLegalActions(turn.agent)
+            return [(a, 1.0 / len(legal)) for a in legal]
+        agents = turn.state.agents
+        pacman = agents[0][0]
+        pos, facing, timer = agents[turn.agent]
+        far = abs(pos[0] - pacman[0]) + abs(pos[1] - pacman[1]) > self.focus
+        return _directional_chances(turn.state.board, pos, facing, pacman, timer > 0, far)
 
     def successor(self, turn: Turn, action: str) -> Turn:
         nxt = turn.agent + 1
@@ -66,3 +98,20 @@ class PacmanGame:
 
     def evaluate(self, turn: Turn) -> float:
         return self.evaluation(turn.state)
+
+
+@lru_cache(maxsize=1 << 17)
+def _directional_chances(
+    board: Board, pos: Position, facing: str, pacman: Position, scared: bool, far: bool
+) -> list[tuple[str, float]]:
+    """A DirectionalGhost's moves and their probabilities (its likeliest ones only when `far`).
+
+    Memoised: the answer depends on these few values alone, and a deep search asks for the same
+    ones over and over (a quarter of its time went to recomputing them).
+    """
+    weights = directional_weights(pos, board.ghost_actions(pos, facing), pacman, scared)
+    if far:
+        top = max(weights.values())
+        weights = {a: w for a, w in weights.items() if w == top}
+    total = sum(weights.values())
+    return [(a, w / total) for a, w in weights.items()]

@@ -10,7 +10,9 @@ cheap and the deeper searches faster:
 - move ordering: the table's best move is searched first, which is where alpha-beta prunes.
 
 `mode` chooses the backup: `alphabeta` (MIN nodes adversarial; CHANCE nodes as expectations)
-or `expectimax` (MIN and CHANCE nodes alike uniform). Depth counts plies; `step` is how many
+or `expectimax` (MIN and CHANCE nodes alike as expectations). An expectation weighs each
+action by the game's `chances` when it has them (`pacman.search.core.outcomes`), else
+uniformly. Depth counts plies; `step` is how many
 plies one iteration adds (a Pacman agent steps by a full round).
 """
 
@@ -22,7 +24,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Generic
 
-from pacman.search.core import MAX, MIN, A, Evaluation, Game, S, SearchStats
+from pacman.search.core import MAX, MIN, A, Evaluation, Game, S, SearchStats, outcomes
 
 EXACT, LOWER, UPPER = 0, 1, 2
 #: The stored depth of a subtree searched to its end: its value holds at every depth.
@@ -189,12 +191,10 @@ class AnytimeSearch(Generic[S, A]):
     ) -> float:
         kind = game.player(s)
         if (self.mode == "expectimax" and kind != MAX) or kind not in (MAX, MIN):
-            actions = game.actions(s)
-            total = 0.0
-            for a in actions:
-                total += self._value(game.successor(s, a), depth - 1, -math.inf, math.inf,
+            v = 0.0
+            for a, p in outcomes(game, s):
+                v += p * self._value(game.successor(s, a), depth - 1, -math.inf, math.inf,
                                      game, evaluate, stats, deadline)
-            v = total / len(actions)
             self._store(key, depth, v, EXACT, None)
             return v
         alpha0, beta0 = alpha, beta

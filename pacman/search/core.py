@@ -50,6 +50,20 @@ class Game(Protocol[S, A]):
     def utility(self, state: S) -> float: ...
 
 
+def outcomes(game: Game[S, A], state: S) -> list[tuple[A, float]]:
+    """A CHANCE node's actions with their probabilities.
+
+    A game may say how likely each action is with a `chances(state)` method (the competition
+    searchers model ghosts that chase); without one, chance is uniform, as the course defines
+    expectimax. The course's searches below always take the uniform mean.
+    """
+    chances = getattr(game, "chances", None)
+    if chances is not None:
+        return list(chances(state))
+    actions = game.actions(state)
+    return [(a, 1.0 / len(actions)) for a in actions]
+
+
 @dataclass
 class SearchStats:
     """Counters of one or more searches (add them up by passing the same object again)."""
