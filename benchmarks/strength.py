@@ -6,7 +6,8 @@ the mean decision time of Pacman. The targets are issue 3's; the README's table 
 holds the figures measured with this script.
 
 Run: `python benchmarks/strength.py` (all protocols, full size), `--only cs221,cs188`,
-`--games 100` to override the number of games, `--verbose` for a line per
+`--games 100` to override the number of games, `--args K=V,...` to try other agent options
+(`--only anytime --args timeLimit=0.2,mode=directional`), `--verbose` for a line per
 game, `--workers 2` to play games in parallel
 (decision times then include the other worker's load), or `--short` for CI's quick pass
 (a few games each, short time budgets: a smoke test, not the figures).
@@ -60,9 +61,10 @@ PROTOCOLS = (
              "RandomGhost", 1, 10, "classic", "10/10 wins, mean >= 1300"),
     Protocol("medium", "mediumClassic", "ExpectimaxAgent", "evalFn=better,depth=2",
              "RandomGhost", 2, 20, "classic", ">= 90% wins"),
-    Protocol("anytime", "contestClassic", "AnytimeAgent", "timeLimit=1",
+    Protocol("anytime", "contestClassic", "AnytimeAgent",
+             "timeLimit=1,mode=directional,evalFn=contest",
              "DirectionalGhost", 3, 20, "classic", "mean >= 2900",
-             short_args="timeLimit=0.02"),
+             short_args="timeLimit=0.02,mode=directional,evalFn=contest"),
     Protocol("mcts", "smallClassic", "MCTSAgent", "timeLimit=0.2",
              "RandomGhost", 2, 20, "classic", "(no target: for comparison)",
              short_args="timeLimit=0.02"),
@@ -126,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated protocol names")
     parser.add_argument("--games", type=int, help="games per protocol (default: its own)")
     parser.add_argument("--workers", type=int, default=1, help="games played in parallel")
+    parser.add_argument("--args", help="the agent's -a options instead of the protocol's")
     parser.add_argument("--verbose", action="store_true", help="a line per game as it ends")
     options = parser.parse_args(argv)
     chosen = list(PROTOCOLS)
@@ -143,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         if games <= 0:
             continue
         args = protocol.short_args if options.short and protocol.short_args else protocol.args
+        args = options.args or args
         t0 = time.perf_counter()
         figures = []
         for i, game in enumerate(run(protocol, games, args, options.workers)):

@@ -12,17 +12,19 @@ import pytest
 
 from pacman.agents import evaluation
 from pacman.agents.anytime_agent import AnytimeAgent
+from pacman.agents.ghosts import DirectionalGhost
 from pacman.agents.multiagent import (
     AlphaBetaAgent,
     ExpectimaxAgent,
     MinimaxAgent,
     ReflexAgent,
 )
-from pacman.games.pacman_game import PacmanGame, Turn
+from pacman.games.pacman_game import DIRECTIONAL, PacmanGame, Turn
 from pacman.layout import load_layout, parse_layout
+from pacman.rules import RUNNING
 from pacman.search.anytime import AnytimeSearch
 from pacman.search.core import CHANCE, MIN, SearchStats, alphabeta, minimax
-from pacman.state import GameState
+from pacman.state import GameState, _make
 from tests.conftest import ROOT
 
 
@@ -148,6 +150,7 @@ def agents() -> list[object]:
         ExpectimaxAgent(depth=2, evalFn="better"),
         AnytimeAgent(timeLimit=0.02),
         AnytimeAgent(timeLimit=0.02, mode="expectimax"),
+        AnytimeAgent(timeLimit=0.02, mode="directional", evalFn="contest"),
     ]
 
 
@@ -175,6 +178,66 @@ def test_expectimax_models_ghosts_as_chance_and_minimax_as_adversaries() -> None
         assert ExpectimaxAgent(depth=1).decide(s).value >= MinimaxAgent(depth=1).decide(s).value
 
 
+def scared_states() -> list[GameState]:
+    """Positions on contestClassic with the ghosts near and, in half of them, scared."""
+    out = []
+    for s in states_along_a_game("contestClassic", 3, 12, seed=4):
+        out.append(s)
+        scared = tuple((pos, facing, 40 if i else timer)
+                       for i, (pos, facing, timer) in enumerate(s.agents))
+        out.append(_make(s.board, scared, s.food_mask, s.getNumFood(), tuple(s.getCapsules()),
+                         int(s.getScore()), RUNNING))
+    return out
+
+
+def test_directional_model_is_the_ghosts_own_distribution() -> None:
+    for s in scared_states():
+        game = PacmanGame(s, evaluation.better, DIRECTIONAL)
+        for i in (1, 2, 3):
+            turn = Turn(s, i)
+            assert game.player(turn) == CHANCE
+            dist = DirectionalGhost(i).getDistribution(s)
+            assert dict(game.chances(turn)) == pytest.approx(dict(dist))
+            assert [a for a, _ in game.chances(turn)] == list(dist)
+
+
+def test_directional_model_follows_far_ghosts_along_their_likeliest_moves() -> None:
+    for s in scared_states():
+        near = PacmanGame(s, evaluation.better, DIRECTIONAL)
+        far = PacmanGame(s, evaluation.better, DIRECTIONAL, focus=0)
+        for i in (1, 2, 3):
+            full = dict(near.chances(Turn(s, i)))
+            likeliest = max(full.values())
+            pruned = dict(far.chances(Turn(s, i)))
+            assert set(pruned) == {a for a, p in full.items() if p == pytest.approx(likeliest)}
+            assert sum(pruned.values()) == pytest.approx(1.0)
+    # Uniform ghosts keep uniform chances.
+    s = start("contestClassic", 3)
+    assert PacmanGame(s, evaluation.better, CHANCE).chances(Turn(s, 1)) == [
+        (a, 1 / len(s.getLegalActions(1))) for a in s.getLegalActions(1)]
+    with pytest.raises(ValueError, match="'directional'"):
+        PacmanGame(s, evaluation.better, "paranoid")
+
+
+def test_anytime_directional_equals_a_hand_written_weighted_expectimax() -> None:
+    def value(game: PacmanGame, turn: Turn, plies: int) -> float:
+        if game.is_terminal(turn) or plies == 0:
+            return game.evaluate(turn)
+        if turn.agent == 0:
+            return max(value(game, game.successor(turn, a), plies - 1)
+                       for a in game.actions(turn))
+        return sum(p * value(game, game.successor(turn, a), plies - 1)
+                   for a, p in game.chances(turn))
+
+    for s in scared_states()[::3]:
+        game = PacmanGame(s, evaluation.contest, DIRECTIONAL, focus=3)
+        result = AnytimeSearch[Turn, str]("expectimax").search(
+            game, game.start(), math.inf, game.evaluate, step=game.num_agents,
+            max_depth=game.plies(1),
+        )
+        assert result.value == pytest.approx(value(game, game.start(), game.plies(1)))
+
+
 def test_anytime_agent_to_a_fixed_depth_equals_alphabeta() -> None:
     for s in states_along_a_game("smallClassic", 2, 6, seed=11):
         game = PacmanGame(s, evaluation.better, MIN)
@@ -198,9 +261,11 @@ def test_options_are_checked_with_their_name() -> None:
         ExpectimaxAgent(evalFn="beter")
     with pytest.raises(ValueError, match="timeLimit: expected a positive number"):
         AnytimeAgent(timeLimit="-1")
-    with pytest.raises(ValueError, match="mode: expected one of"):
+    with pytest.raises(ValueError, match=r"mode: expected one of .*directional"):
         AnytimeAgent(mode="paranoid")
-    with pytest.raises(ValueError, match=r"weights=\.\.\. applies to evalFn=better"):
+    with pytest.raises(ValueError, match="focus: expected a whole number"):
+        AnytimeAgent(focus="near")
+    with pytest.raises(ValueError, match=r"weights=\.\.\. applies to evalFn=better or "):
         ExpectimaxAgent(evalFn="score", weights="w.yaml")
 
 
@@ -244,6 +309,37 @@ def test_features_on_a_hand_made_position() -> None:
     assert phi["capsules_left"] == 0 and phi["edible_ghosts"] == 1
     assert phi["edible_distance"] == evaluation.maze_distances(layout).between(
         s.getPacmanPosition(), s.getGhostPosition(1))
+
+
+def test_capsules_in_play_count_only_while_the_game_goes_on() -> None:
+    layout = parse_layout("%%%%%%%\n%G Po.%\n%%%%%%%", "row")
+    state = GameState.initial(layout, 1)
+    assert evaluation.features(state)["capsules_in_play"] == 1
+    won = state.generateSuccessor(0, "East").generateSuccessor(1, "East")
+    won = won.generateSuccessor(0, "East")
+    assert won.isWin()
+    assert evaluation.features(won)["capsules_left"] == 0  # eaten on the way
+    lost = GameState.initial(parse_layout("%%%%%%\n%GPo.%\n%%%%%%", "lost"), 1)
+    lost = lost.generateSuccessor(0, "West")
+    assert lost.isLose()
+    phi = evaluation.features(lost)
+    assert phi["capsules_left"] == 1 and phi["capsules_in_play"] == 0
+
+
+def test_contest_weights_differ_from_better_where_documented(tmp_path: Path) -> None:
+    changed = {k for k in evaluation.FEATURES
+               if evaluation.CONTEST_WEIGHTS[k] != evaluation.DEFAULT_WEIGHTS[k]}
+    assert changed == {"capsules_left", "capsules_in_play", "lost"}
+    assert evaluation.CONTEST_WEIGHTS["capsules_in_play"] > 0  # a capsule is kept, not spent
+    weights = tmp_path / "w.yaml"
+    weights.write_text("lost: -5000\n")
+    custom = evaluation.resolve_evaluation("contest", str(weights))
+    expected = evaluation.CONTEST_WEIGHTS | {"lost": -5000.0}
+    for s in states_along_a_game("contestClassic", 3, 8, seed=2):
+        phi = evaluation.features(s)
+        assert custom(s) == pytest.approx(sum(expected[k] * v for k, v in phi.items()))
+        assert evaluation.resolve_evaluation("contest")(s) == pytest.approx(
+            sum(evaluation.CONTEST_WEIGHTS[k] * v for k, v in phi.items()))
 
 
 def test_better_is_the_dot_product_of_features_and_weights(tmp_path: Path) -> None:

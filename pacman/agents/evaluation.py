@@ -10,6 +10,9 @@ Features (distances are maze distances, `pacman.distances`):
 - `food_left`: dots left, so that eating one now beats eating it later;
 - `nearest_food`: distance to the closest dot, a slope towards food where the score is flat;
 - `capsules_left`: capsules left;
+- `capsules_in_play`: capsules left while the game goes on (0 once it is won or lost): with a
+  positive weight, a capsule is worth keeping until ghosts are near enough to eat, and a game
+  is not finished while capsules could still earn ghosts (the `contest` weights);
 - `edible_ghosts`: scared ghosts Pacman can still reach before they recover (timer > distance);
 - `edible_distance`: the summed distance to those ghosts, a slope for the chase;
 - `ghost_threat`: ghosts that are not scared and could reach Pacman's cell within
@@ -97,6 +100,7 @@ FEATURES: tuple[str, ...] = (
     "food_left",
     "nearest_food",
     "capsules_left",
+    "capsules_in_play",
     "edible_ghosts",
     "edible_distance",
     "ghost_threat",
@@ -110,12 +114,27 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "food_left": -10.0,
     "nearest_food": -1.5,
     "capsules_left": -60.0,
+    "capsules_in_play": 0.0,
     "edible_ghosts": 60.0,
     "edible_distance": -3.0,
     "ghost_threat": -100.0,
     "trapped": -100.0,
     "won": 0.0,
     "lost": 0.0,
+}
+
+
+#: The competition agents' weights (`evalFn=contest`): `better`'s, changed where a contest
+#: against ghosts that chase differs from a course game against random ones. Dying costs the
+#: rest of the game (the dots, the win and the ghosts still to eat), not only the 500 points the
+#: score loses, and a capsule is kept for when it pays (ghosts near) rather than eaten on sight.
+#: Measured on contestClassic against three DirectionalGhosts (`benchmarks/strength.py --only
+#: anytime`): the README's table of baselines has the figures.
+CONTEST_WEIGHTS: dict[str, float] = {
+    **DEFAULT_WEIGHTS,
+    "capsules_left": 0.0,
+    "capsules_in_play": 100.0,
+    "lost": -2000.0,
 }
 
 
@@ -165,11 +184,14 @@ def phi(state: GameState) -> tuple[float, ...]:
             if all(t.get(j, 1 << 20) > dj for t in ghost_tables):
                 trapped = 0
                 break
+    capsules = len(state.getCapsules())
+    over = state.isWin() or state.isLose()
     return (
         state.getScore(),
         state.getNumFood(),
         table.nearest_food(pacman, state.food_mask) or 0,
-        len(state.getCapsules()),
+        capsules,
+        0 if over else capsules,
         edible,
         edible_distance,
         threats,
@@ -184,9 +206,14 @@ def features(state: GameState) -> dict[str, float]:
     return dict(zip(FEATURES, phi(state)))
 
 
-def check_weights(weights: Mapping[str, object], source: str = "weights") -> dict[str, float]:
-    """Defaults overridden by `weights`; an unknown feature or a non-number is an error."""
-    merged = dict(DEFAULT_WEIGHTS)
+def check_weights(
+    weights: Mapping[str, object],
+    source: str = "weights",
+    base: Mapping[str, float] = DEFAULT_WEIGHTS,
+) -> dict[str, float]:
+    """`base` (the defaults) overridden by `weights`; an unknown feature or a non-number is an
+    error."""
+    merged = dict(base)
     for name, value in weights.items():
         if name not in DEFAULT_WEIGHTS:
             close = difflib.get_close_matches(str(name), FEATURES, n=1)
@@ -200,8 +227,11 @@ def check_weights(weights: Mapping[str, object], source: str = "weights") -> dic
     return merged
 
 
-def load_weights(path: str | Path) -> dict[str, float]:
-    """Weights from a YAML mapping `feature: weight`; errors name the file and the key."""
+def load_weights(
+    path: str | Path, base: Mapping[str, float] = DEFAULT_WEIGHTS
+) -> dict[str, float]:
+    """Weights from a YAML mapping `feature: weight` over `base`; errors name the file and the
+    key."""
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -213,12 +243,14 @@ def load_weights(path: str | Path) -> dict[str, float]:
         data = {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of feature: weight")
-    return check_weights(data, str(path))
+    return check_weights(data, str(path), base)
 
 
-def linear_evaluation(weights: Mapping[str, float] | None = None) -> StateEvaluation:
-    """`w . phi(s)` with the default weights overridden by `weights`."""
-    merged = check_weights(weights or {})
+def linear_evaluation(
+    weights: Mapping[str, float] | None = None, base: Mapping[str, float] = DEFAULT_WEIGHTS
+) -> StateEvaluation:
+    """`w . phi(s)` with the `base` weights overridden by `weights`."""
+    merged = check_weights(weights or {}, base=base)
     w = tuple(merged[name] for name in FEATURES)
 
     def evaluate(state: GameState) -> float:
@@ -230,6 +262,16 @@ def linear_evaluation(weights: Mapping[str, float] | None = None) -> StateEvalua
 
 betterEvaluationFunction: StateEvaluation = linear_evaluation()
 better = betterEvaluationFunction
+contestEvaluationFunction: StateEvaluation = linear_evaluation(base=CONTEST_WEIGHTS)
+contest = contestEvaluationFunction
+
+#: The linear evaluations by name, with the weights `-a weights=...` starts from.
+LINEAR_BASES: dict[str, Mapping[str, float]] = {
+    "better": DEFAULT_WEIGHTS,
+    "betterEvaluationFunction": DEFAULT_WEIGHTS,
+    "contest": CONTEST_WEIGHTS,
+    "contestEvaluationFunction": CONTEST_WEIGHTS,
+}
 
 
 NAMED: dict[str, StateEvaluation] = {
@@ -237,16 +279,22 @@ NAMED: dict[str, StateEvaluation] = {
     "scoreEvaluationFunction": scoreEvaluationFunction,
     "better": betterEvaluationFunction,
     "betterEvaluationFunction": betterEvaluationFunction,
+    "contest": contestEvaluationFunction,
+    "contestEvaluationFunction": contestEvaluationFunction,
 }
 
 
 def resolve_evaluation(name: str, weights: str | None = None) -> StateEvaluation:
-    """`evalFn` as the baselines accept it: `score`, `better`, `path/to/file.py:function` or
-    `package.module:function`. `weights` (a YAML file) applies to `better` only."""
+    """`evalFn` as the baselines accept it: `score`, `better`, `contest`,
+    `path/to/file.py:function` or `package.module:function`. `weights` (a YAML file) applies to
+    the linear ones (`better`, `contest`) only, over their own weights."""
     if weights is not None:
-        if name not in ("better", "betterEvaluationFunction"):
-            raise ValueError(f"weights=... applies to evalFn=better, not evalFn={name}")
-        return linear_evaluation(load_weights(weights))
+        base = LINEAR_BASES.get(name)
+        if base is None:
+            raise ValueError(
+                f"weights=... applies to evalFn=better or evalFn=contest, not evalFn={name}"
+            )
+        return linear_evaluation(load_weights(weights, base), base)
     if name in NAMED:
         return NAMED[name]
     where, sep, func = name.rpartition(":")
@@ -254,7 +302,7 @@ def resolve_evaluation(name: str, weights: str | None = None) -> StateEvaluation
         close = difflib.get_close_matches(name, list(NAMED), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise ValueError(
-            f"evalFn: unknown evaluation {name!r}{hint}; expected score, better, "
+            f"evalFn: unknown evaluation {name!r}{hint}; expected score, better, contest, "
             "path/to/file.py:function or package.module:function"
         )
     try:
