@@ -139,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--only: unknown protocol {unknown[0]!r}; "
                          f"expected {', '.join(p.name for p in PROTOCOLS)}")
         chosen = [p for p in PROTOCOLS if p.name in names]
+    if options.args and len(chosen) != 1:
+        parser.error("--args: name exactly one protocol with --only (each has its own agent)")
     print(f"# strength of the baselines ({os.cpu_count()} cores, "
           f"{'short' if options.short else 'full'} pass)")
     for protocol in chosen:

@@ -150,7 +150,7 @@ def agents() -> list[object]:
         ExpectimaxAgent(depth=2, evalFn="better"),
         AnytimeAgent(timeLimit=0.02),
         AnytimeAgent(timeLimit=0.02, mode="expectimax"),
-        AnytimeAgent(timeLimit=0.02, mode="directional", evalFn="contest"),
+        AnytimeAgent(timeLimit=0.02, mode="alphabeta", evalFn="better"),
     ]
 
 
@@ -179,14 +179,21 @@ def test_expectimax_models_ghosts_as_chance_and_minimax_as_adversaries() -> None
 
 
 def scared_states() -> list[GameState]:
-    """Positions on contestClassic with the ghosts near and, in half of them, scared."""
+    """Positions on contestClassic with the ghosts near: as played, with every ghost scared, and
+    with the scared ghosts one half-speed step on (between cells, where only straight on is
+    legal)."""
     out = []
     for s in states_along_a_game("contestClassic", 3, 12, seed=4):
         out.append(s)
         scared = tuple((pos, facing, 40 if i else timer)
                        for i, (pos, facing, timer) in enumerate(s.agents))
-        out.append(_make(s.board, scared, s.food_mask, s.getNumFood(), tuple(s.getCapsules()),
-                         int(s.getScore()), RUNNING))
+        s = _make(s.board, scared, s.food_mask, s.getNumFood(), tuple(s.getCapsules()),
+                  int(s.getScore()), RUNNING)
+        out.append(s)
+        for i in (1, 2, 3):
+            s = s.generateSuccessor(i, s.getLegalActions(i)[0])
+        out.append(s)
+    assert any(pos[0] % 1 or pos[1] % 1 for s in out for pos, _, _ in s.agents[1:])
     return out
 
 
@@ -197,7 +204,7 @@ def test_directional_model_is_the_ghosts_own_distribution() -> None:
             turn = Turn(s, i)
             assert game.player(turn) == CHANCE
             dist = DirectionalGhost(i).getDistribution(s)
-            assert dict(game.chances(turn)) == pytest.approx(dict(dist))
+            assert dict(game.chances(turn)) == dict(dist)
             assert [a for a, _ in game.chances(turn)] == list(dist)
 
 
@@ -211,6 +218,17 @@ def test_directional_model_follows_far_ghosts_along_their_likeliest_moves() -> N
             pruned = dict(far.chances(Turn(s, i)))
             assert set(pruned) == {a for a, p in full.items() if p == pytest.approx(likeliest)}
             assert sum(pruned.values()) == pytest.approx(1.0)
+    # Within `focus` steps (the boundary included) a ghost keeps its whole distribution.
+    s = start("contestClassic", 3)
+    for i in (1, 2, 3):
+        (gx, gy), (px, py) = s.getGhostPosition(i), s.getPacmanPosition()
+        steps = int(abs(gx - px) + abs(gy - py))
+        full = PacmanGame(s, evaluation.better, DIRECTIONAL).chances(Turn(s, i))
+        assert PacmanGame(s, evaluation.better, DIRECTIONAL, focus=steps).chances(
+            Turn(s, i)) == full
+        pruned = PacmanGame(s, evaluation.better, DIRECTIONAL, focus=steps - 1).chances(
+            Turn(s, i))
+        assert len(pruned) < len(full) or len(full) == 1
     # Uniform ghosts keep uniform chances.
     s = start("contestClassic", 3)
     assert PacmanGame(s, evaluation.better, CHANCE).chances(Turn(s, 1)) == [
@@ -265,6 +283,10 @@ def test_options_are_checked_with_their_name() -> None:
         AnytimeAgent(mode="paranoid")
     with pytest.raises(ValueError, match="focus: expected a whole number"):
         AnytimeAgent(focus="near")
+    agent = AnytimeAgent()
+    assert (agent.mode, agent.focus, agent.evaluationFunction) == (
+        "directional", 6, evaluation.contest)
+    assert AnytimeAgent(focus="3").focus == 3
     with pytest.raises(ValueError, match=r"weights=\.\.\. applies to evalFn=better or "):
         ExpectimaxAgent(evalFn="score", weights="w.yaml")
 
@@ -312,13 +334,13 @@ def test_features_on_a_hand_made_position() -> None:
 
 
 def test_capsules_in_play_count_only_while_the_game_goes_on() -> None:
-    layout = parse_layout("%%%%%%%\n%G Po.%\n%%%%%%%", "row")
+    layout = parse_layout("%%%%%%%\n%G o.P%\n%%%%%%%", "row")
     state = GameState.initial(layout, 1)
     assert evaluation.features(state)["capsules_in_play"] == 1
-    won = state.generateSuccessor(0, "East").generateSuccessor(1, "East")
-    won = won.generateSuccessor(0, "East")
+    won = state.generateSuccessor(0, "West")
     assert won.isWin()
-    assert evaluation.features(won)["capsules_left"] == 0  # eaten on the way
+    phi = evaluation.features(won)
+    assert phi["capsules_left"] == 1 and phi["capsules_in_play"] == 0
     lost = GameState.initial(parse_layout("%%%%%%\n%GPo.%\n%%%%%%", "lost"), 1)
     lost = lost.generateSuccessor(0, "West")
     assert lost.isLose()

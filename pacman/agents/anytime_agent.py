@@ -6,8 +6,8 @@ moves first, a transposition table kept across moves. Options (`-a`):
 - `timeLimit`: seconds per move (default 1, the course contest's soft limit); the agent keeps
   a margin for its own bookkeeping;
 - `mode`: how the ghosts are searched: `directional` (the default: chance nodes weighted as a
-  DirectionalGhost moves, 0.8 on the moves that close in), `expectimax` (uniformly random:
-  right against RandomGhost) or `alphabeta` (adversarial);
+  DirectionalGhost moves, 0.8 on the moves that close in, or that flee when scared),
+  `expectimax` (uniformly random: right against RandomGhost) or `alphabeta` (adversarial);
 - `focus`: with `mode=directional`, ghosts farther than this (Manhattan) from Pacman are
   searched along their likeliest moves only (default 6);
 - `maxDepth`: stop deepening at this many rounds (default: no limit);
@@ -35,14 +35,11 @@ from pacman.search.core import CHANCE, MIN
 from pacman.state import GameState
 
 #: `mode` option -> (the search's backup, the game's ghost model).
-MODES: dict[str, tuple[str, str]] = {
+AGENT_MODES: dict[str, tuple[str, str]] = {
     "alphabeta": ("alphabeta", MIN),
     "expectimax": ("expectimax", CHANCE),
     DIRECTIONAL: ("expectimax", DIRECTIONAL),
 }
-
-#: Evaluations memoised at most (about 25 moves' worth; the table of the search holds more).
-EVALUATIONS_KEPT = 250_000
 
 #: Seconds kept back from the budget: building the answer, and the referee's own overhead.
 MARGIN = 0.02
@@ -56,24 +53,24 @@ class AnytimeAgent(Agent):
         timeLimit: float | str = 1.0,
         mode: str = DIRECTIONAL,
         maxDepth: int | str | None = None,
-        focus: int | str = 6,
         evalFn: str | StateEvaluation = "contest",
         weights: str | None = None,
+        focus: int | str = 6,
     ) -> None:
         super().__init__(0)
         name = type(self).__name__
         self.time_limit = positive_number(name, "timeLimit", timeLimit)
-        if mode not in MODES:
-            raise ValueError(f"{name}: mode: expected one of {', '.join(MODES)}, got {mode!r}")
+        if mode not in AGENT_MODES:
+            raise ValueError(
+                f"{name}: mode: expected one of {', '.join(AGENT_MODES)}, got {mode!r}"
+            )
         self.mode = mode
-        backup, self.ghosts = MODES[mode]
+        backup, self.ghosts = AGENT_MODES[mode]
         self.focus = whole_number(name, "focus", focus, 0)
         self.max_depth = None if maxDepth is None else whole_number(name, "maxDepth", maxDepth, 1)
         self.evaluationFunction = evaluation_option(name, evalFn, weights)
         self.searcher: AnytimeSearch[Turn, str] = AnytimeSearch(backup)
-        #: Evaluations by state: each iteration re-reaches the previous one's horizon, and the
-        #: next move's search most of this one's.
-        self._values: dict[GameState, float] = {}
+
         #: The last move's search (benchmarks and tests read the depth reached).
         self.last: AnytimeResult[str] | None = None
 
@@ -82,9 +79,7 @@ class AnytimeAgent(Agent):
         legal = gameState.getLegalActions(0)
         if len(legal) == 1:
             return legal[0]
-        if len(self._values) > EVALUATIONS_KEPT:
-            self._values.clear()
-        game = PacmanGame(gameState, self._evaluate, self.ghosts, self.focus)
+        game = PacmanGame(gameState, self.evaluationFunction, self.ghosts, self.focus)
         budget = max(self.time_limit - MARGIN, self.time_limit / 2)
         result = self.searcher.search(
             game,
@@ -96,9 +91,3 @@ class AnytimeAgent(Agent):
         )
         self.last = result
         return result.action if result.action in legal else legal[0]
-
-    def _evaluate(self, state: GameState) -> float:
-        value = self._values.get(state)
-        if value is None:
-            value = self._values[state] = self.evaluationFunction(state)
-        return value

@@ -1,9 +1,10 @@
-"""Evaluation functions for the baselines: the game score, and `better`.
+"""Evaluation functions for the baselines: the game score, `better` and `contest`.
 
 `better` is linear, `Eval(s; w) = w . phi(s)`, over the features below. Each feature has a name
 and a weight, so a team can read what the baseline values and try its own weights
 (`-a weights=my-weights.yaml`, a mapping of feature name to weight; features not named keep
-their default weight).
+the weight of the evaluation they start from). `contest` is the same features with the
+competition agent's weights (`CONTEST_WEIGHTS`).
 
 Features (distances are maze distances, `pacman.distances`):
 - `score`: the game score (it already counts food, ghosts eaten, time, winning and dying);

@@ -97,8 +97,10 @@ def directional_weights(
     """A DirectionalGhost's unnormalised move weights (they sum to 1 up to rounding).
 
     Pure, so that a searching Pacman can model these ghosts with the very numbers they draw
-    from (`pacman.games.pacman_game`). The dict's order (the closest moves first, then the
-    rest) and its float arithmetic are the reference engine's, which sampling depends on.
+    from (`pacman.games.pacman_game`). The dict's order (the best moves first: closest, or
+    farthest when scared; then the rest in legal order) and its float arithmetic are the
+    reference engine's: `normalize()` sums in that order, so the probabilities come out
+    bit-identical to its own.
     """
     speed = 0.5 if scared else 1
     vectors = [Actions.directionToVector(a, speed) for a in legal]

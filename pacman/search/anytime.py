@@ -12,8 +12,8 @@ cheap and the deeper searches faster:
 `mode` chooses the backup: `alphabeta` (MIN nodes adversarial; CHANCE nodes as expectations)
 or `expectimax` (MIN and CHANCE nodes alike as expectations). An expectation weighs each
 action by the game's `chances` when it has them (`pacman.search.core.outcomes`), else
-uniformly. Depth counts plies; `step` is how many
-plies one iteration adds (a Pacman agent steps by a full round).
+uniformly. Depth counts plies; `step` is how many plies one iteration adds (a Pacman agent
+steps by a full round).
 """
 
 from __future__ import annotations
