@@ -79,6 +79,7 @@ class GameFigures:
     moves: int
     think: float
     decisions: int
+    think_max: float
 
 
 def play_one(protocol: Protocol, args: str, index: int) -> GameFigures:
@@ -93,7 +94,8 @@ def play_one(protocol: Protocol, args: str, index: int) -> GameFigures:
     result = play(spec, catch=True)
     timing = result.timing[0]
     return GameFigures(
-        result.outcome, result.score, result.win, result.moves, timing.wall, timing.moves
+        result.outcome, result.score, result.win, result.moves, timing.wall, timing.moves,
+        timing.wall_max,
     )
 
 
@@ -116,7 +118,9 @@ def report(protocol: Protocol, games: list[GameFigures], seconds: float, args: s
     print(f"## {protocol.name}: {protocol.command(len(games)).replace(protocol.args, args)}")
     print(f"   games {len(games)}  wins {len(wins)} ({100 * len(wins) / max(1, len(games)):.0f}%)"
           f"  mean score {mean:.1f}  mean over wins {over_wins:.1f}")
-    print(f"   mean decision {think_ms:.2f} ms over {decisions} decisions"
+    longest = 1000 * max((g.think_max for g in games), default=0.0)
+    print(f"   mean decision {think_ms:.2f} ms (longest {longest:.1f} ms)"
+          f" over {decisions} decisions"
           f"  mean moves {statistics.fmean(g.moves for g in games):.0f}"
           f"  wall {seconds:.1f} s" + (f"  failures {failures}" if failures else ""))
     print(f"   target: {protocol.target}", flush=True)

@@ -256,6 +256,30 @@ def test_anytime_directional_equals_a_hand_written_weighted_expectimax() -> None
         assert result.value == pytest.approx(value(game, game.start(), game.plies(1)))
 
 
+def test_anytime_table_keys_are_flat_and_tell_states_apart() -> None:
+    import gc
+
+    from pacman.agents.anytime_agent import _turn_key
+
+    turns = []
+    for s in scared_states():
+        for agent in range(s.getNumAgents()):
+            turns.append(Turn(s, agent))
+            for a in s.getLegalActions(agent):
+                turns.append(Turn(s.generateSuccessor(agent, a), agent))
+    keys = [_turn_key(t) for t in turns]
+    for k in keys:
+        assert all(not isinstance(part, tuple | list) for part in k), k
+    gc.collect()  # the collector stops tracking them at the first collection they survive
+    assert not any(gc.is_tracked(k) for k in keys)
+    # Equal keys exactly when the positions are equal (the same state and agent to move).
+    by_key: dict[tuple[object, ...], Turn] = {}
+    for t, k in zip(turns, keys):
+        other = by_key.setdefault(k, t)
+        assert (other.state, other.agent) == (t.state, t.agent)
+    assert len(by_key) == len(set(turns)) > 100
+
+
 def test_anytime_agent_to_a_fixed_depth_equals_alphabeta() -> None:
     for s in states_along_a_game("smallClassic", 2, 6, seed=11):
         game = PacmanGame(s, evaluation.better, MIN)
