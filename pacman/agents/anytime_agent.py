@@ -74,11 +74,10 @@ class AnytimeAgent(Agent):
         self.focus = whole_number(name, "focus", focus, 0)
         self.max_depth = None if maxDepth is None else whole_number(name, "maxDepth", maxDepth, 1)
         self.evaluationFunction = evaluation_option(name, evalFn, weights)
-        # Positions are keyed by plain tuples, not GameStates: see `GameState.key`.
+        # Positions are keyed by flat tuples, not GameStates: see `_turn_key`.
         self.searcher: AnytimeSearch[Turn, str] = AnytimeSearch(
             backup, key=_turn_key, table_size=TABLE_SIZE
         )
-
         #: The last move's search (benchmarks and tests read the depth reached).
         self.last: AnytimeResult[str] | None = None
 
