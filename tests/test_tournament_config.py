@@ -443,7 +443,7 @@ def test_baseline_problems(tmp_path: Path) -> None:
         "entrants.baselines[1].args.dept: ExpectimaxAgent has no option 'dept' (did you mean "
         "depth?); its options: evalFn, depth, weights",
         "entrants.baselines[2].args: ExpectimaxAgent: evalFn: unknown evaluation 'bettr' (did "
-        "you mean better?); expected score, better, path/to/file.py:function or "
+        "you mean better?); expected score, better, contest, path/to/file.py:function or "
         "package.module:function",
         "entrants.baselines[3].args.depth: conflicts with grid.depths, which sets every "
         "entrant's depth; remove one (or set takes_depth: false to pin this entrant's depth)",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import secrets
 import select
 import shutil
 import signal
@@ -340,10 +341,14 @@ class AgentProcess:
     def _ask(self, message: list[Any], limit: float | None, what: str) -> tuple[list[Any], float]:
         """Send a request, wait at most `limit` seconds; kill the child when it runs over.
 
-        The request gets the next sequence number, which the answer must repeat; an answer
-        sent before the request (an agent writing on the pipe itself) is a protocol error.
+        The request gets a fresh random number, which the answer must repeat; an answer sent
+        before the request (an agent writing on the pipe itself) is a protocol error. Random,
+        not counted: an agent could write the answers to requests not yet sent, and the referee
+        pauses it between moves, so whether they reached the pipe before the check or only
+        after the next request went out is a race; an unguessable number makes them wrong
+        either way.
         """
-        self._seq += 1
+        self._seq = secrets.randbits(53)  # exact in JSON (a double)
         request = [message[0], self._seq, *message[1:]]
         self._resume()
         t0 = time.perf_counter()

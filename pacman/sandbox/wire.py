@@ -9,7 +9,8 @@ garbage on the channel is caught as a protocol error and blamed, never trusted.
 Referee -> child:  ["init", {...}], then [op, seq, ...]: ["load", seq, {...}, seed],
                    ["register", seq, STATE], ["move", seq, STATE], ["final", seq, STATE]
 Child -> referee:  ["pid", n]  ["ready", active, missing], then answers repeating the request's
-                   seq: ["ok", seq, ...]  ["action", seq, name or null, description, cpu]
+                   seq (a random number per request, so no answer can be written ahead):
+                   ["ok", seq, ...]  ["action", seq, name or null, description, cpu]
                    ["error", seq, kind, message, trace]
 
 The agent's code runs in the child and can write on the answer pipe itself, so every answer is
