@@ -111,9 +111,10 @@ def _turn_key(turn: Turn) -> tuple[object, ...]:
     """
     state = turn.state
     bits = state.board.bits
-    key: list[object] = [turn.agent, state.getScore(), state.food_mask]
+    dots = state.food_mask
     for cell in state.getCapsules():
-        key[2] = key[2] | bits[cell]  # type: ignore[operator]
+        dots |= bits[cell]
+    key: list[object] = [turn.agent, state.getScore(), dots]
     for (x, y), facing, timer in state.agents:
         key += (x, y, facing, timer)
     return tuple(key)
