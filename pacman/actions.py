@@ -42,12 +42,24 @@ VECTORS: dict[str, tuple[int, int]] = {
 TOLERANCE = 0.001
 
 
-def is_direction(action: object) -> bool:
-    """True only for the five direction strings themselves, not for look-alikes.
+def action_name(action: object) -> str | None:
+    """The direction an agent's answer names, as a plain str; None if it names none.
 
-    An object that merely compares equal to 'West' (a str subclass, or anything overriding
-    __eq__) must not pass as a legal action (RULES.md).
+    A string counts by its value, whatever its class: `numpy.str_` (what `np.random.choice`
+    returns) and other str subclasses are the move they spell, as in the course engine. The
+    value is read with `str.__str__`, which a subclass cannot override, so an object whose
+    `__eq__` or `__hash__` lies is judged by what it holds, and the referee keeps a plain str.
+    Anything that is not a str is no move at all.
     """
+    if not issubclass(type(action), str):  # type(), unlike isinstance, cannot be faked
+        return None
+    value = str.__str__(action)
+    return value if value in VECTORS else None
+
+
+def is_direction(action: object) -> bool:
+    """True for exactly the five direction strings (plain str, not a subclass): what the
+    engine's own code passes around. Agents' answers go through `action_name` first."""
     return type(action) is str and action in VECTORS
 
 

@@ -19,7 +19,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from pacman.actions import is_direction
+from pacman.actions import action_name
 from pacman.describe import describe, safe_text
 from pacman.display import Display, NullDisplay, WindowClosed
 from pacman.layout import Layout
@@ -413,10 +413,11 @@ def _run(
                 fail("timeout", index, over)
                 break
         timing[index].warnings = keepers[index].warnings
+        name = action_name(action)
         try:
-            if not is_direction(action):
+            if name is None:
                 raise IllegalMove(action)
-            state = state.generateSuccessor(index, action)
+            state = state.generateSuccessor(index, name)
         except IllegalMove:
             legal = ", ".join(state.getLegalActions(index))
             who = "Pacman" if index == 0 else f"ghost {index}"
@@ -424,9 +425,9 @@ def _run(
                  f"{who} returned {safe_text(action)} at move {moves}; legal: {legal}")
             break
         moves += 1
-        actions.append((index, action))
+        actions.append((index, name))
         scores.append(state._score)
-        display.update(state, index, action)
+        display.update(state, index, name)
         index += 1
         if index == n:
             index = 0

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from pacman.game import AgentFailure, GameSpec, derive_seed, play
+from pacman.game import FAILURES, AgentFailure, GameSpec, derive_seed, play
 from pacman.layout import load_layout, parse_layout
 from pacman.loader import resolve
 from pacman.replay import check, from_json, to_json
@@ -152,18 +152,58 @@ def test_final_not_called_when_the_game_never_started():
     assert calls == []
 
 
-def test_lookalike_action_is_illegal():
+def test_a_str_subclass_is_the_move_its_value_spells():
+    # numpy.str_ (np.random.choice's answer) is such a subclass; a lying __eq__ changes
+    # nothing: the value decides, and the referee records a plain str.
     class Sneaky(str):
-        pass
+        def __eq__(self, other):
+            return True
+
+        __hash__ = str.__hash__
 
     class SneakyAgent:
         def getAction(self, state):
-            return Sneaky(state.getLegalActions(0)[0])
+            return Sneaky(state.getLegalActions(0)[-1])
+
+    from pacman.agents.ghosts import RandomGhost
+
+    result = play(spec(), agents=[SneakyAgent(), RandomGhost(1), RandomGhost(2)])
+    assert result.outcome not in FAILURES and result.moves > 0
+    pacman_moves = [a for i, a in result.actions if i == 0]
+    assert all(type(a) is str for a in pacman_moves)
+
+
+def test_lookalike_action_is_illegal():
+    class LookAlike:
+        def __eq__(self, other):
+            return True
+
+        def __hash__(self):
+            return hash("North")
+
+    class SneakyAgent:
+        def getAction(self, state):
+            return LookAlike()
 
     from pacman.agents.ghosts import RandomGhost
 
     result = play(spec(), agents=[SneakyAgent(), RandomGhost(1), RandomGhost(2)])
     assert result.outcome == "illegal_action"
+
+
+def test_a_str_subclass_that_spells_no_legal_move_is_illegal():
+    class Liar(str):
+        def __str__(self):
+            return "Stop"
+
+    class LiarAgent:
+        def getAction(self, state):
+            return Liar("Sideways")
+
+    from pacman.agents.ghosts import RandomGhost
+
+    result = play(spec(), agents=[LiarAgent(), RandomGhost(1), RandomGhost(2)])
+    assert result.outcome == "illegal_action" and "Sideways" in result.message
 
 
 def test_slow_agent_times_out():

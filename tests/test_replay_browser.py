@@ -248,7 +248,7 @@ def test_list_prints_a_numbered_row_per_game(played: Path,
     crasher = [r for r in rows if r[2] == "crasher"]
     assert len(crasher) == 4
     assert all(r[5] == "crash" and r[8] == "yes" for r in crasher)
-    assert all(" ".join(r[9:]) == "getAction raised ValueError: lost my way" for r in crasher)
+    assert all(" ".join(r[9:]) == 'getAction raised ValueError: "lost my way"' for r in crasher)
     assert {r[2] for r in rows} == {"alpha", "crasher", "greedy"}
     assert not shown
 

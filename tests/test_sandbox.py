@@ -102,47 +102,126 @@ def test_garbage_from_a_child_is_a_protocol_error(line: bytes) -> None:
 
 # --- seccomp program -----------------------------------------------------------------------------
 
-def run_bpf(prog: list[tuple[int, int, int, int]], arch: int, nr: int, arg0: int = 0) -> int:
-    """A tiny interpreter for the instructions the filter uses, over one seccomp_data."""
-    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
-    pc, acc = 0, 0
-    while True:
+def run_bpf(prog: list[tuple[int, int, int, int]], arch: int, nr: int,
+            args: tuple[int, ...] = ()) -> int:
+    """A small interpreter for classic BPF over one seccomp_data (the instructions libseccomp
+    emits: loads, ALU with constants, jumps, returns); what the kernel would answer."""
+    values = list(args) + [0] * (6 - len(args))
+    data = struct.pack("=iIQ6Q", nr, arch, 0, *values)
+    pc, acc, x = 0, 0, 0
+    mem = [0] * 16
+    for _ in range(100_000):
         code, jt, jf, k = prog[pc]
-        if code == 0x20:
+        cls = code & 0x07
+        if code == 0x20:  # ld [k]
             acc = struct.unpack_from("=I", data, k)[0]
-            pc += 1
-        elif code == 0x06:
+        elif code == 0x00:  # ld #k
+            acc = k
+        elif code == 0x60:  # ld M[k]
+            acc = mem[k]
+        elif code == 0x02:  # st M[k]
+            mem[k] = acc
+        elif code == 0x07:  # tax
+            x = acc
+        elif code == 0x87:  # txa
+            acc = x
+        elif code == 0x06:  # ret #k
             return k
-        else:
-            taken = {0x15: acc == k, 0x35: acc >= k, 0x45: bool(acc & k)}[code]
+        elif code == 0x16:  # ret a
+            return acc
+        elif cls == 0x04:  # alu with k
+            op = code & 0xF0
+            acc = {0x00: acc + k, 0x10: acc - k, 0x50: acc & k, 0x40: acc | k}[op] & 0xFFFFFFFF
+        elif code == 0x05:  # ja
+            pc += 1 + k
+            continue
+        elif cls == 0x05:  # conditional jumps with k
+            op = code & 0xF0
+            taken = {0x10: acc == k, 0x20: acc > k, 0x30: acc >= k, 0x40: bool(acc & k)}[op]
             pc += 1 + (jt if taken else jf)
+            continue
+        else:
+            raise AssertionError(f"instruction {code:#x} not interpreted")
+        pc += 1
+    raise AssertionError("the program did not return")
 
 
-@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
-def test_seccomp_program_denies_what_it_says(machine: str) -> None:
-    prog = confine.seccomp_program(machine)
-    arch = confine.AUDIT_ARCH[machine]
-    col = 0 if machine == "x86_64" else 1
-    for name, entry in confine.DENIED.items():
-        nr = entry[col]
-        if nr is not None:
-            assert run_bpf(prog, arch, nr) == confine.RET_ERRNO | entry[2], name
-    clone = 56 if machine == "x86_64" else 220
-    assert run_bpf(prog, arch, clone, confine.CLONE_THREAD | 0x3D0F00) == confine.RET_ALLOW
-    assert run_bpf(prog, arch, clone, 0x1200011) == confine.RET_ERRNO | errno.EPERM  # fork
-    read = 0 if machine == "x86_64" else 63
-    assert run_bpf(prog, arch, read) == confine.RET_ALLOW
-    assert run_bpf(prog, 0x40000003, read) == confine.RET_KILL_PROCESS  # another ABI
+SECCOMP = pytest.importorskip("pacman.sandbox.seccomp")
+try:
+    PROGRAM = SECCOMP.compile_program(4242).instructions()
+    NO_SECCOMP = ""
+except SECCOMP.SeccompUnavailable as exc:  # pragma: no cover - a machine without libseccomp
+    PROGRAM, NO_SECCOMP = [], str(exc)
+seccomp_needed = pytest.mark.skipif(bool(NO_SECCOMP), reason=NO_SECCOMP)
+ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}[os.uname().machine]
+EPERM = SECCOMP.errno_action(errno.EPERM)
 
 
-def test_seccomp_has_no_table_for_unknown_machines() -> None:
-    with pytest.raises(confine.LayerUnavailable, match="riscv"):
-        confine.seccomp_program("riscv64")
+def verdict(name: str, *args: int) -> int:
+    nr = SECCOMP._library().seccomp_syscall_resolve_name(name.encode())
+    assert nr >= 0, f"{name} does not exist on this machine"
+    return run_bpf(PROGRAM, ARCH, nr, args)
+
+
+@seccomp_needed
+def test_seccomp_allows_what_an_agent_needs() -> None:
+    for name in sorted(SECCOMP.allowed_names() - set(SECCOMP.ARGUMENTS)):
+        nr = SECCOMP._library().seccomp_syscall_resolve_name(name.encode())
+        if nr >= 0:  # this architecture has the call
+            assert run_bpf(PROGRAM, ARCH, nr) == SECCOMP.SCMP_ACT_ALLOW, name
+
+
+@seccomp_needed
+@pytest.mark.parametrize("name", [
+    "socket", "socketpair", "connect", "sendto", "sendmsg", "execve", "execveat", "fork",
+    "vfork", "chmod", "fchmod", "fchmodat", "chown", "fchown", "fchownat", "lchown", "utimensat",
+    "utimes", "setxattr", "fsetxattr", "lsetxattr", "removexattr", "link", "linkat", "symlink",
+    "mknod", "inotify_init1", "fanotify_init", "flock", "memfd_create", "pipe2", "ptrace",
+    "process_vm_readv", "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "bpf",
+    "perf_event_open", "keyctl", "userfaultfd", "io_uring_setup", "open_by_handle_at",
+    "name_to_handle_at", "sysinfo", "personality", "sched_setaffinity", "shmget", "msgget",
+    "mq_open", "statfs", "kcmp", "pidfd_open", "seccomp",
+])
+def test_seccomp_refuses_everything_else(name: str) -> None:
+    nr = SECCOMP._library().seccomp_syscall_resolve_name(name.encode())
+    if nr < 0:
+        pytest.skip(f"{name} does not exist on this machine")
+    assert run_bpf(PROGRAM, ARCH, nr) == EPERM
+
+
+@seccomp_needed
+def test_seccomp_checks_arguments() -> None:
+    clone_thread = SECCOMP.CLONE_THREAD | 0x3D0F00
+    assert verdict("clone", clone_thread) == SECCOMP.SCMP_ACT_ALLOW
+    assert verdict("clone", 0x1200011) == EPERM  # what fork() passes
+    assert verdict("clone3") == SECCOMP.errno_action(errno.ENOSYS)  # glibc then uses clone
+    f_getfd, f_setlk, f_notify, f_setpipe_sz, f_setlease = 1, 6, 1026, 1031, 1024
+    assert verdict("fcntl", 3, f_getfd) == SECCOMP.SCMP_ACT_ALLOW
+    for cmd in (f_setlk, f_notify, f_setpipe_sz, f_setlease):
+        assert verdict("fcntl", 3, cmd) == EPERM, cmd
+    tcgets, tiocsti = 0x5401, 0x5412  # tiocsti types into a terminal
+    assert verdict("ioctl", 1, tcgets) == SECCOMP.SCMP_ACT_ALLOW
+    assert verdict("ioctl", 1, tiocsti) == EPERM
+    assert verdict("kill", 4242, 9) == SECCOMP.SCMP_ACT_ALLOW  # itself
+    assert verdict("kill", 1, 9) == EPERM  # anyone else
+    assert verdict("tgkill", 4242, 4243, 6) == SECCOMP.SCMP_ACT_ALLOW
+    assert verdict("tgkill", 77, 77, 9) == EPERM
+    assert verdict("prlimit64", 0, 7) == SECCOMP.SCMP_ACT_ALLOW
+    assert verdict("prlimit64", 77, 7) == EPERM  # the referee's limits
+    assert verdict("prctl", 15) == SECCOMP.SCMP_ACT_ALLOW  # PR_SET_NAME
+    assert verdict("prctl", 4) == EPERM  # PR_SET_DUMPABLE
+
+
+@seccomp_needed
+def test_seccomp_kills_calls_of_another_architecture() -> None:
+    other = 0x40000003  # i386, reachable from x86_64 through int 0x80
+    assert run_bpf(PROGRAM, other, 0) == SECCOMP.SCMP_ACT_KILL_PROCESS
 
 
 def test_plan_round_trips_as_json() -> None:
-    plan = confine.Plan(workdir="/w", read_paths=("/a", "/b"), memory_bytes=1 << 20,
-                        cpu_seconds=3, uid=61001, layers=("rlimits",))
+    plan = confine.Plan(workdir="/w", read_paths=("/a", "/b"), root="/r", scratch_bytes=5,
+                        scratch_files=6, memory_bytes=1 << 20, cpu_seconds=3, uid=61001,
+                        layers=("rlimits",))
     assert confine.Plan.from_json(json.loads(json.dumps(plan.to_json()))) == plan
 
 

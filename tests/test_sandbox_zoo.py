@@ -1,14 +1,18 @@
 """The hostile zoo (tests/zoo/) played through the sandbox.
 
 For each agent: the outcome and culprit are the right ones, the referee lives on, every
-process of the sandbox is gone, the next game (a well-behaved team on the same seed) is the
-same game as before, and nothing outside the agent's own folder changed. Tests that depend on
-a kernel feature skip, naming it, on machines without it.
+process and cgroup of the sandbox is gone, the next game (a well-behaved team on the same
+seed) is the same game as before, and nothing outside the agent's own folder changed, not
+even a mode bit, an owner or a time. Tests that depend on a kernel feature skip, naming it, on
+machines without it; several attacks are also played with one layer switched off, to show
+that the other layers alone still stop them.
 """
 
 from __future__ import annotations
 
+import glob
 import os
+import secrets
 import shutil
 import socket
 import threading
@@ -22,13 +26,18 @@ from pacman.loader import resolve
 from pacman.sandbox.check import run_check
 from pacman.sandbox.confine import LAYERS
 from pacman.sandbox.limits import Limits
-from pacman.sandbox.process import Placement, SandboxError
+from pacman.sandbox.process import Placement, SandboxedAgent, SandboxError
+from pacman.sandbox.zygote import discard_zygote
 from pacman.state import GameState
 
 ZOO = Path(__file__).parent / "zoo"
 REPO = Path(__file__).parent.parent
-LIMITS = Limits(startup=3, move_soft=0.5, move_warnings=1, move_hard=1.5, memory_mb=256,
+#: The zoo's limits: no time limit but a hard one that only guards against a hang, so that no
+#: verdict depends on how busy the machine is; the time tests set their own.
+LIMITS = Limits(startup=None, move_soft=None, move_warnings=0, move_hard=60, memory_mb=256,
                 output_kb=16)
+#: The limits of the time tests: 0.5 s per move with one warning, killed at 1.5 s.
+TIMED = LIMITS.with_changes(startup=30, move_soft=0.5, move_warnings=1, move_hard=1.5)
 
 try:
     ACTIVE = set(run_check().active)
@@ -49,6 +58,11 @@ def needs_any(*layers: str) -> pytest.MarkDecorator:
                               reason=f"needs one of the layers {', '.join(layers)}")
 
 
+def without(*layers: str) -> tuple[str, ...]:
+    """Every layer but `layers`: the others must hold on their own."""
+    return tuple(layer for layer in LAYERS if layer not in layers)
+
+
 def sandbox_processes(root: Path) -> set[int]:
     """Live processes of sandboxes placed under `root` (none should outlive its game).
 
@@ -61,24 +75,33 @@ def sandbox_processes(root: Path) -> set[int]:
             continue
         try:
             cwd = os.readlink(f"/proc/{entry}/cwd")
-            with open(f"/proc/{entry}/stat") as fh:
-                state = fh.read().rpartition(")")[2].split()[0]
-        except OSError:
+            with open(f"/proc/{entry}/stat", "rb") as fh:  # the name is the agent's bytes
+                state = fh.read().rpartition(b")")[2].split()[0]
+        except (OSError, IndexError):
             continue
-        if cwd.startswith(str(root)) and state != "Z":
+        if cwd.startswith(str(root)) and state != b"Z":
             found.add(int(entry))
     return found
 
 
-def snapshot(*roots: Path) -> dict[str, tuple[int, int]]:
-    """Every file under `roots` with its size and modification time."""
+def our_cgroups() -> list[str]:
+    """Cgroups of this process's sandboxes still there (none should outlive its game)."""
+    pattern = f"agent-{os.getpid()}-*"
+    return [path for base in ("/sys/fs/cgroup/pacman-arena", "/sys/fs/cgroup/*/pacman-arena")
+            for path in glob.glob(f"{base}/{pattern}")]
+
+
+def snapshot(*roots: Path) -> dict[str, tuple[int, ...]]:
+    """Every file and folder under `roots` (the roots too) with its size, mode, owner and
+    times: a chmod, chown, utime or xattr changes one of them (the ctime, at least)."""
     seen = {}
     for root in roots:
-        for path in sorted(root.rglob("*")):
+        for path in [root, *sorted(root.rglob("*"))]:
             if "__pycache__" in path.parts:
                 continue
             stat = path.lstat()
-            seen[str(path)] = (stat.st_size, stat.st_mtime_ns)
+            seen[str(path)] = (stat.st_size, stat.st_mode, stat.st_uid, stat.st_gid,
+                               stat.st_mtime_ns, stat.st_ctime_ns)
     return seen
 
 
@@ -92,6 +115,12 @@ class Arena:
         self.sandboxes.mkdir()
         self.outside = root / "outside"
         self.outside.mkdir()
+        # The organizer's things an agent would like to change: a private file, a program, a
+        # results database.
+        (self.outside / "organizer.txt").write_text("marks")
+        (self.outside / "organizer.txt").chmod(0o600)
+        shutil.copy("/bin/true", self.outside / "program")
+        (self.outside / "results.sqlite").write_bytes(b"SQLite format 3\0")
         other = self.team("honest", folder="other-team")
         (other / "secret.txt").write_text("our opening book")
 
@@ -131,6 +160,7 @@ def arena(tmp_path: Path, neighbour: GameResult):
     assert os.getpid() == referee
     assert sandbox_processes(arena.sandboxes) == set()
     assert list(arena.sandboxes.iterdir()) == [], "a sandbox's folders outlived its game"
+    assert our_cgroups() == [], "a sandbox's cgroup outlived its game"
     after = snapshot(*watched)
     changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
     assert not changed, f"files outside the agents' folders changed: {sorted(changed)}"
@@ -164,7 +194,7 @@ def assert_played_on(result: GameResult) -> None:
 # --- failing at load time -------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, words", [
-    ("syntax_error", ["syntax error", "agent.py:2"]),
+    ("syntax_error", ["SyntaxError", "agent.py:2"]),
     ("missing_import", ["a_module_no_team_has"]),
     ("init_raises", ["RuntimeError", "cannot even be built"]),
 ])
@@ -197,44 +227,49 @@ def test_bad_answers_are_illegal_actions(arena: Arena, name: str, words: list[st
 # --- time -------------------------------------------------------------------------------------
 
 def test_slow_moves_use_up_the_warnings_then_time_out(arena: Arena) -> None:
-    result = arena.play(arena.spec("slow_move", delay=0.6))
+    # No hard limit: on a busy machine a 0.6 s move may take longer, never shorter.
+    limits = TIMED.with_changes(move_hard=None)
+    result = arena.play(arena.spec("slow_move", delay=0.6, limits=limits))
     assert_failed(result, "timeout", "2 moves over the 0.5s limit (1 forgiven)")
     assert result.timing[0].warnings == 2
     assert result.timing[0].moves == 2
 
 
 def test_one_slow_move_is_forgiven(arena: Arena) -> None:
-    limits = LIMITS.with_changes(move_soft=0.05, move_warnings=100)
+    limits = TIMED.with_changes(move_soft=0.05, move_warnings=100, move_hard=None)
     result = arena.play(arena.spec("slow_move", delay=0.06, limits=limits))
     assert_played_on(result)
     assert result.timing[0].warnings == result.timing[0].moves > 0
 
 
 def test_infinite_loop_is_killed_at_the_hard_limit(arena: Arena) -> None:
-    result = arena.play(arena.spec("infinite_loop"))
+    result = arena.play(arena.spec("infinite_loop", limits=TIMED))
     assert_failed(result, "timeout", "move 0 took more than 1.500s; killed")
-    assert 1.5 <= result.timing[0].wall_max < 3
+    # Never before the limit; the upper bound only says it did not hang.
+    assert 1.5 <= result.timing[0].wall_max < 60
 
 
 def test_total_thinking_time_per_game(arena: Arena) -> None:
-    limits = LIMITS.with_changes(game_total=0.3, move_soft=None)
+    limits = TIMED.with_changes(game_total=0.3, move_soft=None)
     result = arena.play(arena.spec("slow_move", delay=0.1, limits=limits))
-    assert_failed(result, "timeout")
-    assert result.timing[0].moves in (3, 4)
+    assert_failed(result, "timeout", "limit 0.3s per game")
+    # Each move takes at least 0.1 s, so the third one at the latest passes 0.3 s.
+    assert 1 <= result.timing[0].moves <= 3
+    assert result.timing[0].wall >= 0.3
 
 
 def test_slow_import_times_out_at_start_up(arena: Arena) -> None:
-    result = arena.play(arena.spec("slow_import", limits=LIMITS.with_changes(startup=1)))
+    result = arena.play(arena.spec("slow_import", limits=TIMED.with_changes(startup=1)))
     assert_failed(result, "timeout", "start-up took more than 1.000s")
     assert result.moves == 0
 
 
 @needs("rlimits")
 def test_cpu_seconds_are_enforced_by_the_kernel(arena: Arena) -> None:
-    limits = LIMITS.with_changes(cpu_seconds=1, move_hard=10, move_soft=None)
+    # No wall-clock limit: on a busy machine one CPU second may take many seconds.
+    limits = LIMITS.with_changes(cpu_seconds=1, move_hard=None, move_soft=None)
     result = arena.play(arena.spec("infinite_loop", limits=limits))
     assert_failed(result, "timeout", "CPU seconds")
-    assert result.timing[0].wall_max < 5
 
 
 # --- resources --------------------------------------------------------------------------------
@@ -276,31 +311,53 @@ def test_descendants_in_new_sessions_die_with_the_game(arena: Arena) -> None:
 
 
 def test_cpu_burning_thread_is_stopped_while_idle(arena: Arena) -> None:
-    ghost = f"{arena.team('sleepy_ghost')}/agent.py:ZooAgent"
-    result = arena.play(arena.spec("cpu_thread", ghost=ghost))
+    ghost = resolve(f"{arena.team('sleepy_ghost')}/agent.py:ZooAgent", (("delay", "0.1"),),
+                    kind="ghost")
+    spec = arena.spec("cpu_thread")
+    result = arena.play(GameSpec(**{**spec.__dict__, "ghost": ghost}))
     assert_played_on(result)
-    pacman, ghost_timing = result.timing[0], result.timing[1]
-    assert ghost_timing.wall > 0.5  # the game lasted while Pacman was idle
+    pacman = result.timing[0]
+    idle = result.timing[1].wall + result.timing[2].wall
+    assert idle >= 2.0  # the ghosts slept 0.1 s a move each: Pacman was idle that long
     assert pacman.cpu is not None
-    # Stopped between its moves, the thread burns only Pacman's own thinking time.
-    assert pacman.cpu < pacman.wall + 0.25, (pacman.cpu, pacman.wall)
+    # Stopped between its moves, the thread burns only Pacman's own thinking time (plus a
+    # moment after each answer before the stop): far less than the ghosts' seconds.
+    assert pacman.cpu < pacman.wall + idle / 4, (pacman.cpu, pacman.wall, idle)
 
 
 # --- confinement -------------------------------------------------------------------------------
 
-@needs("landlock")
-def test_writing_outside_its_folder_is_refused(arena: Arena) -> None:
+#: How a file out of reach fails: refused (Landlock, seccomp), read-only (the mounts layer's
+#: read-only root), or simply not there (the mounts layer shows nothing else).
+OUT_OF_REACH = ("PermissionError", "FileNotFoundError", "Read-only file system")
+
+
+def assert_out_of_reach(result: GameResult) -> None:
+    assert (result.outcome, result.culprit) == ("crash", 0), (result.outcome, result.message)
+    assert any(word in result.message for word in OUT_OF_REACH), result.message
+
+
+@needs_any("landlock", "mounts")
+@pytest.mark.parametrize("layers", [LAYERS, without("mounts"), without("landlock")],
+                         ids=["all", "no-mounts", "no-landlock"])
+def test_writing_outside_its_folder_is_refused(arena: Arena, layers: tuple[str, ...]) -> None:
+    if not ACTIVE & set(layers) & {"landlock", "mounts"}:
+        pytest.skip("the layer left on is not available here")
     target = arena.outside / "written"
-    result = arena.play(arena.spec("write_outside", target=target))
-    assert_failed(result, "crash", "PermissionError")
+    result = arena.play(arena.spec("write_outside", target=target), layers=layers)
+    assert_out_of_reach(result)
     assert not target.exists()
 
 
-@needs("landlock")
-def test_reading_another_teams_file_is_refused(arena: Arena) -> None:
+@needs_any("landlock", "mounts")
+@pytest.mark.parametrize("layers", [LAYERS, without("mounts"), without("landlock")],
+                         ids=["all", "no-mounts", "no-landlock"])
+def test_reading_another_teams_file_is_refused(arena: Arena, layers: tuple[str, ...]) -> None:
+    if not ACTIVE & set(layers) & {"landlock", "mounts"}:
+        pytest.skip("the layer left on is not available here")
     secret = arena.teams / "other-team" / "secret.txt"
-    result = arena.play(arena.spec("read_other_team", target=secret))
-    assert_failed(result, "crash", "PermissionError")
+    result = arena.play(arena.spec("read_other_team", target=secret), layers=layers)
+    assert_out_of_reach(result)
     assert "opening book" not in result.logs[0]
 
 
@@ -372,17 +429,21 @@ def test_an_agent_cannot_choose_its_outcome(arena: Arena, kind: str) -> None:
 
 
 def test_an_agent_may_only_fail_itself_on_the_wire(arena: Arena) -> None:
-    result = arena.play(arena.spec("forge_outcome", kind="crash"))
+    forged = "timeout: move 3 took 9.000s (hard limit 3s)"
+    result = arena.play(arena.spec("forge_outcome", kind="crash", exc_type="", text=forged))
     # Its forged line is taken as its answer, or (when the harness's real answer arrives in
-    # the same read) as an answer out of turn: a crash of its own either way.
+    # the same read) as an answer out of turn: a crash of its own either way, in the
+    # referee's words, with its own only quoted.
     assert (result.outcome, result.culprit) == ("crash", 0)
-    assert result.message == "I say so" or "out of turn" in result.message
+    assert result.message in (
+        f'getAction raised an exception with an unprintable name: "{forged}"',
+    ) or "out of turn" in result.message, result.message
 
 
 def test_answers_sent_ahead_and_a_full_pipe_cannot_hang_the_referee(arena: Arena) -> None:
     result = arena.play(arena.spec("flood_answers"))
     assert_failed(result, "crash", "broke the sandbox protocol")
-    assert result.timing[0].wall < 5
+    assert result.timing[0].wall < 60  # not hung
 
 
 def test_unprintable_text_from_an_agent_is_cleaned(arena: Arena, tmp_path: Path) -> None:
@@ -396,6 +457,186 @@ def test_unprintable_text_from_an_agent_is_cleaned(arena: Arena, tmp_path: Path)
     spec = GameSpec(load_layout("smallClassic"), resolve(f"{folder}/agent.py:ZooAgent"),
                     resolve("RandomGhost", kind="ghost"), seed=1, max_moves=20, limits=LIMITS)
     result = arena.play(spec)
-    assert_failed(result, "crash", "RuntimeError: bad ? char [2J")
+    assert_failed(result, "crash", 'RuntimeError: "bad ? char [2J"')
     assert "\x1b" not in result.message + result.trace + result.logs[0]
     (result.message + result.trace + result.logs[0]).encode("utf-8")  # no lone surrogate
+
+
+# --- 1. host metadata ---------------------------------------------------------------------------
+# The zoo agents try the calls Landlock does not mediate; the fixture's snapshot (modes,
+# owners, times) proves nothing changed. Each is also played with the mounts layer off (seccomp
+# alone refuses the calls) and with seccomp off (nothing outside is there to change).
+
+METADATA_LAYERS = [LAYERS, without("mounts", "landlock"), without("seccomp")]
+METADATA_IDS = ["all", "seccomp-alone", "mounts-alone"]
+
+
+def metadata_layers(layers: tuple[str, ...]) -> None:
+    if layers == without("seccomp") and "mounts" not in ACTIVE:
+        pytest.skip("needs the mounts layer")
+    if layers == without("mounts", "landlock") and "seccomp" not in ACTIVE:
+        pytest.skip("needs the seccomp layer")
+
+
+@pytest.mark.parametrize("layers", METADATA_LAYERS, ids=METADATA_IDS)
+@pytest.mark.parametrize("name, target", [
+    ("chmod_outside", "outside/organizer.txt"),
+    ("chmod_outside", "outside/results.sqlite"),
+    ("setuid_binary", "outside/program"),
+    ("chmod_other_team", "teams/other-team"),
+    ("touch_outside", "outside/organizer.txt"),
+    ("xattr_outside", "outside/organizer.txt"),
+])
+def test_host_metadata_cannot_change(arena: Arena, layers: tuple[str, ...], name: str,
+                                     target: str) -> None:
+    metadata_layers(layers)
+    result = arena.play(arena.spec(name, target=arena.root / target), layers=layers)
+    assert_out_of_reach(result)  # and the fixture checks every mode, owner and time
+
+
+@pytest.mark.parametrize("layers", METADATA_LAYERS, ids=METADATA_IDS)
+def test_its_own_files_cannot_change_through_a_descriptor(arena: Arena,
+                                                          layers: tuple[str, ...]) -> None:
+    metadata_layers(layers)
+    spec = arena.spec("chmod_by_descriptor")
+    own = Path(str(spec.pacman.path))
+    before = snapshot(own)
+    result = arena.play(spec, layers=layers)
+    assert_out_of_reach(result)
+    assert snapshot(own) == before
+
+
+# --- 2. the organizer's environment -------------------------------------------------------------
+
+def test_the_organizers_environment_never_reaches_an_agent(
+        arena: Arena, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = secrets.token_hex(12)
+    monkeypatch.setenv("PACMAN_ARENA_TEST_TOKEN", secret)
+    discard_zygote()  # the next sandbox's zygote starts while the secret is set
+    try:
+        result = arena.play(arena.spec("read_environment"))
+    finally:
+        monkeypatch.delenv("PACMAN_ARENA_TEST_TOKEN")
+        discard_zygote()
+    assert_played_on(result)
+    assert "FOUND:" in result.logs[0]  # it looked, and found the sandbox's own variables
+    assert "HOME=" in result.logs[0]
+    assert secret not in result.logs[0] and "PACMAN_ARENA_TEST_TOKEN" not in result.logs[0]
+
+
+# --- 3. text about its process that the referee reads -------------------------------------------
+
+def test_an_unreadable_thread_name_is_its_own_business(arena: Arena) -> None:
+    result = arena.play(arena.spec("bad_thread_name"))
+    assert_played_on(result)
+    assert result.timing[0].cpu is not None  # read from /proc/<pid>/stat all the same
+
+
+# --- 4. channels --------------------------------------------------------------------------------
+
+@needs_any("seccomp", "mounts")
+def test_a_socket_pair_reaches_no_socket_outside(arena: Arena, tmp_path: Path) -> None:
+    path = str(tmp_path / "organizer.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
+        listener.bind(path)
+        listener.setblocking(False)
+        result = arena.play(arena.spec("socketpair_datagram", target=path))
+        with pytest.raises(BlockingIOError):
+            listener.recv(100)
+    assert_failed(result, "crash")
+    os.unlink(path)
+
+
+@needs("seccomp")
+@pytest.mark.parametrize("name", ["inotify_watch", "flock_shared"])
+def test_notifications_and_locks_are_refused(arena: Arena, name: str) -> None:
+    assert_failed(arena.play(arena.spec(name)), "crash", "Operation not permitted")
+
+
+@needs("mounts")
+def test_the_host_cannot_even_be_looked_at(arena: Arena) -> None:
+    result = arena.play(arena.spec("stat_host"))
+    assert_failed(result, "crash", "FileNotFoundError", "/etc/shadow")
+    assert "SHADOW:" not in result.logs[0]
+
+
+@needs_any("mounts", "landlock")
+def test_concurrent_sandboxes_cannot_find_each_other(arena: Arena) -> None:
+    marker = secrets.token_hex(12)
+    spec = arena.spec("leave_marker", marker=marker)
+    placement = Placement(root=arena.sandboxes)
+    writer = SandboxedAgent.launch(spec.pacman, 0, spec.layout, 2, "classic", 1, LIMITS,
+                                   placement)
+    try:
+        writer.registerInitialState(GameState.initial(spec.layout, 2))  # the marker is there
+        result = arena.play(arena.spec("find_neighbour"))
+    finally:
+        writer.close()
+    assert_played_on(result)
+    assert marker not in result.logs[0] and "NEIGHBOUR:" not in result.logs[0]
+
+
+# --- 5. shared resources ------------------------------------------------------------------------
+
+@needs("mounts")
+def test_filling_its_scratch_stops_at_its_own_cap(arena: Arena) -> None:
+    limits = LIMITS.with_changes(scratch_mb=8)
+    spec = arena.spec("fill_scratch", limits=limits)
+    placement = Placement(root=arena.sandboxes)
+    filler = SandboxedAgent.launch(spec.pacman, 0, spec.layout, 2, "classic", 1, limits,
+                                   placement)
+    try:
+        filler.registerInitialState(GameState.initial(spec.layout, 2))  # full now
+        # A game beside it starts and plays as ever: nothing of the host was filled.
+        assert_played_on(arena.play(arena.spec("honest")))
+    finally:
+        filler.close()
+    log = filler.process.log
+    assert "DATA STOPPED: 8 MiB ENOSPC" in log or "DATA STOPPED: 7 MiB ENOSPC" in log, log
+    files = int(log.split("FILES STOPPED: ")[1].split()[0])
+    assert files <= 8 * 64, log
+
+
+@needs_any("seccomp", "cgroup")
+@pytest.mark.parametrize("layers", [LAYERS, without("seccomp")], ids=["all", "no-seccomp"])
+def test_memory_in_a_memfd_counts(arena: Arena, layers: tuple[str, ...]) -> None:
+    if layers == without("seccomp") and "cgroup" not in ACTIVE:
+        pytest.skip("needs the cgroup layer")
+    result = arena.play(arena.spec("memfd_hoard", mb=512), layers=layers)
+    assert (result.outcome, result.culprit) in (("crash", 0), ("memory", 0)), result.message
+    if "seccomp" in layers and "seccomp" in ACTIVE:
+        assert "Operation not permitted" in result.message
+
+
+@needs("cpu share")
+def test_many_threads_get_one_cpu(arena: Arena) -> None:
+    # Room for the threads' stacks and malloc arenas in the address space.
+    limits = LIMITS.with_changes(move_soft=None, move_hard=None, memory_mb=2048)
+    result = arena.play(arena.spec("thread_swarm", limits=limits, threads=8, think=0.3))
+    assert_played_on(result)
+    pacman = result.timing[0]
+    assert pacman.cpu is not None and pacman.wall >= 0.3 * pacman.moves
+    # The kernel's quota is one CPU: it never gets more than the time it thinks (plus its
+    # start-up), whatever the machine's load.
+    assert pacman.cpu <= 1.05 * pacman.wall + 0.5, (pacman.cpu, pacman.wall)
+
+
+# --- 7. output that could be mistaken for the result --------------------------------------------
+
+def test_an_agent_cannot_word_its_own_failure(arena: Arena) -> None:
+    result = arena.play(arena.spec("fake_summary", after=2))
+    assert_failed(result, "crash")
+    assert result.message.startswith('getAction raised ValueError: "\\nwin: Pacman emerges')
+    assert "\n" not in result.message
+
+
+# --- 8. false positives -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["numpy_choice", "str_subclass"])
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "in-process"])
+def test_a_string_that_spells_a_legal_move_is_that_move(arena: Arena, name: str,
+                                                         sandbox: bool) -> None:
+    spec = arena.spec(name)
+    result = arena.play(GameSpec(**{**spec.__dict__, "sandbox": sandbox}))
+    assert_played_on(result)
+    assert all(type(action) is str for _, action in result.actions)

@@ -387,7 +387,7 @@ def test_limits(tmp_path: Path) -> None:
     ) == [
         "limits.move_hrad: unknown key (did you mean move_hard?); expected one of startup, "
         "move_soft, move_warnings, move_hard, game_total, memory_mb, cpu_seconds, output_kb, "
-        "processes",
+        "processes, scratch_mb",
         "limits.move_soft: expected a number of seconds, got 'fast'; move_soft: seconds per "
         "move before a warning",
         "limits.move_warnings: cannot be switched off; expected a whole number, got null; "

@@ -172,8 +172,11 @@ def run(config_path: Path, workers: int | None) -> None:
 
 
 def check_sandbox(config: TournamentConfig) -> None:
-    """Say how teams will be confined before playing, and stop if they cannot be at all."""
+    """Say how teams will be confined before playing; stop (exit 2) when a sandbox guarantee
+    does not hold on this machine and the config does not accept it by name, and stop when
+    teams cannot be confined at all."""
     from pacman.sandbox.check import run_check
+    from pacman.sandbox.guarantees import requirement_text
     from pacman.sandbox.process import SandboxError
 
     if all(entrant.folder is None for entrant in config.entrants):
@@ -185,11 +188,20 @@ def check_sandbox(config: TournamentConfig) -> None:
     off = ", ".join(sorted(found.missing)) or "none"
     console.print(f"sandbox layers on: {', '.join(found.active)}; off: {off} "
                   "(`pacman sandbox-check` says why)", markup=False)
-    if "landlock" not in found.active and "uid" not in found.active:
-        console.print("[yellow]warning:[/] neither Landlock nor a separate uid confines the "
-                      "teams' files here: an agent can read and write what this user can")
     if found.escaped:
         console.print(f"[yellow]warning:[/] not contained here: {', '.join(found.escaped)}")
+    lacking = [g for g in found.lacking if g.name not in config.sandbox.accept_missing]
+    accepted = [g for g in found.lacking if g.name in config.sandbox.accept_missing]
+    for guarantee in accepted:
+        console.print(f"[yellow]warning:[/] accepted by the config: no guarantee that "
+                      f"{guarantee.promise} ({guarantee.name})", markup=True)
+    if lacking:
+        lines = [f"  {g.name}: {g.promise} (needs {requirement_text(g)})" for g in lacking]
+        names = ", ".join(g.name for g in lacking)
+        die("the sandbox cannot give these guarantees on this machine, so the teams' code "
+            "would run without them:\n" + "\n".join(lines) + "\n"
+            "Fix the machine (`pacman sandbox-check` says what is missing and why), or accept "
+            f"them in the config: sandbox: {{accept_missing: [{names}]}}")
 
 
 # --- status ------------------------------------------------------------------------------------
@@ -373,6 +385,7 @@ def validate(config_path: Path) -> None:
 
     config = load(config_path)
     console.print(describe_config(config))
+    check_sandbox(config)
     cell = cells(config)[0]
     layout = load_layout("testClassic")
     ghost = resolve(cell.ghost, kind="ghost")

@@ -33,7 +33,8 @@ import yaml
 from pacman.layout import PROJECT_LAYOUTS, LayoutError, available_layouts, load_layout
 from pacman.loader import SubmissionError, agent_files, options_in_source, resolve
 from pacman.rules import DEFAULT_MAX_MOVES, RULESETS
-from pacman.sandbox.limits import DESCRIPTIONS, Limits, limit_problem
+from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
+from pacman.sandbox.limits import ALWAYS, COUNTS, DESCRIPTIONS, Limits, limit_problem
 
 ReplayPolicy = Literal["none", "failures", "all"]
 EntrantKind = Literal["team", "baseline"]
@@ -63,20 +64,20 @@ _TOP_KEYS = (
     "output",
     "record",
     "ranking",
+    "sandbox",
 )
 _ENTRANTS_KEYS = ("submissions", "baselines")
 _BASELINE_KEYS = ("name", "agent", "args", "takes_depth")
 _GRID_KEYS = ("layouts", "depths", "ghosts", "rules", "max_moves")
 _GHOST_KEYS = ("agent", "count")
 _RECORD_KEYS = ("replays",)
+_SANDBOX_KEYS = ("accept_missing",)
 _RANKING_KEYS = ("by", "confidence")
 _LIMIT_KEYS = tuple(f.name for f in fields(Limits))
 #: Limits counted in whole numbers; the others are seconds.
-_COUNT_LIMITS = ("move_warnings", "output_kb", "processes", "memory_mb")
+_COUNT_LIMITS = tuple(COUNTS)
 #: Limits whose value may be null (switched off); the others always apply.
-_NULLABLE_LIMITS = tuple(
-    name for name in _LIMIT_KEYS if name not in ("move_warnings", "output_kb", "processes")
-)
+_NULLABLE_LIMITS = tuple(name for name in _LIMIT_KEYS if name not in ALWAYS)
 
 
 class ConfigError(ValueError):
@@ -167,6 +168,17 @@ class RecordConfig:
 
 
 @dataclass(frozen=True)
+class SandboxConfig:
+    """How much confinement the organizer insists on.
+
+    `tournament run` refuses to play teams' code on a machine where a sandbox guarantee
+    (`pacman.sandbox.guarantees`) does not hold, unless it is named here.
+    """
+
+    accept_missing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class RankingConfig:
     """How the leaderboard orders entrants and how wide its intervals are.
 
@@ -195,6 +207,7 @@ class TournamentConfig:
     scheduler: str | None = None
     record: RecordConfig = field(default_factory=RecordConfig)
     ranking: RankingConfig = field(default_factory=RankingConfig)
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     #: The folder teams were read from (None when the config lists baselines only).
     submissions: Path | None = None
     #: The config file, when it was read from one.
@@ -491,12 +504,14 @@ class _Parser:
         output = self.output(data.get("output"), name)
         record = self.record(data.get("record"))
         ranking = self.ranking(data.get("ranking"))
+        sandbox = self.sandbox(data.get("sandbox"))
         if self.problems:
             return None
         # Every part reports what is wrong with it, so no problems means every part was built.
         assert name is not None and seed is not None and games is not None
         assert grid is not None and entrants is not None and limits is not None
         assert output is not None and record is not None and ranking is not None
+        assert sandbox is not None
         return TournamentConfig(
             name=name,
             seed=seed,
@@ -509,6 +524,7 @@ class _Parser:
             output=output,
             record=record,
             ranking=ranking,
+            sandbox=sandbox,
             submissions=submissions,
         )
 
@@ -912,6 +928,24 @@ class _Parser:
             if policy == known:
                 return RecordConfig(known)
         return None
+
+    def sandbox(self, value: object) -> SandboxConfig | None:
+        if value is None:
+            return SandboxConfig()
+        data = self.mapping(value, "sandbox", _SANDBOX_KEYS)
+        if data is None:
+            return None
+        if data.get("accept_missing") is None:
+            return SandboxConfig()
+        entries = self.sequence(data["accept_missing"], "sandbox.accept_missing",
+                                "sandbox guarantees")
+        if entries is None:
+            return None
+        names = [self.choice(item, f"sandbox.accept_missing[{i}]", GUARANTEE_NAMES,
+                             "sandbox guarantee") for i, item in enumerate(entries)]
+        if any(name is None for name in names):
+            return None
+        return SandboxConfig(tuple(str(name) for name in names))
 
     def ranking(self, value: object) -> RankingConfig | None:
         if value is None:

@@ -1,10 +1,13 @@
 """A control group per sandboxed agent, where the machine lets the referee make one.
 
-It caps resident memory (RLIMIT_AS alone cannot see memory a process maps lazily or shares)
-and the number of processes, tells an out-of-memory kill from other deaths, and lists every
-process the agent started so that all of them can be killed when its game ends. Both cgroup
-v2 (one unified tree) and v1 (a `memory` and a `pids` hierarchy) are handled; where neither is
-writable the layer is reported missing and the other layers still apply.
+It caps resident memory (RLIMIT_AS alone cannot see memory a process maps lazily or shares,
+nor the pages of its scratch tmpfs) and the number of processes, gives the agent one CPU's
+worth of time whatever number of threads it runs (a group of its own, so a many-threaded
+agent cannot starve the games beside it), tells an out-of-memory kill from other deaths, and
+lists every process the agent started so that all of them can be killed when its game ends.
+Both cgroup v2 (one unified tree) and v1 (`memory`, `pids` and `cpu` hierarchies) are handled;
+where memory and pids cannot be had the layer is reported missing and the others still apply;
+a missing CPU controller is reported as such (`cpu_problem`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 GROUP = "pacman-arena"
+#: The agent's CPU share: QUOTA microseconds of CPU time per PERIOD, i.e. one CPU.
+PERIOD_US = 100_000
+QUOTA_US = 100_000
 
 
 def _write(path: Path, text: str) -> None:
@@ -32,6 +38,8 @@ class AgentCgroup:
     def __init__(self, dirs: list[Path], version: int) -> None:
         self.dirs = dirs
         self.version = version
+        #: Why the agent has no CPU share of its own ('' when it has one).
+        self.cpu_problem = "not set up"
 
     @classmethod
     def create(cls, memory_bytes: int | None, processes: int) -> AgentCgroup:
@@ -48,6 +56,11 @@ class AgentCgroup:
                 with contextlib.suppress(OSError):
                     _write(ROOT / "cgroup.subtree_control", "+memory +pids")
                 _write(base / "cgroup.subtree_control", "+memory +pids")
+            if "cpu" in controllers and "cpu" not in enabled:
+                with contextlib.suppress(OSError):
+                    _write(ROOT / "cgroup.subtree_control", "+cpu")
+                with contextlib.suppress(OSError):
+                    _write(base / "cgroup.subtree_control", "+cpu")
             group = base / name
             group.mkdir()
             made = cls([group], 2)
@@ -60,6 +73,11 @@ class AgentCgroup:
             except OSError:
                 made.remove()
                 raise
+            try:
+                _write(group / "cpu.max", f"{QUOTA_US} {PERIOD_US}")
+                made.cpu_problem = ""
+            except OSError as exc:
+                made.cpu_problem = f"no cpu controller in the cgroup v2 tree ({exc.strerror})"
             return made
         memory, pids = ROOT / "memory", ROOT / "pids"
         if not (memory.is_dir() and pids.is_dir()):
@@ -79,7 +97,28 @@ class AgentCgroup:
         except OSError:
             cls(dirs, 1).remove()
             raise
+        made.cpu_problem = made._v1_cpu(name)
         return made
+
+    def _v1_cpu(self, name: str) -> str:
+        """A group in the v1 `cpu` hierarchy with a one-CPU quota ('' when made)."""
+        hierarchy = ROOT / "cpu"
+        if not hierarchy.is_dir():
+            hierarchy = ROOT / "cpu,cpuacct"
+        if not (hierarchy / "cpu.cfs_quota_us").is_file():
+            return "no cgroup v1 cpu hierarchy with a CFS quota"
+        group = hierarchy / GROUP / name
+        try:
+            group.mkdir(parents=True)
+        except OSError as exc:
+            return f"cannot make a cpu group: {exc.strerror}"
+        self.dirs.append(group)
+        try:
+            _write(group / "cpu.cfs_period_us", str(PERIOD_US))
+            _write(group / "cpu.cfs_quota_us", str(QUOTA_US))
+        except OSError as exc:
+            return f"cannot set a CPU quota: {exc.strerror}"
+        return ""
 
     def add(self, pid: int) -> None:
         for group in self.dirs:
@@ -139,7 +178,8 @@ class AgentCgroup:
 
 def sweep_cgroups(alive: Callable[[int], bool]) -> None:
     """Remove the groups of referees that are gone (named `agent-<referee pid>-...`)."""
-    bases = [ROOT / GROUP, ROOT / "memory" / GROUP, ROOT / "pids" / GROUP]
+    bases = [ROOT / GROUP, ROOT / "memory" / GROUP, ROOT / "pids" / GROUP,
+             ROOT / "cpu" / GROUP, ROOT / "cpu,cpuacct" / GROUP]
     for base in bases:
         if not base.is_dir():
             continue

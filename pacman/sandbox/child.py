@@ -4,17 +4,21 @@ Forked by the referee's zygote (see `zygote.py`) with the request and answer pip
 and `wfd`. Two processes come out of it:
 - the first (the "keeper") unshares namespaces, forks, tells the referee the agent's pid and
   waits; an agent that kills its parent kills only the keeper;
-- the second (the agent process) is process 1 of a fresh PID namespace. It sets its limits,
-  imports what the engine needs, applies Landlock, drops its uid and capabilities, installs
-  the seccomp filter, and only then imports the team's code. It answers the referee's requests
-  one line at a time until told to stop or killed.
+- the second (the agent process) is process 1 of a fresh PID namespace. It closes every
+  descriptor it does not need, sets its limits, imports what the engine needs, moves into its
+  own minimal root (the mounts layer), applies Landlock, drops its uid and capabilities,
+  installs the seccomp filter, and only then imports the team's code. It answers the
+  referee's requests one line at a time until told to stop or killed.
 
-Everything the agent does wrong is turned into an answer (`["error", kind, message, trace]`)
-when the process survives it; when it does not, the referee reads the death from outside.
+Everything the agent does wrong is turned into an answer (`["error", seq, kind, exception
+type, exception text, trace]`) when the process survives it; when it does not, the referee
+reads the death from outside. The referee words every message itself: the child only says
+which exception the agent raised (the agent could write any answer anyway).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -91,10 +95,18 @@ def warm_up() -> None:
     import traceback  # noqa: F401
 
     from pacman import compat  # noqa: F401
+    from pacman.actions import action_name  # noqa: F401
     from pacman.describe import describe  # noqa: F401
     from pacman.layout import parse_layout  # noqa: F401
     from pacman.loader import load_file  # noqa: F401
+    from pacman.sandbox import mounts, seccomp  # noqa: F401
     from pacman.state import GameState  # noqa: F401
+
+    # The filter of an agent that is process 1 of its PID namespace (the usual case),
+    # compiled once here rather than in every sandbox (which also loads libseccomp before
+    # any file system shrinks).
+    with contextlib.suppress(seccomp.SeccompUnavailable):
+        seccomp.program_for(1)
 
 
 def main(rfd: int, wfd: int) -> None:
@@ -110,15 +122,30 @@ def main(rfd: int, wfd: int) -> None:
     as_root = os.geteuid() == 0
     switch_uid = plan.uid is not None and "uid" in plan.layers
 
+    want_mounts = "mounts" in plan.layers
+    state = {"mount_ns": False}
+
     def namespaces() -> None:
-        try:
-            confine.unshare_namespaces(as_root, with_user=not switch_uid)
-        except confine.LayerUnavailable:
-            if not as_root or switch_uid:
-                raise
-            confine.unshare_namespaces(as_root, with_user=False)
+        # With the user namespace when it can (not when the uid layer needs real root), with
+        # a mount namespace for the mounts layer; each missing piece is tried without.
+        attempts = [(user, mount) for user in ((not switch_uid, False) if as_root and
+                                                not switch_uid else (not switch_uid,))
+                    for mount in ((True, False) if want_mounts else (False,))]
+        problem: confine.LayerUnavailable | None = None
+        for with_user, mount in attempts:
+            try:
+                confine.unshare_namespaces(as_root, with_user=with_user, mount=mount)
+            except confine.LayerUnavailable as exc:
+                problem = problem or exc
+                continue
+            state["mount_ns"] = mount
+            return
+        assert problem is not None
+        raise problem
 
     report.run("namespaces", plan, namespaces)
+    if want_mounts and not state["mount_ns"]:
+        report.missing["mounts"] = "no mount namespace could be made"
     go_read, go_write = os.pipe()
     pid = os.fork()
     if pid:
@@ -126,7 +153,7 @@ def main(rfd: int, wfd: int) -> None:
     os.close(go_write)
     os.read(go_read, 1)
     os.close(go_read)
-    _agent_process(reader, wfd, init, plan, report, switch_uid)
+    _agent_process(reader, wfd, init, plan, report, switch_uid, state["mount_ns"])
 
 
 def _keep(pid: int, wfd: int, go_read: int, go_write: int, rfd: int) -> None:
@@ -153,9 +180,16 @@ def _agent_process(
     plan: confine.Plan,
     report: confine.Report,
     switch_uid: bool,
+    mount_ns: bool,
 ) -> None:
     # Die with the keeper (and so with the referee), whatever happens to the pipes.
     confine.libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    # Nothing the zygote or the keeper had open may reach the agent: only its pipes and its
+    # log (stdin, stdout and stderr).
+    keep = sorted({0, 1, 2, reader.fd, wfd})
+    for low, high in zip(keep, [*keep[1:], 1 << 20]):
+        if high > low + 1:
+            os.closerange(low + 1, high)
     report.run("rlimits", plan, lambda: confine.apply_rlimits(plan))
     # As process 1 of its namespace it would ignore the kernel's SIGXCPU; end as the signal
     # would, so the referee can tell a CPU limit from other deaths.
@@ -165,14 +199,29 @@ def _agent_process(
     import traceback  # noqa: F401  (used on errors, after Landlock)
 
     from pacman import compat
-    from pacman.describe import describe, safe_text
     from pacman.layout import parse_layout
     from pacman.loader import describe_signature, load_file  # noqa: F401
+    from pacman.sandbox import mounts
     from pacman.state import GameState
 
     compat.install()
     layout = parse_layout(init["layout_text"], name=init["layout_name"])
     template = GameState.initial(layout, init["num_ghosts"], init["ruleset"])
+    if mount_ns:
+        view = mounts.View(root=plan.root, read_paths=plan.read_paths, scratch=plan.workdir,
+                           scratch_bytes=plan.scratch_bytes, scratch_files=plan.scratch_files,
+                           owner=plan.uid if switch_uid else None)
+
+        def enter() -> None:
+            try:
+                mounts.enter(view)
+            except mounts.MountsUnavailable as exc:
+                raise confine.LayerUnavailable(str(exc)) from exc
+
+        if not report.run("mounts", plan, enter):
+            # Half-built views stay private to this namespace; the agent works on the host's
+            # folder (Landlock still confines it).
+            os.chdir("/")
     os.chdir(plan.workdir)
     report.run("landlock", plan,
                lambda: confine.apply_landlock(plan.read_paths, (plan.workdir, "/dev/null")))
@@ -188,7 +237,7 @@ def _agent_process(
     report.run("seccomp", plan, confine.apply_seccomp)
     sys.stdout = sys.stderr = _CappedStream(int(init["output_bytes"]))
     send(wfd, ["ready", report.active, report.missing])
-    _serve(reader, wfd, init, template, random, describe, safe_text)
+    _serve(reader, wfd, init, template, random)
 
 
 def _serve(
@@ -197,11 +246,11 @@ def _serve(
     init: dict[str, Any],
     template: Any,
     random: Any,
-    describe: Any,
-    safe_text: Any,
 ) -> None:
     import traceback
 
+    from pacman.actions import action_name
+    from pacman.describe import exception_text, safe_text
     from pacman.loader import SubmissionError, describe_signature, load_file
 
     reserve = bytearray(1 << 20)  # freed on MemoryError so the answer can still be built
@@ -209,16 +258,22 @@ def _serve(
     agent: Any = None
     index = int(init["index"])
 
-    def error(kind: str, what: str, exc: BaseException) -> list[Any]:
+    def error(kind: str, exc: BaseException, prefix: str = "",
+              trace_of: BaseException | None = None) -> list[Any]:
         nonlocal reserve
         reserve = bytearray()
         if isinstance(exc, MemoryError):
             kind = "memory" if kind != "load_error" else kind
         try:
-            trace = "".join(traceback.format_exception(exc)[-12:])[-TRACE_LIMIT:]
+            trace = "".join(traceback.format_exception(trace_of or exc)[-12:])[-TRACE_LIMIT:]
         except BaseException:
             trace = ""
-        return ["error", seq, kind, f"{what}{describe(exc)}"[:MESSAGE_LIMIT], trace]
+        try:
+            name = type(exc).__name__
+        except BaseException:
+            name = ""
+        return ["error", seq, kind, name, (prefix + exception_text(exc))[:MESSAGE_LIMIT],
+                trace]
 
     while True:
         message = reader.next()
@@ -232,14 +287,10 @@ def _serve(
             t0 = cpu()
             try:
                 action = agent.getAction(state)
+                name = action_name(action)
+                answer = ["action", seq, name, "" if name else safe_text(action), cpu() - t0]
             except BaseException as exc:
-                answer = error("crash", "getAction raised ", exc)
-            else:
-                used = cpu() - t0
-                if type(action) is str and len(action) <= 40:
-                    answer = ["action", seq, action, "", used]
-                else:
-                    answer = ["action", seq, None, safe_text(action), used]
+                answer = error("crash", exc)
         elif op == "load":
             ref = message[2]
             random.seed(int(message[3]))
@@ -251,50 +302,44 @@ def _serve(
                 if not isinstance(cls, type):
                     raise SubmissionError(f"{ref['path']} defines no class {ref['name']!r}")
             except SubmissionError as exc:
-                answer = ["error", seq, "load_error", str(exc)[:MESSAGE_LIMIT],
-                          _cause_trace(exc, traceback)]
+                cause = exc.__cause__
+                answer = error("load_error", cause or exc)
+                if isinstance(cause, SyntaxError):  # where, in the team's own file name
+                    answer[4] = (f"{os.path.basename(str(cause.filename or ref['path']))}:"
+                                 f"{cause.lineno or 0}: {cause.msg}")[:MESSAGE_LIMIT]
+                elif cause is None:
+                    answer[4] = str(exc)[:MESSAGE_LIMIT]
             except BaseException as exc:
-                answer = error("load_error", "", exc)
+                answer = error("load_error", exc)
             else:
                 args = dict(ref["args"])
                 try:
                     agent = cls(**args) if index == 0 else cls(index, **args)
-                except TypeError as exc:
-                    answer = error("load_error",
-                                   f"{ref['name']} (its options: {describe_signature(cls)}): ",
-                                   exc)
-                except BaseException as exc:
-                    answer = error("load_error", f"{ref['name']}: ", exc)
-                else:
                     answer = ["ok", seq, hasattr(agent, "registerInitialState"),
                               hasattr(agent, "final")]
+                except TypeError as exc:
+                    answer = error("load_error", exc,
+                                   f"(its options: {describe_signature(cls)}) ")
+                except BaseException as exc:
+                    answer = error("load_error", exc)
         elif op == "register":
             state = wire.state_from_fields(template, message[2])
             try:
                 agent.registerInitialState(state)
                 answer = ["ok", seq]
             except BaseException as exc:
-                answer = error("crash", "registerInitialState raised ", exc)
+                answer = error("crash", exc)
         elif op == "final":
             state = wire.state_from_fields(template, message[2])
             try:
                 agent.final(state)
                 answer = ["ok", seq]
             except BaseException as exc:
-                answer = error("crash", "final() raised ", exc)
+                answer = error("crash", exc)
         else:
-            answer = ["error", seq, "crash", f"unknown request {op!r}", ""]
+            answer = ["error", seq, "crash", "", f"unknown request {op!r}", ""]
         try:
             send(wfd, answer)
         except BaseException:
             os._exit(4)
 
-
-def _cause_trace(exc: BaseException, traceback: Any) -> str:
-    cause = exc.__cause__
-    if cause is None:
-        return ""
-    try:
-        return "".join(traceback.format_exception(cause)[-12:])[-TRACE_LIMIT:]
-    except BaseException:
-        return ""

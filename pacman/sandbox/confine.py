@@ -1,19 +1,8 @@
 """Confinement layers a sandboxed agent's process applies to itself before any team code runs.
 
 Each layer is independent and reported by name: where the kernel lacks a feature, the layer
-says why it is missing and the others still apply. In the order the child applies them:
-
-- `namespaces`: new user, network, PID and IPC namespaces. No network (only a loopback that is
-  down); the agent is process 1 of its own PID namespace, so it sees and can signal no process
-  outside it, and when it dies every process it started dies with it.
-- `rlimits`: address space, CPU seconds, file size, open files, no core dumps, processes.
-- `landlock`: the file system shrinks to the interpreter, the engine package, the team's
-  folder (read) and the agent's working folder (read and write); TCP is denied too.
-- `uid`: a separate unprivileged uid per agent slot (only when the referee runs as root and
-  the interpreter is readable by other users).
-- `capabilities`: every capability dropped (root inside its user namespace keeps none).
-- `seccomp`: a filter denying sockets, running programs, new processes (threads are fine),
-  tracing, mounting, namespaces, and kernel interfaces an agent has no use for.
+says why it is missing and the others still apply. `STOPS` says what each one stops, in the
+order the child applies them (the cgroup is made by the referee, from outside).
 
 This module only uses the standard library and ctypes: it runs in the child before the
 engine's own modules are needed.
@@ -22,7 +11,6 @@ engine's own modules are needed.
 from __future__ import annotations
 
 import ctypes
-import errno
 import os
 import platform
 import resource
@@ -31,7 +19,26 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LAYERS = ("namespaces", "rlimits", "landlock", "uid", "capabilities", "seccomp", "cgroup")
+#: What each layer stops, in the order they are applied; `pacman sandbox-check` and the
+#: README's table say the same.
+STOPS: dict[str, str] = {
+    "namespaces": "new user, network, PID, IPC and mount namespaces: no network at all, no "
+                  "other process in sight (the agent is process 1 of its own), no shared IPC",
+    "mounts": "a minimal read-only root (interpreter, engine, libraries, its own team folder) "
+              "and a size-capped tmpfs scratch: nothing else of the host exists for it, so it "
+              "cannot read, stat, watch, chmod or fill it",
+    "rlimits": "address space, CPU seconds, file size, open files, no core dumps",
+    "landlock": "the kernel refuses opening anything outside the interpreter, the engine, "
+                "its team folder (read) and its scratch (write); TCP too",
+    "uid": "a uid of its own per worker slot: the host's file permissions apply to it",
+    "capabilities": "every capability dropped, even inside its namespaces",
+    "seccomp": "an allow list of system calls: no sockets, processes, programs, metadata "
+               "changes (chmod, chown, times, xattrs), links, pipes, memfd, inotify, locks, "
+               "tracing; everything not listed is refused",
+    "cgroup": "resident memory (scratch and shared memory included), process and thread "
+              "count, a one-CPU share, and every process killed when the game ends",
+}
+LAYERS = tuple(STOPS)
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -77,6 +84,10 @@ class Plan:
 
     workdir: str
     read_paths: tuple[str, ...]
+    #: An empty host folder on which the mounts layer builds the agent's root.
+    root: str = ""
+    scratch_bytes: int = 64 * 1024 * 1024
+    scratch_files: int = 4096
     memory_bytes: int | None = None
     cpu_seconds: int | None = None
     file_bytes: int = 64 * 1024 * 1024
@@ -89,6 +100,9 @@ class Plan:
         return {
             "workdir": self.workdir,
             "read_paths": list(self.read_paths),
+            "root": self.root,
+            "scratch_bytes": self.scratch_bytes,
+            "scratch_files": self.scratch_files,
             "memory_bytes": self.memory_bytes,
             "cpu_seconds": self.cpu_seconds,
             "file_bytes": self.file_bytes,
@@ -103,6 +117,9 @@ class Plan:
         return cls(
             workdir=str(data["workdir"]),
             read_paths=tuple(str(p) for p in data["read_paths"]),  # type: ignore[attr-defined]
+            root=str(data["root"]),
+            scratch_bytes=int(data["scratch_bytes"]),  # type: ignore[call-overload]
+            scratch_files=int(data["scratch_files"]),  # type: ignore[call-overload]
             memory_bytes=data["memory_bytes"],  # type: ignore[arg-type]
             cpu_seconds=data["cpu_seconds"],  # type: ignore[arg-type]
             file_bytes=int(data["file_bytes"]),  # type: ignore[call-overload]
@@ -136,13 +153,14 @@ class Report:
 # --- namespaces --------------------------------------------------------------------------------
 
 
-def unshare_namespaces(as_root: bool, with_user: bool) -> None:
-    """New network, PID and IPC namespaces (and a user namespace unless `with_user` is off).
+def unshare_namespaces(as_root: bool, with_user: bool, mount: bool) -> None:
+    """New network, PID and IPC namespaces (and a user namespace unless `with_user` is off,
+    and a mount namespace for the mounts layer when `mount`).
 
     The PID namespace takes effect for the caller's next child: the caller must fork, and the
     child becomes process 1 of the namespace.
     """
-    flags = CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC
+    flags = CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | (CLONE_NEWNS if mount else 0)
     if with_user:
         flags |= CLONE_NEWUSER
     elif not as_root:
@@ -339,88 +357,12 @@ def drop_capabilities() -> None:
 
 # --- seccomp -----------------------------------------------------------------------------------
 
-AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
-#: Syscalls denied with an error the agent sees: name -> (x86_64, aarch64, errno).
-DENIED: dict[str, tuple[int | None, int | None, int]] = {
-    "socket": (41, 198, errno.EACCES),
-    "execve": (59, 221, errno.EPERM),
-    "execveat": (322, 281, errno.EPERM),
-    "fork": (57, None, errno.EPERM),
-    "vfork": (58, None, errno.EPERM),
-    "clone3": (435, 435, errno.ENOSYS),  # glibc falls back to clone, checked below
-    "ptrace": (101, 117, errno.EPERM),
-    "process_vm_readv": (310, 270, errno.EPERM),
-    "process_vm_writev": (311, 271, errno.EPERM),
-    "mount": (165, 40, errno.EPERM),
-    "umount2": (166, 39, errno.EPERM),
-    "pivot_root": (155, 41, errno.EPERM),
-    "chroot": (161, 51, errno.EPERM),
-    "unshare": (272, 97, errno.EPERM),
-    "setns": (308, 268, errno.EPERM),
-    "bpf": (321, 280, errno.EPERM),
-    "perf_event_open": (298, 241, errno.EPERM),
-    "keyctl": (250, 219, errno.EPERM),
-    "add_key": (248, 217, errno.EPERM),
-    "request_key": (249, 218, errno.EPERM),
-    "userfaultfd": (323, 282, errno.EPERM),
-    "io_uring_setup": (425, 425, errno.EPERM),
-}
-_CLONE = {"x86_64": 56, "aarch64": 220}
-
-_LD_W_ABS = 0x20
-_JEQ_K = 0x15
-_JGE_K = 0x35
-_JSET_K = 0x45
-_RET_K = 0x06
-RET_ALLOW = 0x7FFF0000
-RET_ERRNO = 0x00050000
-RET_KILL_PROCESS = 0x80000000
-
-
-def seccomp_program(machine: str) -> list[tuple[int, int, int, int]]:
-    """The BPF filter as (code, jt, jf, k) instructions; pure, so tests can read it."""
-    arch = AUDIT_ARCH.get(machine)
-    if arch is None:
-        raise LayerUnavailable(f"seccomp: no syscall table for {machine}")
-    col = 0 if machine == "x86_64" else 1
-    denied: list[tuple[int, int]] = []
-    for entry in DENIED.values():
-        nr = entry[col]
-        if nr is not None:
-            denied.append((nr, entry[2]))
-    prog: list[tuple[int, int, int, int]] = [
-        (_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
-        (_JEQ_K, 1, 0, arch),
-        (_RET_K, 0, 0, RET_KILL_PROCESS),
-        (_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
-    ]
-    if machine == "x86_64":
-        # x32 system calls share numbers with a high bit; nothing here needs them.
-        prog += [(_JGE_K, 0, 1, 0x40000000), (_RET_K, 0, 0, RET_ERRNO | errno.ENOSYS)]
-    for nr, err in denied:
-        prog += [(_JEQ_K, 0, 1, nr), (_RET_K, 0, 0, RET_ERRNO | err)]
-    prog += [
-        (_JEQ_K, 0, 3, _CLONE[machine]),
-        (_LD_W_ABS, 0, 0, 16),  # args[0], low 32 bits: the clone flags
-        (_JSET_K, 1, 0, CLONE_THREAD),
-        (_RET_K, 0, 0, RET_ERRNO | errno.EPERM),
-        (_RET_K, 0, 0, RET_ALLOW),
-    ]
-    return prog
-
 
 def apply_seccomp() -> None:
-    prog = seccomp_program(platform.machine())
-    raw = b"".join(struct.pack("HBBI", *ins) for ins in prog)
-    filt = ctypes.create_string_buffer(raw, len(raw))
+    """Install the allow list (see `seccomp.py`) for this process and its future threads."""
+    from pacman.sandbox import seccomp
 
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    fprog = SockFprog(len(prog), ctypes.cast(filt, ctypes.c_void_p))
-    if libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        raise LayerUnavailable("seccomp: cannot set no_new_privs")
-    _check(
-        libc().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0),
-        "seccomp: install filter",
-    )
+    try:
+        seccomp.install(seccomp.program_for(os.getpid()))
+    except seccomp.SeccompUnavailable as exc:
+        raise LayerUnavailable(str(exc)) from exc

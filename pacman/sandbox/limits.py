@@ -23,7 +23,15 @@ DESCRIPTIONS = {
     "cpu_seconds": "CPU seconds per game, enforced by the kernel (RLIMIT_CPU)",
     "output_kb": "KiB of printed output kept in the agent's log; the rest is dropped",
     "processes": "processes and threads the agent's user may run (RLIMIT_NPROC, pids cgroup)",
+    "scratch_mb": "MiB of the agent's scratch folder (a tmpfs of its own, at most 64 files "
+                  "per MiB), counted as its memory",
 }
+#: Limits counted in whole numbers (the others are seconds), with their least value.
+COUNTS = {"move_warnings": 0, "output_kb": 0, "processes": 1, "memory_mb": 64, "scratch_mb": 1}
+#: Limits that always apply (the others may be None, switched off).
+ALWAYS = ("move_warnings", "output_kb", "processes", "scratch_mb")
+#: Files per MiB of scratch space (tmpfs inodes).
+SCRATCH_FILES_PER_MB = 64
 
 
 @dataclass(frozen=True)
@@ -39,11 +47,12 @@ class Limits:
     cpu_seconds: float | None = None
     output_kb: int = 64
     processes: int = 64
+    scratch_mb: int = 64
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if value is None and f.name not in ("move_warnings", "output_kb", "processes"):
+            if value is None and f.name not in ALWAYS:
                 continue
             problem = limit_problem(f.name, value)
             if problem:
@@ -58,11 +67,11 @@ class Limits:
 
 def limit_problem(name: str, value: object) -> str:
     """Why `value` is not acceptable for the limit `name` ('' when it is)."""
-    if name in ("move_warnings", "output_kb", "processes", "memory_mb"):
+    if name in COUNTS:
         if isinstance(value, bool) or not isinstance(value, int):
             return f"expected a whole number, got {value!r}"
         # Below 64 MiB the interpreter itself cannot run, so no agent could.
-        low = {"processes": 1, "memory_mb": 64}.get(name, 0)
+        low = COUNTS[name]
         if value < low:
             return f"expected at least {low}, got {value}"
         return ""
@@ -109,6 +118,17 @@ class TimeKeeper:
         if self.limits.game_total is not None:
             bounds.append(max(0.0, self.limits.game_total - self.total))
         return min(bounds) if bounds else None
+
+    def cut_off(self, move: int) -> str:
+        """Why a move stopped at `allowed()` seconds was killed: which limit bound it."""
+        allowed = self.allowed()
+        lim = self.limits
+        if allowed is None:
+            return f"move {move} did not end"
+        if lim.game_total is not None and (lim.move_hard is None or allowed != lim.move_hard):
+            return (f"move {move} was killed when thinking time reached {lim.game_total}s "
+                    f"(limit {lim.game_total}s per game)")
+        return f"move {move} took more than {allowed:.3f}s; killed"
 
     def account(self, wall: float, move: int) -> str | None:
         """Record a move that took `wall` seconds; the failure message if it broke a limit."""

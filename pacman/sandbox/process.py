@@ -5,12 +5,19 @@
 against its `Limits`. The child is stopped (SIGSTOP) whenever it is not its turn, so an idle
 agent cannot burn CPU the opponent is thinking with; when a move runs past the hard limit the
 child is killed. Whatever goes wrong on the agent's side raises `AgentFault` (kind, message,
-trace), which the runner records; what goes wrong on the referee's side raises `SandboxError`
-and is never blamed on the agent.
+trace), which the runner records; a failure to start a sandbox at all (before any team code
+runs) raises `SandboxError` and is never blamed on the agent.
+
+Everything read from or about the agent's process is hostile bytes: its answers, its log,
+/proc/<pid>/stat (whose command name the agent chooses). Once the agent's code may have run,
+anything that goes wrong while handling it is its own failure (`AgentFault`), never the
+platform's: otherwise an agent about to lose could make its game an unscored `infra_error`.
+And `close()` runs every step of the clean-up whatever the one before it raised.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import math
 import os
@@ -28,12 +35,12 @@ from pathlib import Path
 from typing import Any
 
 import pacman
-from pacman.describe import clean
+from pacman.describe import clean, describe_parts
 from pacman.layout import Layout
 from pacman.loader import AgentRef
 from pacman.sandbox import confine, wire
 from pacman.sandbox.cgroup import AgentCgroup, sweep_cgroups
-from pacman.sandbox.limits import Limits, TimeKeeper
+from pacman.sandbox.limits import SCRATCH_FILES_PER_MB, Limits, TimeKeeper
 from pacman.sandbox.zygote import Zygote, ZygoteGone, discard_zygote, zygote
 from pacman.state import GameState
 
@@ -74,6 +81,30 @@ class SandboxError(RuntimeError):
 
 class _Died(Exception):
     pass
+
+
+class _Interrupted(Exception):
+    """Something the waiting hook raised (a closed window, Ctrl-C): not the agent's doing."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+
+#: What the agent was asked, in the referee's words (the messages' subjects).
+PHASES = {"load": "loading it", "register": "registerInitialState", "move": "getAction",
+          "final": "final()"}
+
+
+def fault_message(op: str, kind: str, exc_type: object, text: object) -> str:
+    """The referee's sentence for a failure the child reported; the agent's own words (its
+    exception's type and text) appear only quoted inside it."""
+    what = describe_parts(exc_type, text)
+    if kind == "memory":
+        return f"ran out of memory in {PHASES[op]}: {what}"
+    if op == "load":
+        return f"could not be loaded: {what}"
+    return f"{PHASES[op]} raised {what}"
 
 
 @dataclass
@@ -131,6 +162,13 @@ class AgentProcess:
         self.active: list[str] = []
         self.missing: dict[str, str] = {}
         self.log = ""
+        #: Called with what the agent printed, as it arrives (the CLI shows it live).
+        self.on_output: Callable[[str], None] | None = None
+        self._log_fd: int | None = None
+        self._log_offset = 0
+        self._log_decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        #: The first error a clean-up step raised (the others still ran), for diagnosis.
+        self.cleanup_error: BaseException | None = None
         self.cpu = CpuRecord()
         self._buf = b""
         self._seq = 0
@@ -147,6 +185,9 @@ class AgentProcess:
                                            dir=self.placement.root))
         self.workdir = self._home / "work"
         self.workdir.mkdir()
+        #: Where the mounts layer builds the agent's root (an empty folder on the host).
+        self.root = self._home / "root"
+        self.root.mkdir()
         self.log_path = self._home / "output.log"
 
     # --- life cycle -------------------------------------------------------------------------
@@ -163,6 +204,9 @@ class AgentProcess:
         plan = confine.Plan(
             workdir=str(self.workdir),
             read_paths=read_paths(self.ref),
+            root=str(self.root),
+            scratch_bytes=self.limits.scratch_mb * 1024 * 1024,
+            scratch_files=self.limits.scratch_mb * SCRATCH_FILES_PER_MB,
             memory_bytes=mem,
             cpu_seconds=None if self.limits.cpu_seconds is None
             else max(1, round(self.limits.cpu_seconds)),
@@ -178,7 +222,8 @@ class AgentProcess:
             self._make_cgroup(mem)
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
-        log = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        log = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        self._log_fd = os.open(self.log_path, os.O_RDONLY)
         try:
             fds = [to_child_r, from_child_w, log]
             self._zygote = zygote()
@@ -205,6 +250,10 @@ class AgentProcess:
                 self.cgroup = None
         if self.cgroup is not None:
             self.active.append("cgroup")
+            if self.cgroup.cpu_problem:
+                self.missing["cpu share"] = self.cgroup.cpu_problem
+            else:
+                self.active.append("cpu share")
         os.set_blocking(self._to_child, False)
         deadline = time.perf_counter() + SPAWN_LIMIT
         init = {
@@ -275,8 +324,8 @@ class AgentProcess:
         over = keeper.account_startup(wall)
         if over:
             raise AgentFault("timeout", over)
-        self._expect(answer, "ok", 4)
-        return bool(answer[2]), bool(answer[3])
+        self._expect(answer, "load", "ok", 4)
+        return answer[2] is True, answer[3] is True
 
     def register(self, state: GameState, keeper: TimeKeeper) -> None:
         answer, wall = self._ask(["register", wire.state_fields(state)],
@@ -284,13 +333,13 @@ class AgentProcess:
         over = keeper.account_startup(wall)
         if over:
             raise AgentFault("timeout", over)
-        self._expect(answer, "ok", 2)
+        self._expect(answer, "register", "ok", 2)
 
     def move(self, state: GameState, keeper: TimeKeeper, number: int) -> tuple[Any, str, float]:
         """(action or None, description of a non-string answer, wall seconds)."""
         answer, wall = self._ask(["move", wire.state_fields(state)], keeper.allowed(),
-                                 f"move {number}")
-        self._expect(answer, "action", 5)
+                                 f"move {number}", keeper.cut_off(number))
+        self._expect(answer, "move", "action", 5)
         over = keeper.account(wall, number)
         if over:
             raise AgentFault("timeout", over)
@@ -308,17 +357,34 @@ class AgentProcess:
     def final(self, state: GameState) -> None:
         with contextlib.suppress(AgentFault):
             answer, _ = self._ask(["final", wire.state_fields(state)], FINAL_LIMIT, "final()")
-            self._expect(answer, "ok", 2)
+            self._expect(answer, "final", "ok", 2)
 
     def close(self) -> None:
-        """Kill the agent and everything it started; collect its log; remove its folders."""
+        """Kill the agent and everything it started; collect its log; remove its folders.
+
+        Every step runs whatever the ones before it raised (the first error is kept in
+        `cleanup_error`); it never raises itself, except for Ctrl-C.
+        """
         if self._closed:
             return
         self._closed = True
+        for step in (self._record_cpu, self._kill_agent, self._end_keeper,
+                     self._remove_cgroup, self._collect_log, self._close_fds,
+                     self._remove_home):
+            try:
+                step()
+            except Exception as exc:
+                self.cleanup_error = self.cleanup_error or exc
+
+    def _record_cpu(self) -> None:
         self.cpu.total = self._cpu_total()
+
+    def _kill_agent(self) -> None:
         if self.pid is not None:
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
+
+    def _end_keeper(self) -> None:
         if self.keeper_pid is not None:
             if self._keeper_status(2) is None:
                 with contextlib.suppress(OSError):
@@ -326,19 +392,30 @@ class AgentProcess:
                 self._keeper_status(2)
             if self._zygote is not None:
                 self._zygote.forget(self.keeper_pid)
+
+    def _remove_cgroup(self) -> None:
         if self.cgroup is not None:
             self.cgroup.remove()
-        for fd in (self._to_child, self._from_child, self._stat_fd):
+
+    def _collect_log(self) -> None:
+        self._drain_output()
+        self.log = self._read_log()
+
+    def _close_fds(self) -> None:
+        for fd in (self._to_child, self._from_child, self._stat_fd, self._log_fd):
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        self.log = self._read_log()
+        self._log_fd = None
+
+    def _remove_home(self) -> None:
         if not self.placement.keep:
             remove_tree(self._home)
 
     # --- talking -----------------------------------------------------------------------------
 
-    def _ask(self, message: list[Any], limit: float | None, what: str) -> tuple[list[Any], float]:
+    def _ask(self, message: list[Any], limit: float | None, what: str,
+             cut_off: str = "") -> tuple[list[Any], float]:
         """Send a request, wait at most `limit` seconds; kill the child when it runs over.
 
         The request gets a fresh random number, which the answer must repeat; an answer sent
@@ -357,19 +434,26 @@ class AgentProcess:
             if self._buf or self._unread():
                 raise wire.ProtocolError("it answered before it was asked")
             answer = self._read(deadline) if self._send(request, deadline) else None
+        except _Interrupted as stop:
+            raise stop.original from None
         except _Died:
             raise self._death(what) from None
         except wire.ProtocolError as exc:
             self._kill()
             raise AgentFault("crash", f"broke the sandbox protocol during {what}: "
                              f"{clean(str(exc), 120)}") from None
-        except (OSError, ValueError, OverflowError) as exc:  # the referee's side failed
+        except Exception as exc:
+            # Whatever else failed while handling this agent (its code has run by now) is its
+            # failure: it must never be able to turn its game into an unscored infra_error.
             self._kill()
-            raise SandboxError(f"talking to the sandbox failed during {what}: {exc}") from exc
+            raise AgentFault("crash", f"the referee could not handle it during {what} "
+                             f"({type(exc).__name__})") from exc
+        finally:
+            self._drain_output()
         wall = time.perf_counter() - t0
         if answer is None:
             self._kill()
-            raise AgentFault("timeout", f"{what} took more than {limit:.3f}s; killed")
+            raise AgentFault("timeout", cut_off or f"{what} took more than {limit:.3f}s; killed")
         if len(answer) < 2 or answer[1] != self._seq or self._buf:
             self._kill()
             raise AgentFault("crash", f"broke the sandbox protocol during {what} "
@@ -383,14 +467,16 @@ class AgentProcess:
         poller.register(self._from_child, select.POLLIN)
         return any(event & select.POLLIN for _, event in poller.poll(0))
 
-    def _expect(self, answer: list[Any], kind: str, length: int) -> None:
-        """Check an answer's shape; an error the child may report becomes the agent's fault."""
+    def _expect(self, answer: list[Any], op: str, kind: str, length: int) -> None:
+        """Check an answer's shape; an error the child may report becomes the agent's fault,
+        worded by the referee (`fault_message`)."""
         if answer[0] == kind and len(answer) == length:
             return
-        if (answer[0] == "error" and len(answer) == 5 and answer[2] in wire.CHILD_FAULTS
-                and isinstance(answer[3], str) and isinstance(answer[4], str)):
+        if (answer[0] == "error" and len(answer) == 6 and answer[2] in wire.CHILD_FAULTS
+                and all(isinstance(x, str) for x in answer[3:6])):
             self._kill()
-            raise AgentFault(answer[2], clean(answer[3], 300), clean(answer[4], 4000))
+            raise AgentFault(answer[2], fault_message(op, answer[2], answer[3], answer[4]),
+                             clean(answer[5], 4000))
         self._kill()
         raise AgentFault("crash", "broke the sandbox protocol (answered "
                          f"{clean(str(answer[0]), 20)!r} to a request for {kind!r})")
@@ -419,9 +505,18 @@ class AgentProcess:
                 timeout = min(WAIT_SLICE_MS, max(1, int(left * 1000) + 1))
             poller = select.poll()
             poller.register(self._to_child, select.POLLOUT)
-            if not poller.poll(timeout) and self.on_wait is not None:
-                self.on_wait()
+            if not poller.poll(timeout):
+                self._waiting()
         return True
+
+    def _waiting(self) -> None:
+        """While an answer is awaited: show what the agent printed, pump the window."""
+        self._drain_output()
+        if self.on_wait is not None:
+            try:
+                self.on_wait()
+            except BaseException as exc:
+                raise _Interrupted(exc) from exc
 
     def _read(self, deadline: float | None) -> list[Any] | None:
         """The next answer line, or None when the deadline passes first."""
@@ -433,13 +528,12 @@ class AgentProcess:
                 if left <= 0:
                     return None
                 timeout = max(1, int(left * 1000) + 1)
-            if self.on_wait is not None:
+            if self.on_wait is not None or self.on_output is not None:
                 timeout = WAIT_SLICE_MS if timeout < 0 else min(timeout, WAIT_SLICE_MS)
             poller = select.poll()
             poller.register(self._from_child, select.POLLIN)
             if not poller.poll(timeout):
-                if self.on_wait is not None:
-                    self.on_wait()
+                self._waiting()
                 continue
             chunk = os.read(self._from_child, 1 << 16)
             if not chunk:
@@ -504,15 +598,30 @@ class AgentProcess:
         if self._stat_fd is None:
             return None
         try:
-            raw = os.pread(self._stat_fd, 1024, 0).decode()
+            raw = os.pread(self._stat_fd, 4096, 0)
         except OSError:
             return None
-        parts = raw.rpartition(")")[2].split()
+        return cpu_seconds_from_stat(raw)
+
+    def _drain_output(self) -> None:
+        """Hand what the agent printed since the last call to `on_output` (capped like the
+        log: at most `output_kb` in all)."""
+        if self.on_output is None or self._log_fd is None:
+            return
+        limit = self.limits.output_kb * 1024
+        left = limit - self._log_offset
+        if left <= 0:
+            return
         try:
-            ticks = sum(int(x) for x in parts[11:15])  # utime stime cutime cstime
-        except (ValueError, IndexError):
-            return None
-        return ticks / os.sysconf("SC_CLK_TCK")
+            data = os.pread(self._log_fd, min(left, 1 << 16), self._log_offset)
+        except OSError:
+            return
+        if not data:
+            return
+        self._log_offset += len(data)
+        text = clean(self._log_decoder.decode(data, final=self._log_offset >= limit))
+        if text:
+            self.on_output(text)
 
     def _read_log(self) -> str:
         limit = self.limits.output_kb * 1024
@@ -533,6 +642,20 @@ class AgentProcess:
                 return clean(fh.read().decode("utf-8", "replace"))
         except OSError:
             return ""
+
+
+def cpu_seconds_from_stat(raw: bytes) -> float | None:
+    """utime + stime + cutime + cstime from /proc/<pid>/stat, as bytes: the agent chooses its
+    command name (up to 16 bytes, any of them but NUL, ')' and spaces included), so the
+    fields are read after the last ')' and nothing is ever decoded as text."""
+    parts = raw[raw.rfind(b")") + 1:].split()
+    try:
+        ticks = sum(int(x) for x in parts[11:15])
+    except (ValueError, IndexError):
+        return None
+    if len(parts) < 15 or ticks < 0:
+        return None
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 _swept: set[tuple[int, str]] = set()

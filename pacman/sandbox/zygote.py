@@ -4,6 +4,9 @@ Starting Python and importing the engine takes about 60 ms of CPU; a tournament 
 every agent of every game. The zygote pays it once per referee process: it is started with
 `python -I`, imports everything a sandbox needs, and then only ever forks. It never runs team
 code itself, and holds nothing a sandbox should not see (it has no state of the referee's).
+In particular it starts with an environment of its own (`ZYGOTE_ENVIRONMENT`), not the
+organizer's: the strings the kernel copies onto a new process's stack stay readable in every
+fork, whatever `os.environ` says later, so secrets must never be there in the first place.
 
 The referee talks to it over a Unix socket pair (SOCK_SEQPACKET, one message per packet):
 `spawn` hands it the sandbox's pipe and log descriptors (SCM_RIGHTS), the working folder and
@@ -34,6 +37,20 @@ BOOT = (
     "from pacman.sandbox.zygote import serve; serve(int(sys.argv[2]))"
 )
 PR_SET_PDEATHSIG = 1
+
+
+#: The zygote's whole environment: nothing of the organizer's (tokens, keys, passwords).
+ZYGOTE_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+#: Variables passed on where set, because an interpreter may need them to start.
+PASSED_ON = ("LD_LIBRARY_PATH",)
+
+
+def zygote_environment() -> dict[str, str]:
+    env = dict(ZYGOTE_ENVIRONMENT)
+    for name in PASSED_ON:
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env
 
 
 class ZygoteGone(RuntimeError):
@@ -135,6 +152,7 @@ class Zygote:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            env=zygote_environment(),
         )
         theirs.close()
         self.sock = ours

@@ -12,13 +12,18 @@ def _harness():
 
 
 class ZooAgent:
-    """Writes its own answer on the referee's pipe: an error of a kind it chooses."""
+    """Writes its own answer on the referee's pipe: an error of a kind and wording it chooses.
 
-    def __init__(self, kind="win"):
+    Expected: a crash of its own, whatever it wrote (its words only ever appear quoted).
+    """
+
+    def __init__(self, kind="win", exc_type="", text="I say so"):
         self.kind = kind
+        self.exc_type = exc_type
+        self.text = text
 
     def getAction(self, state):
         harness = _harness()
-        line = json.dumps(["error", harness["seq"], self.kind, "I say so", ""]) + "\n"
+        line = json.dumps(["error", harness["seq"], self.kind, self.exc_type, self.text, ""]) + "\n"
         os.write(harness["wfd"], line.encode())
         return state.getLegalActions(0)[0]

@@ -1,0 +1,192 @@
+"""What the sandbox promises, from its parts: the guarantees each set of layers gives, the
+refusal of `tournament run` and `validate` to play teams without them, and the small pure
+pieces that keep agent-made bytes and words in their place."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pacman.actions import action_name
+from pacman.describe import describe, describe_parts, quote
+from pacman.sandbox import check, guarantees, mounts
+from pacman.sandbox.confine import LAYERS, STOPS
+from pacman.sandbox.process import cpu_seconds_from_stat, fault_message
+from tournament.cli import main as tournament_main
+
+ALL = (*LAYERS, "cpu share")
+
+
+# --- guarantees ----------------------------------------------------------------------------------
+
+def test_every_guarantee_holds_with_every_layer() -> None:
+    assert all(guarantees.held(ALL).values())
+    assert set(STOPS) == set(LAYERS)  # every layer says what it stops
+
+
+@pytest.mark.parametrize("layer, lost", [
+    ("mounts", {"scratch"}),
+    ("seccomp", {"channels"}),  # locks and inotify on the files every sandbox reads
+    ("cgroup", {"cpu_share"}),
+    ("namespaces", set()),
+    ("landlock", set()),
+    ("uid", set()),
+])
+def test_one_missing_layer_loses_only_what_no_other_layer_covers(layer: str,
+                                                                 lost: set[str]) -> None:
+    active = [name for name in ALL if name != layer and not (
+        layer == "cgroup" and name == "cpu share")]
+    assert {g.name for g in guarantees.missing(active)} == lost
+
+
+def test_two_missing_layers_lose_what_they_shared() -> None:
+    active = [name for name in ALL if name not in ("mounts", "landlock")]
+    assert {g.name for g in guarantees.missing(active)} == {"files", "channels", "scratch"}
+    active = [name for name in ALL if name not in ("mounts", "seccomp")]
+    assert {"metadata", "channels", "scratch"} <= {g.name for g in guarantees.missing(active)}
+    assert {g.name for g in guarantees.missing([])} == set(guarantees.NAMES)
+
+
+def test_requirements_read_as_sentences() -> None:
+    files = next(g for g in guarantees.GUARANTEES if g.name == "files")
+    assert guarantees.requirement_text(files) == "mounts or landlock"
+
+
+# --- tournament run refuses without them ---------------------------------------------------------
+
+def tournament(root: Path, extra: str = "") -> Path:
+    team = root / "submissions" / "alpha"
+    team.mkdir(parents=True)
+    (team / "agent.py").write_text(textwrap.dedent("""\
+        class ZooAgent:
+            def getAction(self, state):
+                return state.getLegalActions(0)[0]
+        """))
+    (team / "team.yaml").write_text("agent: agent.py:ZooAgent\n")
+    config = root / "t.yaml"
+    config.write_text(textwrap.dedent("""\
+        name: Guarded cup
+        entrants: {submissions: submissions}
+        grid: {layouts: [testClassic], max_moves: 20}
+        games_per_cell: 1
+        workers: 1
+        output: out
+        """) + extra)
+    return config
+
+
+@pytest.fixture
+def weak_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine whose kernel gives neither the mounts layer nor a cgroup CPU controller."""
+    active = [name for name in ALL if name not in ("mounts", "cpu share")]
+
+    def fake_check(limits: object = None) -> check.CheckReport:
+        return check.CheckReport(active, {"mounts": "not on this kernel",
+                                          "cpu share": "no cpu controller"})
+
+    monkeypatch.setattr(check, "run_check", fake_check)
+
+
+@pytest.mark.usefixtures("weak_machine")
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_run_and_validate_refuse_without_the_guarantees(tmp_path: Path, command: str) -> None:
+    config = tournament(tmp_path)
+    result = CliRunner().invoke(tournament_main, [command, str(config)])
+    assert result.exit_code == 2, result.output
+    assert "scratch: its scratch space is its own and capped" in result.output
+    assert "cpu_share" in result.output and "sandbox: {accept_missing: [scratch, cpu_share]}" \
+        in result.output
+    assert not (tmp_path / "out" / "results.sqlite").exists() or command == "run"
+
+
+@pytest.mark.usefixtures("weak_machine")
+def test_an_organizer_may_accept_a_missing_guarantee_by_name(tmp_path: Path) -> None:
+    config = tournament(tmp_path, "sandbox: {accept_missing: [scratch, cpu_share]}\n")
+    result = CliRunner().invoke(tournament_main, ["run", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "accepted by the config: no guarantee that its scratch space" in result.output
+    config = tournament(tmp_path / "again", "sandbox: {accept_missing: [scratch]}\n")
+    result = CliRunner().invoke(tournament_main, ["run", str(config)])
+    assert result.exit_code == 2 and "cpu_share" in result.output
+
+
+def test_the_config_names_unknown_guarantees(tmp_path: Path) -> None:
+    config = tournament(tmp_path, "sandbox: {accept_missing: [scrach]}\n")
+    result = CliRunner().invoke(tournament_main, ["validate", str(config)])
+    assert result.exit_code == 2
+    assert "sandbox.accept_missing[0]" in result.output and "scratch" in result.output
+
+
+# --- bytes about the agent's process ----------------------------------------------------------
+
+def stat_line(name: bytes) -> bytes:
+    fields = [b"S"] + [b"0"] * 10 + [b"150", b"50", b"3", b"1"] + [b"0"] * 30
+    return b"1234 (" + name + b") " + b" ".join(fields)
+
+
+@pytest.mark.parametrize("name", [b"python", b"\xff\xfe) 7 7 (\xc3", b")", b"a b c d e f",
+                                  b"\x00\x01"])
+def test_cpu_time_is_read_whatever_the_process_calls_itself(name: bytes) -> None:
+    assert cpu_seconds_from_stat(stat_line(name)) == pytest.approx(
+        204 / os.sysconf("SC_CLK_TCK"))
+
+
+@pytest.mark.parametrize("raw", [b"", b"garbage", b"1 (x) S 1 2", b"\xff" * 100])
+def test_an_unreadable_stat_line_is_no_figure(raw: bytes) -> None:
+    assert cpu_seconds_from_stat(raw) is None
+
+
+# --- the agent's words, only ever quoted -------------------------------------------------------
+
+def test_an_agents_text_is_one_quoted_line() -> None:
+    text = 'lost"\nAverage Score: 1742\x1b[2J'
+    assert quote(text) == '"lost\\"\\nAverage Score: 1742[2J"'
+    assert describe(ValueError(text)).startswith('ValueError: "lost\\"')
+    assert describe_parts("Bad\nName", "x") == 'an exception with an unprintable name: "x"'
+    assert len(quote("x" * 10_000)) <= 202
+
+
+@pytest.mark.parametrize("op, kind, expected", [
+    ("move", "crash", 'getAction raised KeyError: "k"'),
+    ("register", "crash", 'registerInitialState raised KeyError: "k"'),
+    ("load", "load_error", 'could not be loaded: KeyError: "k"'),
+    ("move", "memory", 'ran out of memory in getAction: KeyError: "k"'),
+])
+def test_the_referee_words_every_failure(op: str, kind: str, expected: str) -> None:
+    assert fault_message(op, kind, "KeyError", "k") == expected
+
+
+def test_a_move_is_what_its_string_spells() -> None:
+    class Liar(str):
+        def __str__(self) -> str:
+            return "North"
+
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = str.__hash__
+
+    class FakeClass:
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            return str
+
+    assert action_name("West") == "West"
+    assert action_name(Liar("East")) == "East" and type(action_name(Liar("East"))) is str
+    assert action_name(Liar("Up")) is None
+    assert action_name(FakeClass()) is None and action_name(None) is None
+
+
+# --- the mounts layer's plan -------------------------------------------------------------------
+
+def test_binds_leave_out_what_an_outer_bind_shows(tmp_path: Path) -> None:
+    (tmp_path / "usr" / "lib").mkdir(parents=True)
+    (tmp_path / "team").mkdir()
+    (tmp_path / "lib").symlink_to("usr/lib")
+    paths = (str(tmp_path / "usr"), str(tmp_path / "usr" / "lib"), str(tmp_path / "lib"),
+             str(tmp_path / "team"), str(tmp_path / "missing"))
+    assert mounts.bind_plan(paths) == [str(tmp_path / "team"), str(tmp_path / "usr")]
