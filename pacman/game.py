@@ -11,11 +11,13 @@ per game, removes that).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,11 +149,14 @@ def play(
     catch: bool = True,
     agents: list[Any] | None = None,
     placement: Placement | None = None,
+    on_output: Callable[[int, str], None] | None = None,
 ) -> GameResult:
     """Play one game. With `catch` (the default) nothing an agent does escapes as an exception.
 
     `agents` overrides building them from the spec (tests and the keyboard use it);
-    `placement` says where sandboxes live and which uid slot they take (one per worker).
+    `placement` says where sandboxes live and which uid slot they take (one per worker);
+    `on_output(index, text)` receives what a sandboxed agent prints as it prints it (it is in
+    `logs` at the end either way).
     Every sandbox the game started is gone when this returns, whatever happened.
     """
     display = display or NullDisplay()
@@ -196,7 +201,7 @@ def play(
         if agents is not None:
             built = list(agents)
         else:
-            built = _build(spec, refs, n, placement, keepers, fail)
+            _build(spec, refs, n, placement, keepers, fail, built, on_output)
         if not result.outcome:
             display.initialize(state)
             _register(built, state, keepers, fail)
@@ -223,10 +228,17 @@ def play(
         failure.result = result
         raise
     finally:
+        # Every sandbox is closed, whatever closing or recording another one raised.
+        problem: BaseException | None = None
         for i, agent in enumerate(built):
             if isinstance(agent, SandboxedAgent):
-                agent.close()
-                _record_sandbox(result, i, agent)
+                try:
+                    agent.close()
+                    _record_sandbox(result, i, agent)
+                except BaseException as exc:
+                    problem = problem or exc
+        if problem is not None:
+            raise problem
     display.finish(state, result.outcome)
     return result
 
@@ -238,12 +250,15 @@ def _build(
     placement: Placement | None,
     keepers: list[TimeKeeper],
     fail: Any,
-) -> list[Any]:
-    """Fresh agents for one game: built-ins in-process, file agents in sandboxes by default.
+    built: list[Any],
+    on_output: Callable[[int, str], None] | None,
+) -> None:
+    """Fresh agents for one game, appended to `built` as they come (so that the caller closes
+    the sandboxes already started, whatever happens to a later one): built-ins in-process,
+    file agents in sandboxes by default.
 
     Stops at the first agent that cannot be built (the game is then lost before it starts).
     """
-    built: list[Any] = []
     ghost_rng = random.Random(derive_seed(spec.seed, "ghosts"))
     for i, ref in enumerate(refs):
         if ref.path is not None and spec.sandbox is not False:
@@ -261,6 +276,8 @@ def _build(
             # Time spent importing and building counts against the start-up limit.
             keepers[i] = agent.keeper
             built.append(agent)
+            if on_output is not None:
+                agent.process.on_output = functools.partial(on_output, i)
             continue
         t0 = time.perf_counter()
         try:
@@ -283,7 +300,6 @@ def _build(
             # Trusted code may think in a thread while a window stays responsive.
             agent.think_in_thread = ref.name != "KeyboardAgent"
         built.append(agent)
-    return built
 
 
 def _register(built: list[Any], state: GameState, keepers: list[TimeKeeper], fail: Any) -> None:

@@ -400,3 +400,37 @@ def test_folders_left_by_a_dead_referee_are_swept(tmp_path: Path) -> None:
                     resolve("RandomGhost", kind="ghost"), seed=1, max_moves=5)
     play(spec, placement=Placement(root=tmp_path))
     assert not stale.exists() and alive.exists()
+
+
+@sandbox_needed
+def test_what_an_agent_prints_reaches_the_caller_as_it_prints(tmp_path: Path) -> None:
+    (tmp_path / "agent.py").write_text(
+        "class Talker:\n"
+        "    moves = 0\n"
+        "    def getAction(self, state):\n"
+        "        print(f'thinking about move {self.moves}')\n"
+        "        self.moves += 1\n"
+        "        return state.getLegalActions(0)[0]\n")
+    events: list[str] = []
+
+    class Recorder:
+        def initialize(self, state: GameState) -> None:
+            pass
+
+        def update(self, state: GameState, index: int, action: str) -> None:
+            if index == 0:
+                events.append("moved")
+
+        def finish(self, state: GameState, outcome: str) -> None:
+            pass
+
+    spec = GameSpec(load_layout("testClassic"), resolve(f"{tmp_path}/agent.py:Talker"),
+                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=20)
+    result = play(spec, display=Recorder(),
+                  on_output=lambda index, text: events.append(f"{index}:{text}"))
+    printed = [e for e in events if e != "moved"]
+    assert "".join(e[2:] for e in printed) == result.logs[0]
+    # Each move's line arrives before the move is applied, not in one piece at the end.
+    first = events.index("moved")
+    assert events[first - 1] == "0:thinking about move 0\n"
+    assert events[events.index("moved", first + 1) - 1] == "0:thinking about move 1\n"
