@@ -157,7 +157,12 @@ def main(rfd: int, wfd: int) -> None:
 
 
 def _keep(pid: int, wfd: int, go_read: int, go_write: int, rfd: int) -> None:
-    """The keeper: report the agent's pid, then wait for it and exit as it did."""
+    """The keeper: report the agent's pid, then wait for it and exit as it did.
+
+    It runs unconfined (outside the agent's PID namespace), so it makes itself undumpable:
+    no process of its user may trace it or read its memory.
+    """
+    confine.libc().prctl(confine.PR_SET_DUMPABLE, 0, 0, 0, 0)
     os.close(go_read)
     send(wfd, ["pid", pid])
     os.write(go_write, b"x")

@@ -66,6 +66,9 @@ def serve(fd: int) -> None:
 
     child.warm_up()
     confine.libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    # Not dumpable: a process of the same user cannot trace it or read its memory through
+    # /proc, should an agent ever run without the layers that hide it.
+    confine.libc().prctl(confine.PR_SET_DUMPABLE, 0, 0, 0, 0)
     sock = socket.socket(fileno=fd)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
@@ -115,7 +118,7 @@ def _reap(sock: socket.socket) -> None:
 
 def _become_sandbox(request: dict[str, Any], fds: list[int]) -> None:
     """In the forked child: the descriptors, folder and environment of a fresh sandbox."""
-    from pacman.sandbox import child
+    from pacman.sandbox import child, confine
 
     try:
         to_child, from_child, log = fds
@@ -127,6 +130,9 @@ def _become_sandbox(request: dict[str, Any], fds: list[int]) -> None:
         os.close(null)
         os.close(log)
         os.chdir(request["cwd"])
+        # The sandbox must write its own uid and gid maps, which needs a dumpable process;
+        # its keeper becomes undumpable again once the namespaces are made.
+        confine.libc().prctl(confine.PR_SET_DUMPABLE, 1, 0, 0, 0)
         os.environ.clear()
         os.environ.update(request["env"])
         child.main(to_child, from_child)
