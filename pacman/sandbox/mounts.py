@@ -50,7 +50,14 @@ ROOT_OPTIONS = "size=1m,nr_inodes=4096,mode=0755"
 
 
 class MountsUnavailable(Exception):
-    """The kernel refused a step; the message names it."""
+    """The kernel refused a step before anything changed for the process; the message names
+    it. The agent may go on without this layer (its namespace's half-built mounts are private
+    and out of its view)."""
+
+
+class MountsBroken(RuntimeError):
+    """A step after the pivot failed: the process's view is neither the old nor the new one,
+    so the sandbox must not go on (its start fails, as the platform's failure)."""
 
 
 @dataclass(frozen=True)
@@ -184,9 +191,12 @@ def enter(view: View) -> None:
     os.chdir(root)
     if lib.syscall(_PIVOT_ROOT[machine], b".", b".") != 0:
         raise MountsUnavailable(f"mounts: pivot_root: {os.strerror(ctypes.get_errno())}")
-    if lib.umount2(b".", MNT_DETACH) != 0:
-        raise MountsUnavailable(f"mounts: detaching the old root: "
-                                f"{os.strerror(ctypes.get_errno())}")
-    os.chdir("/")
-    _set_attributes(lib, "/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, False)
-    os.chdir(view.scratch)
+    try:
+        if lib.umount2(b".", MNT_DETACH) != 0:
+            raise MountsUnavailable(f"detaching the old root: {os.strerror(ctypes.get_errno())}")
+        os.chdir("/")
+        _set_attributes(lib, "/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                        False)
+        os.chdir(view.scratch)
+    except (MountsUnavailable, OSError) as exc:
+        raise MountsBroken(f"mounts: after the pivot: {exc}") from exc
