@@ -274,6 +274,34 @@ def test_a_key_given_twice_is_an_error_with_its_line(tmp_path: Path) -> None:
     assert info.value.problems == ("line 8, column 1: invalid YAML: the key 'seed' is given twice",)
 
 
+def test_an_aliased_deep_or_tagged_config_is_a_clean_error_with_its_line(tmp_path: Path) -> None:
+    laughs = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    laughs += [f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    assert problems(tmp_path, MINIMAL + "\n".join(laughs) + "\n") == [
+        "line 7, column 5: an anchor (&name) is not allowed here: write the value out"]
+    assert problems(tmp_path, MINIMAL + "seed: " + "[" * 10_000 + "]" * 10_000 + "\n") == [
+        "line 7, column 38: nested more than 32 levels deep"]
+    assert problems(tmp_path, MINIMAL + "seed: !!python/object/apply:os.getpid []\n") == [
+        "line 7, column 7: a tag (!!python/object/apply:os.getpid) is not allowed here: quote "
+        "the value to make it text"]
+    assert problems(tmp_path, MINIMAL + "seed: " + "9" * 5000 + "\n") == [
+        "line 7, column 7: a whole number larger than 9223372036854775807"]
+
+
+def test_a_config_error_from_the_command_is_exit_2_without_traceback(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from tournament.cli import main
+
+    path = write(tmp_path, MINIMAL + "limits: &l {startup: 5}\nrecord: *l\n")
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 2
+    assert result.output == (
+        "tournament: error: the config has problems:\n"
+        f"{path}: line 7, column 9: an anchor (&name) is not allowed here: write the value out\n"
+    )
+
+
 def test_an_empty_file_and_a_file_that_is_not_a_mapping(tmp_path: Path) -> None:
     assert problems(tmp_path, "") == [
         "the config is empty; it needs at least name, entrants and grid"
