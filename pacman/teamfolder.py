@@ -110,7 +110,8 @@ def _entry_problem(info: os.stat_result) -> str:
         return f"is {kind_of(info.st_mode)}; a team folder holds only regular files and folders"
     if info.st_nlink > 1:
         return (f"is a hard link ({info.st_nlink} names for the same file, so its bytes are "
-                "shared with another path); replace it with a copy")
+                "shared with another path); replace it with a copy (a local `git clone` "
+                "makes these in .git: clone with --no-hardlinks, or leave .git out)")
     return ""
 
 

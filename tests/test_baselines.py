@@ -441,7 +441,7 @@ def test_cli_plays_the_baselines() -> None:
     [(["-p", "MinimaxAgent", "-a", "depth=deep"], "depth: expected a whole number"),
      (["-p", "ExpectimaxAgent", "-a", "evalFn=beter"], "did you mean better"),
      (["-p", "ExpectimaxAgent", "-a", "weights=/no/such.yaml,evalFn=better"],
-      "/no/such.yaml: cannot be read"),
+      "/no/such.yaml: no such file"),
      (["-p", "AnytimeAgent", "-a", "timeLimit=soon"], "timeLimit: expected a number")],
 )
 def test_cli_option_errors_exit_2(args: list[str], message: str) -> None:
