@@ -47,7 +47,7 @@ class YamlLimits:
 TEAM_FILE = YamlLimits(max_bytes=64 * 1024, max_depth=8)
 #: The organizer's files (tournament configs, weights): a config is five levels deep and a
 #: few kilobytes; a long list of baselines still fits easily.
-ORGANIZER_FILE = YamlLimits(max_bytes=4 * 1024 * 1024, max_depth=32)
+ORGANIZER_FILE = YamlLimits(max_bytes=1024 * 1024, max_depth=32)
 
 #: The largest whole number accepted (int64): ids, seeds and counts all fit.
 _LARGEST = 2**63 - 1

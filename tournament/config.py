@@ -524,8 +524,8 @@ class _Parser:
             return None, []
         teams: list[tuple[str, Entrant]] = []
         for sub in sorted(folder.iterdir()):
-            if sub.name.startswith((".", "_")) or not (sub.is_dir() or sub.is_symlink()):
-                continue  # README files, .git, __pycache__: not teams
+            if sub.name.startswith((".", "_")) or not sub.is_dir():
+                continue  # README files, .git, __pycache__: not teams (a link to a folder is)
             path = f"{where}[{sub.name}]"
             if not self.name(sub.name, path):
                 continue
