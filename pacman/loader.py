@@ -29,6 +29,8 @@ from types import ModuleType
 from typing import Any
 
 from pacman import compat
+from pacman.files import FileProblem, read_text_bounded
+from pacman.teamfolder import TeamFolderError, team_files
 
 
 class SubmissionError(ValueError):
@@ -121,6 +123,9 @@ def load_file(path: Path) -> ModuleType:
     if key in _loaded:
         return _loaded[key]
     compat.install()
+    # Never write compiled files beside the source: a team's folder must stay exactly what
+    # the team submitted (its hash covers `__pycache__` too, since Python imports from it).
+    sys.dont_write_bytecode = True
     folder = str(path.parent)
     if folder not in sys.path:
         # Course files import their sibling modules by bare name.
@@ -149,11 +154,21 @@ def load_file(path: Path) -> ModuleType:
     return module
 
 
+#: The largest source file read to list its classes and options (parsing costs memory many
+#: times the size); a larger one is left to its import, in the sandbox.
+SOURCE_LIMIT = 4 * 1024 * 1024
+
+
+def _source_tree(path: Path) -> ast.Module:
+    """A file's syntax tree; any problem (not a regular file, too big, not Python) raises."""
+    return ast.parse(read_text_bounded(path, SOURCE_LIMIT), filename=str(path))
+
+
 def classes_in_source(path: Path) -> list[str]:
     """Top-level class names of a file, read without executing it."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (SyntaxError, ValueError, MemoryError, RecursionError, OSError):
+        tree = _source_tree(path)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OSError, FileProblem):
         # Unreadable here means "lists no class"; importing it later reports the real error.
         return []
     return [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
@@ -234,32 +249,14 @@ def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...]) -> 
 
 
 def _from_folder(folder: Path, args: tuple[tuple[str, str], ...]) -> AgentRef:
-    team_file = folder / "team.yaml"
-    if team_file.is_file():
-        import yaml  # only team folders need it; sandboxed children start faster without
-
-        try:
-            team = yaml.safe_load(team_file.read_text(encoding="utf-8")) or {}
-        except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            raise SubmissionError(f"{team_file}: not valid YAML: {exc}") from exc
-        if not isinstance(team, dict) or not isinstance(team.get("agent"), str):
-            raise SubmissionError(f"{team_file}: expected a key 'agent: file.py:ClassName'")
-        file_part, _, cls_name = str(team["agent"]).rpartition(":")
-        if not file_part:
-            raise SubmissionError(
-                f"{team_file}: agent: expected file.py:ClassName, got {team['agent']!r}"
-            )
-        team_args = team.get("args") or {}
-        if not isinstance(team_args, dict):
-            raise SubmissionError(f"{team_file}: args: expected a mapping of option: value")
-        merged = {str(k): str(v) for k, v in team_args.items()} | dict(args)
-        agent_file = (folder / file_part).resolve()
-        if not agent_file.is_relative_to(folder.resolve()):
-            raise SubmissionError(
-                f"{team_file}: agent: {file_part} is outside the team's folder; a team plays "
-                "its own code"
-            )
-        return _from_file(folder / file_part, cls_name, tuple(merged.items()))
+    """A team folder: its `team.yaml`, or its one agent class. The folder is checked first
+    (`pacman.teamfolder`): a team plays only the regular files of its own folder."""
+    try:
+        files = team_files(folder)
+    except TeamFolderError as exc:
+        raise SubmissionError(str(exc)) from None
+    if "team.yaml" in files:
+        return _from_team_yaml(folder, files, args)
     candidates = [
         (file, name)
         for file in agent_files(folder)
@@ -274,6 +271,48 @@ def _from_folder(folder: Path, args: tuple[tuple[str, str], ...]) -> AgentRef:
         f"{folder}: cannot tell which agent to play; add a team.yaml with "
         f"'agent: file.py:ClassName' (candidates: {listed})"
     )
+
+
+def _from_team_yaml(
+    folder: Path, files: list[str], args: tuple[tuple[str, str], ...]
+) -> AgentRef:
+    """The agent a `team.yaml` names: `agent: file.py:ClassName`, optional `args`."""
+    from pacman.yamlfile import TEAM_FILE, YamlProblem, load_yaml
+
+    team_file = folder / "team.yaml"
+    try:
+        team = load_yaml(team_file, TEAM_FILE, follow_links=False)
+    except YamlProblem as exc:
+        raise SubmissionError(str(exc)) from None
+    if team is None:
+        team = {}
+    if not isinstance(team, dict) or not isinstance(team.get("agent"), str):
+        raise SubmissionError(f"{team_file}: expected a key 'agent: file.py:ClassName'")
+    file_part, _, cls_name = team["agent"].rpartition(":")
+    if not file_part:
+        raise SubmissionError(
+            f"{team_file}: agent: expected file.py:ClassName, got {team['agent']!r}"
+        )
+    team_args = team.get("args") or {}
+    if not isinstance(team_args, dict):
+        raise SubmissionError(f"{team_file}: args: expected a mapping of option: value")
+    for key, value in team_args.items():
+        if not isinstance(key, str) or not key.isidentifier():
+            raise SubmissionError(f"{team_file}: args: {key!r} is not an option name")
+        if isinstance(value, (dict, list)) or value is None:
+            raise SubmissionError(
+                f"{team_file}: args.{key}: expected a text, number or true/false"
+            )
+    merged = {str(k): str(v) for k, v in team_args.items()} | dict(args)
+    relative = Path(file_part).as_posix()
+    if Path(file_part).is_absolute() or relative not in files:
+        where = (
+            "is outside the team's folder; a team plays its own code"
+            if Path(file_part).is_absolute() or ".." in Path(file_part).parts
+            else "no such file in the team's folder"
+        )
+        raise SubmissionError(f"{team_file}: agent: {file_part!r} {where}")
+    return _from_file(folder / relative, cls_name, tuple(merged.items()))
 
 
 def describe_signature(cls: type) -> str:
@@ -292,8 +331,8 @@ def options_in_source(path: Path, cls_name: str) -> list[str] | None:
     than the course's `Agent`); the check is then left to the agent's own start-up.
     """
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (SyntaxError, ValueError, MemoryError, RecursionError, OSError):
+        tree = _source_tree(path)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OSError, FileProblem):
         return None
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     seen: set[str] = set()

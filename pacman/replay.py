@@ -19,6 +19,7 @@ from typing import Any
 
 from pacman import __version__
 from pacman.actions import is_direction
+from pacman.files import FileProblem, read_text_bounded
 from pacman.game import ENDINGS, GameResult
 from pacman.layout import Layout, LayoutError, parse_layout
 from pacman.rules import RULESETS
@@ -26,6 +27,9 @@ from pacman.state import GameState
 
 FORMAT = "pacman-replay"
 VERSION = 1
+#: The largest replay file read (a replay may come from anyone: a student sending a game).
+#: A move takes about 40 bytes, so this holds games of millions of moves.
+MAX_BYTES = 128 * 1024 * 1024
 
 
 class ReplayError(ValueError):
@@ -102,11 +106,13 @@ def write(result: GameResult, layout: Layout, path: Path) -> Path:
 
 
 def load(path: Path) -> Replay:
+    """A replay file, checked key by key. Only a regular file of at most MAX_BYTES is read
+    (a fifo or a device would block or never end)."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ReplayError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raw = json.loads(read_text_bounded(path, MAX_BYTES))
+    except FileProblem as exc:
+        raise ReplayError(str(exc)) from None
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise ReplayError(f"{path}: not a JSON replay: {exc}") from exc
     return from_json(raw, str(path))
 

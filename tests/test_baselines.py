@@ -405,7 +405,8 @@ def test_better_is_the_dot_product_of_features_and_weights(tmp_path: Path) -> No
     [("nearest_fod: 1\n", "unknown feature 'nearest_fod' (did you mean nearest_food?)"),
      ("score: high\n", "score: expected a number"),
      ("- 1\n", "expected a mapping"),
-     ("score: [\n", "not valid YAML")],
+     ("score: [\n", "invalid YAML"),
+     ("score: &w 1\nlost: *w\n", "line 1, column 8: an anchor (&name) is not allowed")],
 )
 def test_weight_file_errors(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "w.yaml"
@@ -440,7 +441,7 @@ def test_cli_plays_the_baselines() -> None:
     [(["-p", "MinimaxAgent", "-a", "depth=deep"], "depth: expected a whole number"),
      (["-p", "ExpectimaxAgent", "-a", "evalFn=beter"], "did you mean better"),
      (["-p", "ExpectimaxAgent", "-a", "weights=/no/such.yaml,evalFn=better"],
-      "/no/such.yaml: cannot read weights"),
+      "/no/such.yaml: no such file"),
      (["-p", "AnytimeAgent", "-a", "timeLimit=soon"], "timeLimit: expected a number")],
 )
 def test_cli_option_errors_exit_2(args: list[str], message: str) -> None:

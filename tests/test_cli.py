@@ -221,6 +221,30 @@ def test_malformed_replay_exits_2_naming_the_key(tmp_path, content, needle):
     assert needle in result.output and "bad.json" in result.output
 
 
+def test_a_replay_that_is_a_fifo_or_too_big_exits_2_without_reading_it(tmp_path, monkeypatch):
+    import os
+    import threading
+
+    from pacman import replay as replays
+
+    fifo = tmp_path / "game.json"
+    os.mkfifo(fifo)
+    results = []
+    reader = threading.Thread(target=lambda: results.append(
+        CliRunner().invoke(main, ["--replay", str(fifo), "-q", "--check"])), daemon=True)
+    reader.start()
+    reader.join(120)  # a deadline for a hang: opening a fifo to read would block for ever
+    assert not reader.is_alive()
+    assert results[0].exit_code == 2
+    assert f"{fifo}: is a named pipe (fifo); expected a regular file" in results[0].output
+    big = tmp_path / "big.json"
+    big.write_text(" " * 101)
+    monkeypatch.setattr(replays, "MAX_BYTES", 100)
+    result = CliRunner().invoke(main, ["--replay", str(big), "-q", "--check"])
+    assert result.exit_code == 2
+    assert f"{big}: 101 bytes, more than the 100 allowed" in result.output
+
+
 def test_raise_not_defined_is_a_recorded_crash_and_json_stays_clean():
     result = CliRunner().invoke(main, ["-p", f"{TEST_AGENTS}:UnfinishedAgent", "-q", "-l",
                                        "smallClassic", "-n", "2", "-c", "--json"])

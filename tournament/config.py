@@ -11,6 +11,9 @@ same thing whatever folder the command is started from. Every path stored in the
 absolute. Team code is never run here: team folders are resolved from their `team.yaml` and
 the source text, and constructor options are read from the source too (`pacman.loader`);
 built-in baselines, the platform's own trusted code, are built once to check option values.
+What is inside a team's folder is the team's, not the organizer's: a team that cannot be
+resolved (a bad `team.yaml`, a symbolic link, a missing class) is no config error; it stays
+an entrant carrying its `problem`, and its games are recorded as its own `load_error`.
 
 Every key, its type, default and meaning are documented in docs/tournament-config.md.
 """
@@ -23,18 +26,17 @@ import inspect
 import math
 import os
 import re
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
-
-import yaml
 
 from pacman.layout import PROJECT_LAYOUTS, LayoutError, available_layouts, load_layout
 from pacman.loader import SubmissionError, agent_files, options_in_source, resolve
 from pacman.rules import DEFAULT_MAX_MOVES, RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.sandbox.limits import ALWAYS, COUNTS, DESCRIPTIONS, Limits, limit_problem
+from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, load_yaml
 
 ReplayPolicy = Literal["none", "failures", "all"]
 EntrantKind = Literal["team", "baseline"]
@@ -117,6 +119,10 @@ class Entrant:
     #: Whether the grid's depth is passed as the option `depth`: whether the constructor
     #: has that option. One without it (ReflexAgent) plays every depth with its own settings.
     takes_depth: bool = True
+    #: Why a team's folder could not be resolved when the config was read (a bad team.yaml,
+    #: a symbolic link, ...), else None. Such a team still plays: each of its games is
+    #: resolved again and recorded as its `load_error` while the problem lasts.
+    problem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -229,21 +235,9 @@ def load_config(path: Path) -> TournamentConfig:
     """Read and check a config file; any problem, a missing file included, is a ConfigError."""
     source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(source, ["no such file"]) from None
-    except IsADirectoryError:
-        raise ConfigError(source, ["is a folder, not a config file"]) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(source, [f"not UTF-8 text (byte {exc.start})"]) from None
-    except OSError as exc:
-        raise ConfigError(source, [f"cannot be read: {exc.strerror or exc}"]) from None
-    try:
-        data = yaml.load(text, Loader=_StrictLoader)
-    except yaml.MarkedYAMLError as exc:
-        raise ConfigError(source, [_yaml_problem(exc)]) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(source, [f"invalid YAML: {exc}"]) from None
+        data = load_yaml(path, ORGANIZER_FILE)
+    except YamlProblem as exc:
+        raise ConfigError(source, [exc.detail]) from None
     config = parse_config(data, source, path.resolve().parent)
     return replace(config, source=path.resolve())
 
@@ -313,33 +307,6 @@ def describe_config(config: TournamentConfig) -> str:
 def slug(text: str) -> str:
     """A folder-safe form of a tournament name, for the default output folder."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "tournament"
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """A SafeLoader that refuses a key given twice in one mapping.
-
-    Plain PyYAML keeps the last value, so a repeated key would silently drop the first
-    setting; an organizer should be told instead.
-    """
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
-        seen: set[str] = set()
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
-                continue
-            if key_node.value in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"the key {key_node.value!r} is given twice", key_node.start_mark
-                )
-            seen.add(key_node.value)
-        return super().construct_mapping(node, deep)
-
-
-def _yaml_problem(exc: yaml.MarkedYAMLError) -> str:
-    mark = exc.problem_mark or exc.context_mark
-    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-    what = " ".join(part for part in (exc.context, exc.problem) if part) or str(exc)
-    return f"{where}invalid YAML: {what}"
 
 
 def _show(value: object) -> str:
@@ -573,29 +540,34 @@ class _Parser:
             return None, []
         teams: list[tuple[str, Entrant]] = []
         for sub in sorted(folder.iterdir()):
-            if not sub.is_dir() or sub.name.startswith((".", "_")):
-                continue  # README files, .git, __pycache__: not teams
+            if sub.name.startswith((".", "_")) or not sub.is_dir():
+                continue  # README files, .git, __pycache__: not teams (a link to a folder is)
             path = f"{where}[{sub.name}]"
-            if not (sub / "team.yaml").is_file() and not agent_files(sub):
+            if not self.name(sub.name, path):
+                continue
+            if (not sub.is_symlink() and not os.path.lexists(sub / "team.yaml")
+                    and not agent_files(sub)):
                 self.problem(
                     path,
                     f"the folder {sub.name!r} has no team.yaml and no *gents.py or "
                     "submission.py; every folder here must be a team",
                 )
                 continue
-            if not self.name(sub.name, path):
-                continue
-            try:
-                ref = resolve(str(sub), (), kind="pacman")
-            except SubmissionError as exc:
-                self.problem(path, str(exc))
-                continue
-            options = _source_options(ref.path, ref.name)
-            takes_depth = options is None or "depth" in options
-            teams.append(
-                (path, Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=takes_depth))
-            )
+            teams.append((path, self.team(sub)))
         return folder, teams
+
+    @staticmethod
+    def team(sub: Path) -> Entrant:
+        """A team folder as an entrant. What is inside the folder is the team's: a problem
+        there (a bad team.yaml, a link, a missing class) does not stop the tournament but is
+        kept on the entrant, and its games fail to load, as the team's own failures."""
+        try:
+            ref = resolve(str(sub), (), kind="pacman")
+        except SubmissionError as exc:
+            return Entrant(sub.name, "team", str(sub), (), folder=sub, problem=str(exc))
+        options = _source_options(ref.path, ref.name)
+        takes_depth = options is None or "depth" in options
+        return Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=takes_depth)
 
     def baseline(self, value: object, path: str, depths: tuple[int | None, ...]) -> Entrant | None:
         data = self.mapping(value, path, _BASELINE_KEYS)

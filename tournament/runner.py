@@ -20,39 +20,32 @@ from typing import Any
 
 from pacman import __version__
 from pacman import replay as replays
-from pacman.game import INFRA_ERROR, GameResult, GameSpec, play
+from pacman.describe import clean
+from pacman.game import INFRA_ERROR, MESSAGE_LIMIT, GameResult, GameSpec, play
 from pacman.layout import load_layout
-from pacman.loader import resolve
+from pacman.loader import SubmissionError, resolve
 from pacman.sandbox.limits import Limits
 from pacman.sandbox.process import Placement
+from pacman.teamfolder import TeamFolderError, team_digest
 from tournament.config import Entrant, TournamentConfig
 from tournament.schedule import ScheduledGame, agent_args
-
-#: Files a team folder's hash ignores: caches the interpreter writes, not the team.
-IGNORED = ("__pycache__", ".pyc", ".DS_Store")
 
 
 def submission_hash(entrant: Entrant) -> str:
     """What decides whether stored results of an entrant are still valid.
 
-    A team: every file of its folder (names and bytes). A baseline: its reference and
-    options plus the platform version (a new release may change a built-in agent).
+    A team: every file of its folder, names and bytes (`pacman.teamfolder.team_digest`), or,
+    when the folder holds what a team may not (a symbolic link, a fifo...), the refusal
+    itself, so that fixing the folder makes its failed games stale. A baseline: its
+    reference and options plus the platform version (a new release may change a built-in).
     """
-    digest = hashlib.sha256()
     if entrant.folder is not None:
-        for path in sorted(entrant.folder.rglob("*")):
-            rel = path.relative_to(entrant.folder).as_posix()
-            # Symlinks are skipped: one to /proc/uptime would make every run "stale".
-            if path.is_symlink() or not path.is_file() or any(p in rel for p in IGNORED):
-                continue
-            digest.update(rel.encode() + b"\0")
-            file_digest = hashlib.sha256()
-            with open(path, "rb") as fh:
-                for chunk in iter(lambda: fh.read(1 << 20), b""):
-                    file_digest.update(chunk)
-            digest.update(file_digest.digest())
-    else:
-        digest.update(f"{entrant.ref}|{entrant.args}|{__version__}".encode())
+        try:
+            return team_digest(entrant.folder)[:16]
+        except TeamFolderError as exc:
+            refused = f"refused\0{exc}".encode("utf-8", "backslashreplace")
+            return hashlib.sha256(refused).hexdigest()[:16]
+    digest = hashlib.sha256(f"{entrant.ref}|{entrant.args}|{__version__}".encode())
     return digest.hexdigest()[:16]
 
 
@@ -106,7 +99,13 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
     replay: str | None = None
     try:
         layout = load_layout(task.layout_path)
-        pacman = resolve(task.entrant_ref, task.args, kind="pacman", cwd=Path(task.base))
+        try:
+            pacman = resolve(task.entrant_ref, task.args, kind="pacman", cwd=Path(task.base))
+        except SubmissionError as exc:
+            # The entrant's own files cannot be played (a bad team.yaml, a symbolic link, a
+            # missing class): its failure to load, scored as such, never the platform's.
+            return make_row(task, None, None, "load_error", clean(str(exc), MESSAGE_LIMIT),
+                            culprit=0)
         ghost = resolve(game.cell.ghost, kind="ghost", cwd=Path(task.base))
         spec = GameSpec(layout, pacman, ghost, num_ghosts=game.cell.num_ghosts, seed=game.seed,
                         ruleset=game.cell.ruleset, max_moves=task.max_moves, limits=task.limits)
@@ -132,7 +131,8 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
 
 
 def make_row(task: GameTask, result: GameResult | None, replay: str | None,
-         outcome: str | None = None, message: str = "", trace: str = "") -> dict[str, Any]:
+             outcome: str | None = None, message: str = "", trace: str = "",
+             culprit: int | None = None) -> dict[str, Any]:
     game = task.game
     timing = result.timing[0] if result is not None and result.timing else None
     moves = timing.moves if timing is not None else 0
@@ -150,7 +150,7 @@ def make_row(task: GameTask, result: GameResult | None, replay: str | None,
         "seed": game.seed,
         "game_index": game.index,
         "outcome": outcome or (result.outcome if result is not None else INFRA_ERROR),
-        "culprit": result.culprit if result is not None else None,
+        "culprit": result.culprit if result is not None else culprit,
         "message": message or (result.message if result is not None else ""),
         "trace": trace or (result.trace if result is not None else ""),
         "score": result.score if result is not None and outcome is None else 0,

@@ -36,13 +36,12 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from pacman.actions import Directions, nearest_point
 from pacman.distances import maze_distances
 from pacman.layout import Cell, Layout
 from pacman.loader import SubmissionError, load_file
 from pacman.state import GameState
+from pacman.yamlfile import YamlProblem, load_yaml
 
 StateEvaluation = Callable[[GameState], float]
 
@@ -235,11 +234,9 @@ def load_weights(
     key."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read weights: {exc.strerror or exc}") from exc
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not valid YAML: {exc}") from exc
+        data = load_yaml(path)
+    except YamlProblem as exc:
+        raise ValueError(str(exc)) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -29,6 +29,7 @@ from pacman.display.scene import (
     poses,
     tween,
 )
+from pacman.files import read_text_bounded
 from pacman.game import ENDINGS
 from pacman.replay import Mismatch, Replay, ReplayError
 from pacman.state import GameState
@@ -197,7 +198,9 @@ def _provenance(path: Path) -> tuple[tuple[str, ...], int | None]:
     optional keys is ignored rather than refused, as the format says of keys it does not need.
     """
     try:
-        raw: Any = json.loads(path.read_text(encoding="utf-8"))
+        # Read the way `replay.load` reads it: a regular file, size-capped (FileProblem is a
+        # ValueError).
+        raw: Any = json.loads(read_text_bounded(path, replays.MAX_BYTES))
     except (OSError, ValueError, RecursionError):
         return (), None
     if not isinstance(raw, dict):

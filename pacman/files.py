@@ -1,0 +1,121 @@
+"""Reading a file someone else controls: a regular file, never a link or a device, bounded.
+
+The platform reads files it did not write: a team's `team.yaml` and sources, an organizer's
+config, a replay a student sends. `Path.read_text` on such a path follows a symbolic link to
+another team's file, blocks for ever on a named pipe, and reads `/dev/zero` until memory runs
+out. Everything here opens without following a final link (when asked), without blocking
+(`O_NONBLOCK`, so a fifo opens at once and is then refused), checks with `fstat` on the open
+descriptor that it is a regular file (so what is checked is what is read), and reads at most
+a cap. Problems are `FileProblem`s, whose message names the file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class FileProblem(ValueError):
+    """A file that cannot be read as asked; the message names it and says why."""
+
+
+def kind_of(mode: int) -> str:
+    """What a file's mode says it is, in words for error messages."""
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (fifo)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return "a special file"
+
+
+@contextmanager
+def open_regular(path: Path, follow_links: bool = True) -> Iterator[tuple[int, os.stat_result]]:
+    """An open descriptor of `path` and its `fstat`, if it is a regular file; closed after.
+
+    `follow_links=False` refuses a path whose last part is a symbolic link (`O_NOFOLLOW`).
+    Opening never blocks (a fifo with no writer would), and the descriptor is switched back to
+    blocking reads once it is known to be a regular file.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if not follow_links and os.path.islink(path):
+            raise FileProblem(f"{path}: is a symbolic link; expected a regular file") from None
+        if exc.errno == errno.ENOENT:
+            raise FileProblem(f"{path}: no such file") from None
+        raise FileProblem(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a NUL byte in the name
+        raise FileProblem(f"{path!r}: not a usable file name: {exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileProblem(f"{path}: is {kind_of(info.st_mode)}; expected a regular file")
+        os.set_blocking(fd, True)
+        yield fd, info
+    finally:
+        os.close(fd)
+
+
+def read_bounded(path: Path, limit: int, follow_links: bool = True) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, else a FileProblem saying so.
+
+    The size is checked on what is read, not only on `st_size`, so a file that grows while it
+    is read is refused too.
+    """
+    with open_regular(path, follow_links) as (fd, info):
+        if info.st_size > limit:
+            raise FileProblem(f"{path}: {info.st_size} bytes, more than the {limit} allowed")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise FileProblem(f"{path}: more than the {limit} bytes allowed")
+        return b"".join(chunks)
+
+
+def read_text_bounded(path: Path, limit: int, follow_links: bool = True) -> str:
+    """`read_bounded` decoded as UTF-8; a byte that is not UTF-8 is a FileProblem."""
+    data = read_bounded(path, limit, follow_links)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileProblem(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def printable_name(name: str) -> bool:
+    """Whether a file name is text that can be shown: valid UTF-8, no control characters.
+
+    Names come from the file system as `str` with undecodable bytes smuggled in as lone
+    surrogates; those, and control characters (a newline, a terminal escape), would break a
+    message, a log line or a terminal that shows the name.
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return not any(ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in name)
+
+
+def show_name(name: str) -> str:
+    """A file name for a message: as is when printable, else its repr (escapes visible)."""
+    return name if printable_name(name) else ascii(name)

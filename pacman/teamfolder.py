@@ -1,0 +1,137 @@
+"""What a team is: the regular files in its folder, and nothing reached through anything else.
+
+A team's folder is untrusted input, and so is every name in it. A symbolic link there (a file
+or a folder, wherever it points) would let a team import, play or be hashed as another
+team's code under its own name; a hard link shares another path's bytes the same way, and no
+mount namespace can hide it; a named pipe blocks whoever reads it for ever; a device or a
+socket is no source at all; a name with a newline or a terminal escape breaks every message
+that shows it. So the platform's own side (resolving a team, hashing it, validating it) looks
+at a team folder only through `team_files`, which walks it without following anything and
+refuses, with an error naming the entry, any of:
+- a symbolic link, anywhere in the folder, or the team folder itself being one;
+- a hard link (a regular file with more than one name);
+- a named pipe, socket or device;
+- a name that is not printable UTF-8;
+- more than `MAX_FILES` entries or `MAX_BYTES` bytes in all (the hash reads every byte).
+
+Every file counts, `__pycache__` and `.pyc` included: Python imports a team's compiled
+files too, so the hash covers them (the platform never writes into a team's folder; see
+`pacman.loader.load_file`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+from pacman.files import FileProblem, kind_of, open_regular, printable_name, show_name
+
+#: The most entries (files and folders) a team folder may hold.
+MAX_FILES = 5000
+#: The most bytes a team folder's files may hold together.
+MAX_BYTES = 256 * 1024 * 1024
+
+
+class TeamFolderError(ValueError):
+    """A team folder that holds something a team may not; the message names the entry."""
+
+
+def team_files(folder: Path) -> list[str]:
+    """The team's files, as sorted '/'-separated paths relative to `folder`.
+
+    Raises TeamFolderError naming the first entry that is not a plain file or folder (see the
+    module's docstring). Nothing is opened and no link is followed: only `lstat` is used.
+    """
+    try:
+        top = os.lstat(folder)
+    except OSError as exc:
+        raise TeamFolderError(f"{folder}: cannot be read: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a NUL byte in the name
+        raise TeamFolderError(f"{folder!r}: not a usable folder name: {exc}") from None
+    if stat.S_ISLNK(top.st_mode):
+        raise TeamFolderError(
+            f"{folder}: the team folder is a symbolic link (to {os.readlink(folder)}); a team "
+            "is the files in its own folder, so give the folder itself"
+        )
+    if not stat.S_ISDIR(top.st_mode):
+        raise TeamFolderError(f"{folder}: is {kind_of(top.st_mode)}, not a team folder")
+    files: list[str] = []
+    entries = 0
+    total = 0
+    pending = [""]
+    while pending:
+        relative = pending.pop()
+        where = folder / relative if relative else folder
+        try:
+            with os.scandir(where) as listing:
+                found = sorted(listing, key=lambda entry: entry.name)
+        except OSError as exc:
+            raise TeamFolderError(f"{where}: cannot be read: {exc.strerror or exc}") from None
+        for entry in found:
+            rel = f"{relative}/{entry.name}" if relative else entry.name
+            entries += 1
+            if entries > MAX_FILES:
+                raise TeamFolderError(
+                    f"{folder}: more than {MAX_FILES} files and folders; a team folder holds "
+                    "its agent's sources and data"
+                )
+            if not printable_name(entry.name):
+                raise TeamFolderError(
+                    f"{folder}: the name {show_name(rel)} is not printable text (a control "
+                    "character or bytes that are not UTF-8); rename it"
+                )
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                raise TeamFolderError(
+                    f"{folder / rel}: cannot be read: {exc.strerror or exc}") from None
+            if stat.S_ISDIR(info.st_mode):
+                pending.append(rel)
+                continue
+            problem = _entry_problem(info)
+            if problem:
+                raise TeamFolderError(f"{folder / rel}: {problem}")
+            total += info.st_size
+            if total > MAX_BYTES:
+                raise TeamFolderError(
+                    f"{folder}: its files hold more than {MAX_BYTES // (1024 * 1024)} MiB")
+            files.append(rel)
+    return sorted(files)
+
+
+def _entry_problem(info: os.stat_result) -> str:
+    """Why an entry that is not a folder cannot be a team's file; '' when it can."""
+    if stat.S_ISLNK(info.st_mode):
+        return ("is a symbolic link; a team's files must be its own, so replace it with the "
+                "file itself (symbolic links are refused wherever they point)")
+    if not stat.S_ISREG(info.st_mode):
+        return f"is {kind_of(info.st_mode)}; a team folder holds only regular files and folders"
+    if info.st_nlink > 1:
+        return (f"is a hard link ({info.st_nlink} names for the same file, so its bytes are "
+                "shared with another path); replace it with a copy (a local `git clone` "
+                "makes these in .git: clone with --no-hardlinks, or leave .git out)")
+    return ""
+
+
+def team_digest(folder: Path) -> str:
+    """SHA-256 over the team's files, each by name and bytes, in `team_files` order.
+
+    Each file is opened without following a link and checked to be the regular file that was
+    listed (a file swapped for a fifo after the listing is refused, never waited on).
+    """
+    digest = hashlib.sha256()
+    for rel in team_files(folder):
+        digest.update(os.fsencode(rel) + b"\0")
+        file_digest = hashlib.sha256()
+        try:
+            with open_regular(folder / rel, follow_links=False) as (fd, info):
+                if info.st_nlink > 1:
+                    raise TeamFolderError(f"{folder / rel}: {_entry_problem(info)}")
+                while chunk := os.read(fd, 1 << 20):
+                    file_digest.update(chunk)
+        except FileProblem as exc:
+            raise TeamFolderError(str(exc)) from None
+        digest.update(file_digest.digest())
+    return digest.hexdigest()
