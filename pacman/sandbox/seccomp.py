@@ -66,9 +66,9 @@ CLONE_THREAD = 0x00010000
 SELF = -1
 #: Calls allowed only with some arguments: name -> (argument index, allowed values, mask).
 ARGUMENTS: dict[str, tuple[int, tuple[int, ...], int]] = {
-    # Signals to itself only (raise() and abort() use tgkill; kill(0) is its own group):
-    # without a PID namespace another process of the same user would be in reach.
-    "kill": (0, (SELF, 0), 0xFFFFFFFF),
+    # Signals to itself only (raise() and abort() use tgkill): without a PID namespace
+    # another process of the same user (its keeper, in its process group) would be in reach.
+    "kill": (0, (SELF,), 0xFFFFFFFF),
     "tgkill": (0, (SELF,), 0xFFFFFFFF),
     # Its own limits only: lowering the referee's (same user) would make it fail.
     "prlimit64": (0, (0,), 0xFFFFFFFF),
