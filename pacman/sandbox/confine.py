@@ -22,8 +22,9 @@ from pathlib import Path
 #: What each layer stops, in the order they are applied; `pacman sandbox-check` and the
 #: README's table say the same.
 STOPS: dict[str, str] = {
-    "namespaces": "new user, network, PID, IPC and mount namespaces: no network at all, no "
-                  "other process in sight (the agent is process 1 of its own), no shared IPC",
+    "namespaces": "new user, network, PID, IPC, UTS and mount namespaces: no network at all, "
+                  "no other process in sight (the agent is process 1 of its own), no shared "
+                  "IPC, not even the host's name",
     "mounts": "a minimal read-only root (interpreter, engine, libraries, its own team folder) "
               "and a size-capped tmpfs scratch: nothing else of the host exists for it, so it "
               "cannot read, stat, watch, chmod or fill it",
@@ -41,6 +42,9 @@ STOPS: dict[str, str] = {
 LAYERS = tuple(STOPS)
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+#: The host name an agent sees (its own UTS namespace): not the organizer's machine's.
+HOSTNAME = "sandbox"
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
@@ -160,7 +164,8 @@ def unshare_namespaces(as_root: bool, with_user: bool, mount: bool) -> None:
     The PID namespace takes effect for the caller's next child: the caller must fork, and the
     child becomes process 1 of the namespace.
     """
-    flags = CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | (CLONE_NEWNS if mount else 0)
+    flags = (CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
+             | (CLONE_NEWNS if mount else 0))
     if with_user:
         flags |= CLONE_NEWUSER
     elif not as_root:
@@ -173,6 +178,8 @@ def unshare_namespaces(as_root: bool, with_user: bool, mount: bool) -> None:
         _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"{uid} {uid} 1")
         _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    name = HOSTNAME.encode()
+    _check(libc().sethostname(name, len(name)), "namespaces: sethostname")
 
 
 def _write(path: str, text: str) -> None:
