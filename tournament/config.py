@@ -811,9 +811,15 @@ class _Parser:
         if not self.name(file.stem, path):
             return None
         try:
-            load_layout(str(file))
+            layout = load_layout(str(file))
         except LayoutError as exc:
             self.problem(path, str(exc))
+            return None
+        if layout.warnings:
+            # The `pacman` command reads unknown characters as empty space, as the course
+            # does, and warns; a tournament's layouts are the organizer's and must be exact.
+            for warning in layout.warnings:
+                self.problem(path, warning)
             return None
         return LayoutChoice(file.stem, str(file))
 
