@@ -32,7 +32,7 @@ import yaml
 
 from pacman.layout import PROJECT_LAYOUTS, LayoutError, available_layouts, load_layout
 from pacman.loader import SubmissionError, agent_files, options_in_source, resolve
-from pacman.rules import DEFAULT_MAX_MOVES, RULESETS
+from pacman.rules import RULESETS
 from pacman.sandbox.limits import DESCRIPTIONS, Limits, limit_problem
 
 ReplayPolicy = Literal["none", "failures", "all"]
@@ -43,6 +43,10 @@ T = TypeVar("T")
 REPLAY_POLICIES: tuple[ReplayPolicy, ...] = ("none", "failures", "all")
 #: The statistics a ranking may sort by (columns of `tournament.leaderboard.leaderboard`).
 RANKING_KEYS = ("win_rate", "mean_score", "mean_score_wins")
+#: Moves of all agents together after which a tournament game ends as `move_limit` unless the
+#: config says otherwise (`grid.max_moves`). A tournament needs an end to every game; the
+#: `pacman` command has none by default, as the course engine.
+DEFAULT_MAX_MOVES = 3000
 #: The ghosts a grid may play against; `file.py:Class` references are accepted as well.
 BUILTIN_GHOSTS = ("RandomGhost", "DirectionalGhost")
 
