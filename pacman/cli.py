@@ -406,7 +406,10 @@ def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
             die(f"--record-dir {b.record_dir}: cannot create the folder: {exc.strerror or exc}")
 
     try:
-        display = make_display(b.display_kind, zoom=b.zoom, frame_time=b.frame_time, out=out)
+        # The -t board is the platform's output too, but --json keeps stdout to the JSON.
+        board_out = sys.stderr if b.as_json else out
+        display = make_display(b.display_kind, zoom=b.zoom, frame_time=b.frame_time,
+                               out=board_out)
     except WindowUnavailable as exc:
         if pacman.name == "KeyboardAgent" and pacman.builtin:
             die(f"{exc}; KeyboardAgent is played with the window's keys. Without a display, "

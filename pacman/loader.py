@@ -239,6 +239,7 @@ def names_in_source(path: Path) -> list[str]:
 
     The course engine takes any attribute of the module (`dir(module)`), so a student's
     `ExpectimaxAgent = MyAgent` or `from myAgents import ExpectimaxAgent` counts.
+    `from x import *` is listed as `*` (what it binds cannot be known without running it).
     SourceError if the file does not compile.
     """
     return _bound_names(compile_source(path))
@@ -266,8 +267,8 @@ def _bound_names(tree: ast.Module) -> list[str]:
             elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
                 bind(node.target)
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                names.extend((a.asname or a.name).split(".")[0] for a in node.names
-                             if a.name != "*")
+                # `from x import *` is listed as "*": the names it binds cannot be read.
+                names.extend((a.asname or a.name).split(".")[0] for a in node.names)
             elif isinstance(node, ast.If):
                 visit(node.body)
                 visit(node.orelse)
@@ -285,8 +286,9 @@ def _bound_names(tree: ast.Module) -> list[str]:
 
 
 def agent_files(folder: Path) -> list[Path]:
-    """The files the course looks in: `*gents.py` and `submission.py`."""
-    files = sorted(folder.glob("*gents.py"))
+    """The files the course looks in: `*gents.py` and `submission.py` (regular files only: a
+    folder or a pipe of that name is no agent file, and reading a pipe would block)."""
+    files = sorted(p for p in folder.glob("*gents.py") if p.is_file())
     if (folder / "submission.py").is_file():
         files.append(folder / "submission.py")
     return files
@@ -326,19 +328,28 @@ def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path) 
     # course imports them and stops at a syntax error; skipping one could play another agent).
     files = agent_files(cwd)
     local: dict[str, Path] = {}
+    starred: list[str] = []
     for file in files:
         for name in names_in_source(file):
-            local.setdefault(name, file)
+            if name == "*":
+                starred.append(file.name)
+            else:
+                local.setdefault(name, file)
     if ref in local:
         return AgentRef(ref, module="", path=str(local[ref]), args=args)
     searched = ", ".join(f.name for f in files)
     if ref in builtins and files:
         close = difflib.get_close_matches(ref, sorted(local), n=3, cutoff=0.75)
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        star = (
+            f" ({', '.join(starred)} import names with *, which cannot be read without "
+            f"running them: if the class comes that way, name it as file.py:{ref})"
+            if starred else ""
+        )
         raise SubmissionError(
             f"{ref} is not defined in any agent file of {cwd} (searched {searched}){hint}, so "
-            "the course engine would stop here too. To play pacman-arena's built-in agent of "
-            f"that name instead, write -p {BUILTIN_PREFIX}{ref}"
+            f"the course engine would stop here too{star}. To play pacman-arena's built-in "
+            f"agent of that name instead, write -p {BUILTIN_PREFIX}{ref}"
         )
     if ref in builtins:
         return _builtin(ref, args, kind, builtins)
@@ -386,7 +397,7 @@ def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...]) -> 
         # rather than a config error that would stop everyone's games.
         tree = ast.Module(body=[], type_ignores=[])
     names = _bound_names(tree)
-    if names and cls_name not in names:
+    if names and "*" not in names and cls_name not in names:
         classes = _classes(tree)
         close = difflib.get_close_matches(cls_name, classes or names, n=3, cutoff=0.6)
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""

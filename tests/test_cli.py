@@ -423,6 +423,10 @@ def test_the_text_board_is_platform_output_on_stdout():
                  "-k", "1", "--seed", "1")
     assert result.exit_code == 0, result.output
     assert "%%%%%" in result.stdout and "Game over:" in result.stdout
+    result = run("-l", "testClassic", "-p", "GreedyAgent", "-t", "--frameTime", "0", "-n", "1",
+                 "-k", "1", "--seed", "1", "--json")
+    assert len(json.loads(result.stdout)["games"]) == 1  # the board went to stderr
+    assert "%%%%%" in result.stderr
 
 
 # --- no move limit by default, as the course -------------------------------------------------
@@ -506,3 +510,15 @@ def test_keyboard_and_built_in_ghosts_are_always_the_platforms(tmp_path):
     assert resolve("RandomGhost", kind="ghost", cwd=tmp_path).builtin
     with pytest.raises(SourceError, match=r"multiAgents\.py:6:"):
         resolve("GreedyAgent", cwd=tmp_path)
+
+
+def test_a_star_import_is_named_when_the_class_is_not_found(tmp_path):
+    from pacman.loader import SubmissionError, resolve
+
+    (tmp_path / "multiAgents.py").write_text("from myAgents import *\n")
+    (tmp_path / "myAgents.py").write_text(FIRST_MOVE)
+    with pytest.raises(SubmissionError, match=r"multiAgents\.py import names with \*"):
+        resolve("MinimaxAgent", cwd=tmp_path)
+    # Named with its file, it resolves (the file is the judge of what it imports).
+    ref = resolve(f"{tmp_path / 'multiAgents.py'}:MinimaxAgent", cwd=tmp_path)
+    assert ref.played_by(tmp_path) == "./multiAgents.py:MinimaxAgent"
