@@ -1,9 +1,13 @@
 """The `pacman` command: the course's `pacman.py` flags, plus seeds, rulesets and replays.
 
 Bad input (unknown layout, agent, option, a malformed replay, an agent that cannot be built
-with the given options) exits with status 2 and a message naming what is wrong; an agent that
-fails during play without `-c` exits 1 with its traceback; with `-c` the failure is recorded
-as a lost game and the batch goes on.
+with the given options, a window asked for where there is no display) exits with status 2 and
+a message naming what is wrong; an agent that fails during play without `-c` exits 1 with its
+traceback; with `-c` the failure is recorded as a lost game and the batch goes on.
+
+stdout carries only the platform's own output (per-game lines, the summary or `--json`, the
+`-t` board): whatever an agent prints goes to stderr, so no agent can print a summary that a
+script reading stdout would take for the real one.
 """
 
 from __future__ import annotations
@@ -12,18 +16,28 @@ import contextlib
 import inspect
 import json
 import math
+import os
 import secrets
 import sys
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 import click
 
 from pacman import replay as replays
 from pacman.display import Display, WindowClosed, WindowUnavailable, make_display
-from pacman.game import FAILURES, AgentFailure, GameResult, GameSpec, derive_seed, play
+from pacman.game import (
+    FAILURES,
+    AgentFailure,
+    GameResult,
+    GameSpec,
+    derive_seed,
+    play,
+    sandboxed,
+)
 from pacman.layout import LayoutError, load_layout
 from pacman.loader import (
     AgentRef,
@@ -33,7 +47,7 @@ from pacman.loader import (
     parse_agent_args,
     resolve,
 )
-from pacman.rules import DEFAULT_MAX_MOVES, RULESETS
+from pacman.rules import RULESETS
 from pacman.sandbox.limits import CONTEST, UNTIMED, Limits, limit_problem
 
 FIXED_SEED = 188  # `-f`: the same games every run (the course fixes its seed too)
@@ -94,16 +108,51 @@ def build_limits(
     return base.with_changes(**changes)
 
 
+@contextlib.contextmanager
+def platform_stdout() -> Iterator[TextIO]:
+    """The stream for the platform's own output; inside, anything else written to stdout
+    (an in-process agent's prints, at import, construction or play) goes to stderr.
+
+    Where stdout is a real file descriptor it is moved at that level too, so that writing to
+    `sys.__stdout__` or to descriptor 1 (a C extension, a child process) lands on stderr as
+    well; the platform keeps a duplicate of the original for itself.
+    """
+    stdout, stderr = sys.stdout, sys.stderr
+    try:
+        fd, err_fd = stdout.fileno(), stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # a test runner's in-memory streams
+        with contextlib.redirect_stdout(stderr):
+            yield stdout
+        return
+    stdout.flush()
+    saved = os.dup(fd)
+    out = os.fdopen(saved, "w", buffering=1, encoding=stdout.encoding,
+                    errors=stdout.errors or "strict")
+    os.dup2(err_fd, fd)
+    try:
+        with contextlib.redirect_stdout(stderr):
+            yield out
+    finally:
+        if sys.__stdout__ is not None:
+            with contextlib.suppress(OSError, ValueError):
+                sys.__stdout__.flush()  # what went to descriptor 1 (stderr now) goes there
+        out.flush()
+        os.dup2(saved, fd)
+        out.close()
+
+
 def show_logs(result: GameResult | None) -> None:
-    """What sandboxed agents printed, shown after their game as the course shows it live."""
+    """What sandboxed agents printed, shown on stderr after their game (agents' output never
+    goes to stdout, where the summary is)."""
     for index, log in enumerate(result.logs if result is not None else []):
         if log:
             who = "Pacman" if index == 0 else f"Ghost {index}"
-            click.echo(f"--- output of {who} ({result.agents[index]}) ---")  # type: ignore[union-attr]
-            click.echo(log.rstrip("\n"))
+            click.echo(f"--- output of {who} ({result.agents[index]}) ---",  # type: ignore[union-attr]
+                       err=True)
+            click.echo(log.rstrip("\n"), err=True)
 
 
-def game_line(game: dict[str, Any], max_moves: int) -> str:
+def game_line(game: dict[str, Any], max_moves: int | None) -> str:
     """One line per game, worded as the course engine words it where it has a wording."""
     score, outcome = game["score"], game["outcome"]
     if outcome == "win":
@@ -114,6 +163,20 @@ def game_line(game: dict[str, Any], max_moves: int) -> str:
         return f"Game stopped at the move limit ({max_moves} moves). Score: {score}"
     who = "Pacman" if game["culprit"] == 0 else f"Ghost {game['culprit']}"
     return f"{who} failed ({outcome}): {game['message']}. Score: {score}"
+
+
+def played_by_line(ref: AgentRef, options: str, in_sandbox: bool, count: int = 1) -> str:
+    """Which agent played, said plainly: `./multiAgents.py:ExpectimaxAgent -a evalFn=better,
+    sandboxed` or `built-in RandomGhost x 2, in-process` (a local file wins over a built-in
+    of the same name, so the summary says which one it was)."""
+    if count == 0:
+        return "none"
+    text = ref.played_by()
+    if count != 1:
+        text += f" x {count}"
+    if options.strip():
+        text += f" -a {options.strip()}"
+    return f"{text}, {'sandboxed' if in_sandbox else 'in-process'}"
 
 
 def summary_lines(games: list[dict[str, Any]]) -> list[str]:
@@ -130,10 +193,13 @@ def summary_lines(games: list[dict[str, Any]]) -> list[str]:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]},
              invoke_without_command=True)
 @click.option("-l", "--layout", "layout_ref", default="mediumClassic", show_default=True,
-              help="A layout name from layouts/ or a path to a .lay file.")
+              help="A layout name (NAME.lay in layouts/ or the folder itself, here or up to "
+                   "three folders above, as the course; then the shipped layouts) or a path "
+                   "to a .lay file.")
 @click.option("-p", "--pacman", "pacman_ref", default="KeyboardAgent", show_default=True,
-              help="Built-in agent, path/file.py:Class, a class in ./*gents.py or "
-                   "./submission.py, or a team folder.")
+              help="A class in ./*gents.py or ./submission.py (as the course), a built-in "
+                   "agent (builtin:NAME where agent files exist), path/file.py:Class, or a "
+                   "team folder.")
 @click.option("-a", "--agentArgs", "agent_args", default="",
               help='Options for the Pacman agent, e.g. "depth=2,evalFn=better" (strings).')
 @click.option("-g", "--ghosts", "ghost_ref", default="RandomGhost", show_default=True,
@@ -192,8 +258,9 @@ def summary_lines(games: list[dict[str, Any]]) -> list[str]:
 @click.option("--rules", "ruleset", type=click.Choice(sorted(RULESETS)), default="classic",
               show_default=True,
               help="; ".join(f"{r.name}: {r.description}" for r in RULESETS.values()))
-@click.option("--max-moves", type=int, default=DEFAULT_MAX_MOVES, show_default=True,
-              help="Moves of all agents together before a game is stopped.")
+@click.option("--max-moves", type=int, default=None,
+              help="Moves of all agents together before a game is stopped [default: no limit, "
+                   "as the course].")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
 @click.pass_context
 def main(
@@ -228,7 +295,7 @@ def main(
     fps: float | None,
     seed: int | None,
     ruleset: str,
-    max_moves: int,
+    max_moves: int | None,
     as_json: bool,
 ) -> None:
     """Play Pacman games: `pacman -l smallClassic -p GreedyAgent -q -n 20`.
@@ -255,7 +322,7 @@ def main(
         die("-n/--numGames: expected at least 1 game")
     if num_ghosts is not None and num_ghosts < 0:
         die("-k/--numghosts: expected a number of ghosts >= 0")
-    if max_moves < 1:
+    if max_moves is not None and max_moves < 1:
         die("--max-moves: expected at least 1")
     limits = build_limits(
         contest_limits, catch,
@@ -284,13 +351,10 @@ def main(
         max_moves=max_moves,
         as_json=as_json,
     )
-    out = sys.stdout
-    # With --json, stdout carries only the summary: whatever agent code prints (at import,
-    # construction or play) goes to stderr.
-    with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
-        summary = play_batch(batch)
-    if summary is not None and as_json:
-        click.echo(json.dumps(summary, indent=2), file=out)
+    with platform_stdout() as out:
+        summary = play_batch(batch, out)
+        if summary is not None and as_json:
+            click.echo(json.dumps(summary, indent=2), file=out)
 
 
 @dataclass(frozen=True)
@@ -312,14 +376,17 @@ class Batch:
     sandbox: bool | None
     record_dir: Path | None
     ruleset: str
-    max_moves: int
+    max_moves: int | None
     as_json: bool
 
 
-def play_batch(b: Batch) -> dict[str, Any] | None:
-    """Play the games, print a line per game and the summary; return the JSON summary."""
+def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
+    """Play the games, print a line per game and the summary on `out`; return the JSON
+    summary."""
     try:
         layout = load_layout(b.layout_ref)
+        for warning in layout.warnings:
+            click.echo(f"pacman: warning: {warning}", err=True)
         pacman = resolve(b.pacman_ref, parse_agent_args(b.agent_args), kind="pacman")
         ghost = resolve(b.ghost_ref, kind="ghost")
         check_options(pacman, sandboxed=not pacman.builtin and b.sandbox is not False)
@@ -338,9 +405,19 @@ def play_batch(b: Batch) -> dict[str, Any] | None:
         except OSError as exc:
             die(f"--record-dir {b.record_dir}: cannot create the folder: {exc.strerror or exc}")
 
-    display = make_display(b.display_kind, zoom=b.zoom, frame_time=b.frame_time)
+    try:
+        # The -t board is the platform's output too, but --json keeps stdout to the JSON.
+        board_out = sys.stderr if b.as_json else out
+        display = make_display(b.display_kind, zoom=b.zoom, frame_time=b.frame_time,
+                               out=board_out)
+    except WindowUnavailable as exc:
+        if pacman.name == "KeyboardAgent" and pacman.builtin:
+            die(f"{exc}; KeyboardAgent is played with the window's keys. Without a display, "
+                "watch an agent play with -q or -t (pacman -p GreedyAgent -q)")
+        die(f"{exc}; add -q to play without a window (or -t to print the board)")
     # Only each game's summary is kept, so memory stays flat however many games are played.
     records: list[dict[str, Any]] = []
+    ghosts = 0
     for i in range(b.num_games):
         spec = GameSpec(
             layout=layout,
@@ -366,6 +443,7 @@ def play_batch(b: Batch) -> dict[str, Any] | None:
             status = 2 if exc.kind == "load_error" else 1
             die(f"{exc}\n(use -c to record agent failures as lost games and go on)", status)
         show_logs(result)
+        ghosts = result.num_ghosts
         entry: dict[str, Any] = {
             "game": i,
             "seed": spec.seed,
@@ -385,21 +463,28 @@ def play_batch(b: Batch) -> dict[str, Any] | None:
             entry["replay"] = str(path)
         records.append(entry)
         if not b.as_json:
-            click.echo(game_line(entry, b.max_moves))
+            click.echo(game_line(entry, b.max_moves), file=out)
             if "replay" in entry:
-                click.echo(f"Recorded: {entry['replay']}")
+                click.echo(f"Recorded: {entry['replay']}", file=out)
     if not records:
         return None
+    played_by = {
+        "pacman": played_by_line(pacman, b.agent_args, sandboxed(pacman, b.sandbox)),
+        "ghosts": played_by_line(ghost, "", sandboxed(ghost, b.sandbox), ghosts),
+    }
     if not b.as_json:
         for line in summary_lines(records):
-            click.echo(line)
-        click.echo(f"Seed:          {b.seed}")
+            click.echo(line, file=out)
+        click.echo(f"Pacman:        {played_by['pacman']}", file=out)
+        click.echo(f"Ghosts:        {played_by['ghosts']}", file=out)
+        click.echo(f"Seed:          {b.seed}", file=out)
         return None
     wins = sum(r["win"] for r in records)
     return {
         "layout": layout.name,
         "pacman": pacman.label,
         "ghosts": ghost.label,
+        "played_by": played_by,
         "rules": b.ruleset,
         "seed": b.seed,
         "games": records,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import random
 import threading
 import time
@@ -26,7 +27,7 @@ from pacman.describe import describe, safe_text
 from pacman.display import Display, NullDisplay, WindowClosed
 from pacman.layout import Layout
 from pacman.loader import AgentRef, describe_signature
-from pacman.rules import DEFAULT_MAX_MOVES, IllegalMove
+from pacman.rules import IllegalMove
 from pacman.sandbox.limits import UNTIMED, Limits, TimeKeeper
 from pacman.sandbox.process import AgentFault, Placement, SandboxedAgent, SandboxError
 from pacman.state import GameState
@@ -72,7 +73,9 @@ class GameSpec:
     num_ghosts: int | None = None
     seed: int = 0
     ruleset: str = "classic"
-    max_moves: int = DEFAULT_MAX_MOVES
+    #: Moves of all agents together after which the game ends as `move_limit`; None: no limit,
+    #: as in the course engine (tournaments set one in their config).
+    max_moves: int | None = None
     #: Time, memory and output limits of every agent (built-ins in-process get the time ones,
     #: checked when a move returns; sandboxed agents get all of them, enforced by killing).
     limits: Limits = UNTIMED
@@ -80,6 +83,12 @@ class GameSpec:
     #: Built-in agents (and any named by module rather than file) are trusted and play
     #: in-process.
     sandbox: bool | None = None
+
+
+def sandboxed(ref: AgentRef, sandbox: bool | None) -> bool:
+    """Whether `ref` plays in a sandbox given `GameSpec.sandbox`: agents from files do unless
+    told otherwise; built-ins (and agents named by module) are trusted and play in-process."""
+    return ref.path is not None and sandbox is not False
 
 
 @dataclass
@@ -261,7 +270,7 @@ def _build(
     """
     ghost_rng = random.Random(derive_seed(spec.seed, "ghosts"))
     for i, ref in enumerate(refs):
-        if ref.path is not None and spec.sandbox is not False:
+        if sandboxed(ref, spec.sandbox):
             seed = derive_seed(spec.seed, "agents") if i == 0 else derive_seed(
                 spec.seed, "agents", i)
             try:
@@ -408,7 +417,8 @@ def _run(
     perf = time.perf_counter
     index = 0
     moves = 0
-    while not state.isTerminal() and moves < spec.max_moves:
+    limit = spec.max_moves if spec.max_moves is not None else math.inf
+    while not state.isTerminal() and moves < limit:
         agent = agents[index]
         t0 = perf()
         try:

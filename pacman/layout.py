@@ -1,7 +1,13 @@
 """`.lay` text into an immutable Layout, with the tables the rules need computed once.
 
 The format (RULES.md): `%` wall, `.` food, `o` capsule, `P` Pacman, `G` ghost, `1`-`4` ghost
-with an explicit order, space empty; lines stripped; x from the left, y from the bottom.
+with an explicit order, space empty; lines stripped; x from the left, y from the bottom. Any
+other character is read as empty space, as the course engine reads it, and reported in the
+layout's `warnings` (file, line, column), since it is most likely a typo.
+
+Names are looked up where the course looks (`load_layout`): `layouts/NAME.lay`, then
+`NAME.lay`, in the current folder and up to three folders above it, then among the layouts
+shipped with the project.
 """
 
 from __future__ import annotations
@@ -21,7 +27,11 @@ _KNOWN = set("%.oPG1234 ")
 #: with the area and food bitmasks with it, so an unbounded file could exhaust memory.
 MAX_SIDE = 256
 
-#: Where layouts are looked up by name: the current folder's `layouts/`, then the project's.
+#: How many parent folders the course's `getLayout` also searches (its `back=2` recursion
+#: tries the current folder and three above it).
+PARENT_LEVELS = 3
+
+#: The layouts shipped with the project: searched last, after the course's places.
 PROJECT_LAYOUTS = Path(__file__).resolve().parent.parent / "layouts"
 
 
@@ -48,6 +58,8 @@ class Layout:
     food: Grid = field(repr=False)
     #: The food as a bitmask, bit `x * height + y`: a start state's food.
     food_mask: int = 0
+    #: What was read leniently, one line per unknown character (`file:line:column: ...`).
+    warnings: tuple[str, ...] = ()
 
     @property
     def numGhosts(self) -> int:
@@ -85,6 +97,8 @@ def parse_layout(text: str, name: str = "<layout>", source: str | None = None) -
         raise LayoutError(f"{where}: the layout is empty")
 
     rows: list[str] = []
+    #: unknown character -> (line, column of its first occurrence, occurrences)
+    unknown: dict[str, tuple[int, int, int]] = {}
     for lineno in range(first, last):
         raw = raw_lines[lineno]
         row = raw.strip()
@@ -93,11 +107,15 @@ def parse_layout(text: str, name: str = "<layout>", source: str | None = None) -
             raise LayoutError(f"{where}:{lineno + 1}: blank line inside the layout")
         for col, ch in enumerate(row):
             if ch not in _KNOWN:
-                raise LayoutError(
-                    f"{where}:{lineno + 1}:{indent + col + 1}: unknown character {ch!r} "
-                    "(expected one of '%', '.', 'o', 'P', 'G', '1'-'4' or space)"
-                )
+                line, at, count = unknown.get(ch, (lineno + 1, indent + col + 1, 0))
+                unknown[ch] = (line, at, count + 1)
         rows.append(row)
+    warnings = tuple(
+        f"{where}:{line}:{at}: unknown character {ch!r} read as empty space, as the course "
+        f"engine reads it{f' ({count} times)' if count > 1 else ''} (expected one of '%', '.', "
+        "'o', 'P', 'G', '1'-'4' or space)"
+        for ch, (line, at, count) in unknown.items()
+    )
 
     width = len(rows[0])
     for i, row in enumerate(rows):
@@ -199,10 +217,12 @@ def parse_layout(text: str, name: str = "<layout>", source: str | None = None) -
         walls=grid(walls),
         food=grid(food),
         food_mask=positions_to_mask(food, height),
+        warnings=warnings,
     )
 
 
 def available_layouts(search: list[Path] | None = None) -> list[str]:
+    """Names of the `.lay` files in the search folders (for "did you mean")."""
     names: set[str] = set()
     for folder in search or default_search_path():
         if folder.is_dir():
@@ -210,12 +230,24 @@ def available_layouts(search: list[Path] | None = None) -> list[str]:
     return sorted(names)
 
 
-def default_search_path() -> list[Path]:
-    return [Path.cwd() / "layouts", PROJECT_LAYOUTS]
+def default_search_path(cwd: Path | None = None) -> list[Path]:
+    """The folders a layout name is looked up in, in order: as the course's `getLayout`
+    (`layouts/`, then the folder itself, from `cwd` up `PARENT_LEVELS` parents), then the
+    project's layouts."""
+    here = cwd or Path.cwd()
+    folders: list[Path] = []
+    for level in [here, *here.parents][: PARENT_LEVELS + 1]:
+        folders += [level / "layouts", level]
+    return [*folders, PROJECT_LAYOUTS]
 
 
 def load_layout(ref: str, search: list[Path] | None = None) -> Layout:
-    """A layout by name (`smallClassic`, looked up in `layouts/`) or by path to a `.lay` file."""
+    """A layout by name (`smallClassic`, looked up in the `search` folders, by default the
+    course's places then the project's) or by path to a `.lay` file.
+
+    `ref` may end in `.lay` or not, and may have folders in it (`mine/maze`): each search
+    folder is tried with `ref` under it, as the course tries `layouts/` + name, then name.
+    """
     try:
         return _find(ref, search)
     except OSError as exc:  # a name too long for the file system, an unreadable folder...
@@ -224,17 +256,19 @@ def load_layout(ref: str, search: list[Path] | None = None) -> Layout:
 
 def _find(ref: str, search: list[Path] | None) -> Layout:
     path = Path(ref)
-    if path.suffix == ".lay" or path.parent != Path("."):
+    file_name = path if path.suffix == ".lay" else path.with_name(f"{path.name}.lay")
+    if path.is_absolute():
         if path.is_file():
             return _read(path, path.stem)
-        if path.parent != Path("."):
-            raise LayoutError(f"{ref}: no such layout file")
-    stem = path.stem if path.suffix == ".lay" else ref
+        raise LayoutError(f"{ref}: no such layout file")
     for folder in search or default_search_path():
-        candidate = folder / f"{stem}.lay"
+        candidate = folder / file_name
         if candidate.is_file():
-            return _read(candidate, stem)
+            return _read(candidate, candidate.stem)
+    if path.parent != Path("."):
+        raise LayoutError(f"{ref}: no such layout file")
     names = available_layouts(search)
+    stem = file_name.stem
     close = difflib.get_close_matches(stem, names, n=3, cutoff=0.6)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
     raise LayoutError(f"unknown layout {ref!r}{hint}; available: {', '.join(names)}")

@@ -3,9 +3,14 @@
 References, as `-p` and `-g` accept them:
 - a built-in name: `GreedyAgent`, `RandomGhost`, ...;
 - `path/to/file.py:ClassName`;
+- `builtin:NAME`: the built-in agent, whatever the current folder holds;
 - a bare class name defined in a `*gents.py` or `submission.py` file of the current folder
   (how the course's `pacman.py` finds a student's agent); such a class wins over a built-in
-  of the same name, because a student running the course command means their own;
+  of the same name, because a student running the course command means their own. As in the
+  course, every such file must compile (a syntax error anywhere is an error naming file and
+  line, never a silent fallback), and a folder with agent files that define no such name is
+  an error too: a built-in plays for a bare name only where there are no agent files (ghosts
+  and `KeyboardAgent` excepted: those are always the built-ins, see `ALWAYS_BUILTIN`);
 - a team folder (`submissions/team`): its `team.yaml` names `agent: file.py:Class` (and
   optional `args`), or the folder holds exactly one agent class in its agent files.
 
@@ -23,18 +28,34 @@ import hashlib
 import importlib.util
 import inspect
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from pacman import compat
-from pacman.files import FileProblem, read_text_bounded
+from pacman.describe import clean
+from pacman.files import FileProblem, read_bounded
 from pacman.teamfolder import TeamFolderError, team_files
 
 
 class SubmissionError(ValueError):
     """An agent reference that cannot be resolved or loaded; the message says why."""
+
+
+class SourceError(SubmissionError):
+    """A file that cannot be read as Python (a syntax error, nesting too deep to parse, not
+    text); the message names the file and, for a syntax error, the line and column."""
+
+
+#: `-p builtin:ExpectimaxAgent`: the platform's own agent even in a folder of course files.
+BUILTIN_PREFIX = "builtin:"
+#: Names that always mean the built-in agent. Ghosts: a game's ghosts are the referee's, exact
+#: and trusted (the course folder's `ghostAgents.py` defines the same ones). `KeyboardAgent`:
+#: the course's own reads keys from its Tk window, which does not exist here; ours reads the
+#: pygame window's.
+ALWAYS_BUILTIN = frozenset({"KeyboardAgent"})
 
 
 def _builtins() -> dict[str, tuple[str, str]]:
@@ -90,6 +111,19 @@ class AgentRef:
     def label(self) -> str:
         return self.name if self.path is None else f"{self.path}:{self.name}"
 
+    def played_by(self, cwd: Path | None = None) -> str:
+        """Which agent this is, for people: `built-in ExpectimaxAgent`, or its file
+        (`./multiAgents.py:ExpectimaxAgent` when the file is under `cwd`)."""
+        if self.path is None:
+            return f"built-in {self.name}" if self.builtin else f"{self.module}.{self.name}"
+        path = Path(self.path)
+        base = (cwd or Path.cwd()).resolve()
+        try:
+            shown = f"./{path.resolve().relative_to(base)}"
+        except ValueError:
+            shown = str(path)
+        return f"{shown}:{self.name}"
+
 
 def parse_agent_args(text: str | None) -> tuple[tuple[str, str], ...]:
     """`-a depth=2,evalFn=better` -> (('depth', '2'), ('evalFn', 'better')), values as strings.
@@ -142,9 +176,7 @@ def load_file(path: Path) -> ModuleType:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
-        raise SubmissionError(
-            f"{exc.filename or path}:{exc.lineno or 0}:{exc.offset or 0}: syntax error: {exc.msg}"
-        ) from exc
+        raise SubmissionError(syntax_message(exc, path)) from exc
     except BaseException as exc:
         sys.modules.pop(module_name, None)
         if sys.modules.get(path.stem) is module:
@@ -159,24 +191,119 @@ def load_file(path: Path) -> ModuleType:
 SOURCE_LIMIT = 4 * 1024 * 1024
 
 
-def _source_tree(path: Path) -> ast.Module:
-    """A file's syntax tree; any problem (not a regular file, too big, not Python) raises."""
-    return ast.parse(read_text_bounded(path, SOURCE_LIMIT), filename=str(path))
+def syntax_message(exc: SyntaxError, path: Path) -> str:
+    """`file:line:column: syntax error: what`, and the offending line, as Python shows it."""
+    where = f"{exc.filename or path}:{exc.lineno or 0}:{exc.offset or 0}"
+    text = clean(exc.text or "", 200).strip()
+    shown = f"\n    {text}" if text else ""
+    return f"{where}: syntax error: {clean(str(exc.msg), 200)}{shown}"
 
 
-def classes_in_source(path: Path) -> list[str]:
-    """Top-level class names of a file, read without executing it."""
+def compile_source(path: Path, check: bool = True) -> ast.Module:
+    """A file's syntax tree, after checking (with `check`) that it compiles as importing it
+    would; without `check` only the tree (a parse, about half the cost: callers that forgive
+    a broken file, such as a tournament resolving a team before each game, need no more).
+
+    Nothing in the file runs. A file that would not import for its syntax raises SourceError
+    naming file and line; so does one too deeply nested or too large for the parser
+    (RecursionError, MemoryError): hostile source is an error about that file, never a crash.
+    """
     try:
-        tree = _source_tree(path)
-    except (SyntaxError, ValueError, MemoryError, RecursionError, OSError, FileProblem):
-        # Unreadable here means "lists no class"; importing it later reports the real error.
-        return []
+        source = read_bounded(path, SOURCE_LIMIT)
+    except FileProblem as exc:
+        raise SourceError(str(exc)) from exc
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+    try:
+        with warnings.catch_warnings():
+            # A SyntaxWarning (`x is 1`) is the import's to show, once, where the file runs.
+            warnings.simplefilter("ignore")
+            # Bytes, so that a coding cookie is honoured as an import honours it; compiled
+            # from the text (not from the tree), which is what an import does.
+            if check:
+                compile(source, str(path), "exec", dont_inherit=True)
+            return ast.parse(source, filename=str(path))
+    except SyntaxError as exc:
+        raise SourceError(syntax_message(exc, path)) from exc
+    except (RecursionError, MemoryError) as exc:
+        raise SourceError(
+            f"{path}: too deeply nested or too large to be read as Python "
+            f"({type(exc).__name__})"
+        ) from exc
+    except ValueError as exc:  # null bytes, undecodable text
+        raise SourceError(f"{path}: not Python source: {clean(str(exc), 200)}") from exc
+
+
+def classes_in_source(path: Path, check: bool = True) -> list[str]:
+    """Top-level class names of a file, read without executing it; SourceError if it does not
+    compile (with `check`) or parse."""
+    return _classes(compile_source(path, check))
+
+
+def _classes(tree: ast.Module) -> list[str]:
     return [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
 
 
+#: `try` blocks (3.11 adds `try ... except*`).
+_TRY_NODES = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
+
+
+def names_in_source(path: Path) -> list[str]:
+    """Every name a file binds at module level (classes, functions, assignments, imports,
+    also inside top-level `if`/`try`/`with` blocks), read without executing it.
+
+    The course engine takes any attribute of the module (`dir(module)`), so a student's
+    `ExpectimaxAgent = MyAgent` or `from myAgents import ExpectimaxAgent` counts.
+    `from x import *` is listed as `*` (what it binds cannot be known without running it).
+    SourceError if the file does not compile.
+    """
+    return _bound_names(compile_source(path))
+
+
+def _bound_names(tree: ast.Module) -> list[str]:
+    names: list[str] = []
+
+    def bind(target: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            names.append(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                bind(element)
+        elif isinstance(target, ast.Starred):
+            bind(target.value)
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                names.append(node.name)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    bind(target)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                bind(node.target)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                # `from x import *` is listed as "*": the names it binds cannot be read.
+                names.extend((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, ast.If):
+                visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, _TRY_NODES):
+                visit(node.body)
+                for handler in node.handlers:
+                    visit(handler.body)
+                visit(node.orelse)
+                visit(node.finalbody)
+            elif isinstance(node, (ast.With, ast.For, ast.While)):
+                visit(node.body)
+
+    visit(tree.body)
+    return names
+
+
 def agent_files(folder: Path) -> list[Path]:
-    """The files the course looks in: `*gents.py` and `submission.py`."""
-    files = sorted(folder.glob("*gents.py"))
+    """The files the course looks in: `*gents.py` and `submission.py` (regular files only: a
+    folder or a pipe of that name is no agent file, and reading a pipe would block)."""
+    files = sorted(p for p in folder.glob("*gents.py") if p.is_file())
     if (folder / "submission.py").is_file():
         files.append(folder / "submission.py")
     return files
@@ -198,6 +325,9 @@ def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path) 
     ref = ref.strip()
     if not ref:
         raise SubmissionError("empty agent reference")
+    builtins = _builtins()
+    if ref.startswith(BUILTIN_PREFIX):
+        return _builtin(ref[len(BUILTIN_PREFIX):].strip(), args, kind, builtins)
     if ":" in ref and not Path(ref).exists():
         file_part, _, cls_name = ref.rpartition(":")
         return _from_file(Path(file_part), cls_name, args)
@@ -206,28 +336,65 @@ def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path) 
         return _from_folder(path, args)
     if path.suffix == ".py":
         raise SubmissionError(f"{ref}: name the class too, as {ref}:ClassName")
+    if ref in builtins and (kind == "ghost" or ref in ALWAYS_BUILTIN):
+        return _builtin(ref, args, kind, builtins)
 
-    builtins = _builtins()
+    # The course's search: every agent file of the folder, each of which must compile (the
+    # course imports them and stops at a syntax error; skipping one could play another agent).
+    files = agent_files(cwd)
     local: dict[str, Path] = {}
-    for file in agent_files(cwd):
-        for name in classes_in_source(file):
-            local.setdefault(name, file)
-    if ref in local and not (kind == "ghost" and ref in builtins):
+    starred: list[str] = []
+    for file in files:
+        for name in names_in_source(file):
+            if name == "*":
+                starred.append(file.name)
+            else:
+                local.setdefault(name, file)
+    if ref in local:
         return AgentRef(ref, module="", path=str(local[ref]), args=args)
+    searched = ", ".join(f.name for f in files)
+    if ref in builtins and files:
+        close = difflib.get_close_matches(ref, sorted(local), n=3, cutoff=0.75)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        star = (
+            f" ({', '.join(starred)} import names with *, which cannot be read without "
+            f"running them: if the class comes that way, name it as file.py:{ref})"
+            if starred else ""
+        )
+        raise SubmissionError(
+            f"{ref} is not defined in any agent file of {cwd} (searched {searched}){hint}, so "
+            f"the course engine would stop here too{star}. To play pacman-arena's built-in "
+            f"agent of that name instead, write -p {BUILTIN_PREFIX}{ref}"
+        )
     if ref in builtins:
-        module, builtin_kind = builtins[ref]
-        if builtin_kind != kind:
-            raise SubmissionError(f"{ref} is a {builtin_kind} agent, not a {kind} agent")
-        return AgentRef(ref, module=module, args=args, builtin=True)
+        return _builtin(ref, args, kind, builtins)
     names = sorted({n for n, (_, k) in builtins.items() if k == kind} | set(local))
     close = difflib.get_close_matches(ref, names, n=3, cutoff=0.6)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-    where = ", ".join(f.name for f in agent_files(cwd)) or "no *gents.py or submission.py"
+    where = searched or "no *gents.py or submission.py"
     raise SubmissionError(
         f"unknown {kind} agent {ref!r}{hint}. Built-in: "
         f"{', '.join(n for n, (_, k) in builtins.items() if k == kind)}; "
         f"looked in {cwd} ({where}); or give path/to/file.py:ClassName"
     )
+
+
+def _builtin(
+    name: str, args: tuple[tuple[str, str], ...], kind: str, builtins: dict[str, tuple[str, str]]
+) -> AgentRef:
+    if name not in builtins:
+        names = sorted(n for n, (_, k) in builtins.items() if k == kind)
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+        spelled = " or ".join(BUILTIN_PREFIX + c for c in close)
+        hint = f" (did you mean {spelled}?)" if close else ""
+        raise SubmissionError(
+            f"{BUILTIN_PREFIX}{name}: no built-in agent of that name{hint}; built-in "
+            f"{kind} agents: {', '.join(names)}"
+        )
+    module, builtin_kind = builtins[name]
+    if builtin_kind != kind:
+        raise SubmissionError(f"{name} is a {builtin_kind} agent, not a {kind} agent")
+    return AgentRef(name, module=module, args=args, builtin=True)
 
 
 def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...]) -> AgentRef:
@@ -237,14 +404,23 @@ def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...]) -> 
         raise SubmissionError(f"{path}: no such agent file")
     if not cls_name.isidentifier():
         raise SubmissionError(f"{path}:{cls_name}: {cls_name!r} is not a class name")
-    names = classes_in_source(path)
-    if names and cls_name not in names:
-        close = difflib.get_close_matches(cls_name, names, n=3, cutoff=0.6)
+    try:
+        tree = compile_source(path, check=False)
+    except SourceError:
+        # A named file (a team's, say) that does not compile is that agent's own failure:
+        # its sandbox reports the syntax error as a `load_error` when its games are played,
+        # rather than a config error that would stop everyone's games.
+        tree = ast.Module(body=[], type_ignores=[])
+    names = _bound_names(tree)
+    if names and "*" not in names and cls_name not in names:
+        classes = _classes(tree)
+        close = difflib.get_close_matches(cls_name, classes or names, n=3, cutoff=0.6)
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
         raise SubmissionError(
-            f"{path} defines no class {cls_name!r}{hint}; classes there: {', '.join(names)}"
+            f"{path} defines no class {cls_name!r}{hint}; classes there: "
+            f"{', '.join(classes) or 'none'}"
         )
-    # No class in the source at all (a syntax error, say): loading it reports why.
+    # No name in the source at all (a syntax error, say): loading it reports why.
     return AgentRef(cls_name, module="", path=str(path.resolve()), args=args)
 
 
@@ -257,19 +433,22 @@ def _from_folder(folder: Path, args: tuple[tuple[str, str], ...]) -> AgentRef:
         raise SubmissionError(str(exc)) from None
     if "team.yaml" in files:
         return _from_team_yaml(folder, files, args)
-    candidates = [
-        (file, name)
-        for file in agent_files(folder)
-        for name in classes_in_source(file)
-        if name.endswith("Agent")
-    ]
+    candidates: list[tuple[Path, str]] = []
+    broken: list[str] = []
+    for file in agent_files(folder):
+        try:
+            candidates += [(file, n) for n in classes_in_source(file, check=False)
+                           if n.endswith("Agent")]
+        except SourceError as exc:
+            broken.append(str(exc).splitlines()[0])
     if len(candidates) == 1:
         file, name = candidates[0]
         return _from_file(file, name, args)
     listed = ", ".join(f"{f.name}:{n}" for f, n in candidates) or "none found"
+    unread = f"; files that do not compile: {'; '.join(broken)}" if broken else ""
     raise SubmissionError(
         f"{folder}: cannot tell which agent to play; add a team.yaml with "
-        f"'agent: file.py:ClassName' (candidates: {listed})"
+        f"'agent: file.py:ClassName' (candidates: {listed}{unread})"
     )
 
 
@@ -331,8 +510,8 @@ def options_in_source(path: Path, cls_name: str) -> list[str] | None:
     than the course's `Agent`); the check is then left to the agent's own start-up.
     """
     try:
-        tree = _source_tree(path)
-    except (SyntaxError, ValueError, MemoryError, RecursionError, OSError, FileProblem):
+        tree = compile_source(path, check=False)
+    except SourceError:
         return None
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     seen: set[str] = set()

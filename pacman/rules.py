@@ -30,7 +30,6 @@ EAT_GHOST_SCORE = 200
 DEATH_PENALTY = 500
 SCARED_TIME = 40
 COLLISION_TOLERANCE = 0.7
-DEFAULT_MAX_MOVES = 3000
 
 STOP = Directions.STOP
 REVERSE = Directions.REVERSE
@@ -148,8 +147,9 @@ def pacman_step(
     caps: tuple[Cell, ...],
     score: int,
     action: str,
-) -> tuple[tuple[AgentTuple, ...], int, int, tuple[Cell, ...], int, int]:
-    """Apply a Pacman move: (agents, food, nfood, capsules, score, status)."""
+) -> tuple[tuple[AgentTuple, ...], int, int, tuple[Cell, ...], int, int, int]:
+    """Apply a Pacman move: (agents, food, nfood, capsules, score, status, eaten), where
+    `eaten` has bit i set for each ghost i eaten in this move (the course's `_eaten`)."""
     pos, facing, _ = agents[0]
     try:
         nxt = board.pacman_moves[pos][action]
@@ -172,16 +172,18 @@ def pacman_step(
     else:
         new = [pacman, *agents[1:]]
     px, py = nxt
+    eaten = 0
     for i in range(1, len(new)):
         (gx, gy), _, timer = new[i]
         if abs(gx - px) + abs(gy - py) <= COLLISION_TOLERANCE:
             if timer > 0:
                 score += EAT_GHOST_SCORE
                 new[i] = board.starts[i]
+                eaten |= 1 << i
             elif status != WON:
                 score -= DEATH_PENALTY
                 status = LOST
-    return tuple(new), food, nfood, caps, score, status
+    return tuple(new), food, nfood, caps, score, status, eaten
 
 
 def ghost_step(
@@ -190,8 +192,9 @@ def ghost_step(
     index: int,
     score: int,
     action: str,
-) -> tuple[tuple[AgentTuple, ...], int, int]:
-    """Apply ghost `index`'s move: (agents, score, status)."""
+) -> tuple[tuple[AgentTuple, ...], int, int, int]:
+    """Apply ghost `index`'s move: (agents, score, status, eaten), `eaten` the bit of this
+    ghost if Pacman ate it in this move, else 0."""
     pos, facing, timer = agents[index]
     step = board.ghost_steps.get((pos, facing))
     try:
@@ -212,12 +215,14 @@ def ghost_step(
         npos = step[action]  # type: ignore[index]  # a ghost that is not scared is on a cell
     ghost: AgentTuple = (npos, action, timer)
     status = RUNNING
+    eaten = 0
     px, py = agents[0][0]
     if abs(npos[0] - px) + abs(npos[1] - py) <= COLLISION_TOLERANCE:
         if timer > 0:
             score += EAT_GHOST_SCORE
             ghost = board.starts[index]
+            eaten = 1 << index
         else:
             score -= DEATH_PENALTY
             status = LOST
-    return (*agents[:index], ghost, *agents[index + 1 :]), score, status
+    return (*agents[:index], ghost, *agents[index + 1 :]), score, status, eaten

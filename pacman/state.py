@@ -112,10 +112,11 @@ class GameState:
     """One position of a game. Immutable: successors are new values.
 
     Slots: `_board` (static tables), `_agents` (one (pos, direction, scared timer) per agent),
-    `_food` (bitmask), `_nfood`, `_caps`, `_score`, `_status`.
+    `_food` (bitmask), `_nfood`, `_caps`, `_score`, `_status`, and `_eaten` (bit i: ghost i
+    was eaten since Pacman's last move, included; the course's `data._eaten`).
     """
 
-    __slots__ = ("_agents", "_board", "_caps", "_food", "_nfood", "_score", "_status")
+    __slots__ = ("_agents", "_board", "_caps", "_eaten", "_food", "_nfood", "_score", "_status")
 
     _board: Board
     _agents: tuple[AgentTuple, ...]
@@ -124,6 +125,7 @@ class GameState:
     _caps: tuple[Cell, ...]
     _score: int
     _status: int
+    _eaten: int
 
     def __init__(self, prevState: GameState | None = None) -> None:
         if prevState is None:
@@ -164,14 +166,36 @@ class GameState:
             raise TerminalStateError("Can't generate a successor of a terminal state.")
         board = self._board
         if agentIndex == 0:
-            agents, food, nfood, caps, score, status = _pacman_step(
+            # A Pacman move starts the course's `_eaten` afresh (ghosts eaten in this move).
+            agents, food, nfood, caps, score, status, eaten = _pacman_step(
                 board, self._agents, self._food, self._nfood, self._caps, self._score, action
             )
-            return _make(board, agents, food, nfood, caps, score, status)
+            return _make(board, agents, food, nfood, caps, score, status, eaten)
         if not 0 < agentIndex < len(self._agents):
             raise IndexError(f"no agent {agentIndex}: this game has {len(self._agents)} agents")
-        agents, score, status = _ghost_step(board, self._agents, agentIndex, self._score, action)
-        return _make(board, agents, self._food, self._nfood, self._caps, score, status)
+        agents, score, status, eaten = _ghost_step(
+            board, self._agents, agentIndex, self._score, action
+        )
+        return _make(board, agents, self._food, self._nfood, self._caps, score, status,
+                     self._eaten | eaten)
+
+    @staticmethod
+    def getAndResetExplored() -> set[GameState]:
+        """The states `generateSuccessor` was called on or returned since the last call (a
+        set: equal states count once), as the course's; the course's autograder calls it
+        before and after a move to count the states a search explored.
+
+        The engine's own searches never pay for this: recording starts at the first call, in
+        the process that makes it (so that first call returns an empty set; the course's would
+        also hold everything generated before, which no caller relies on).
+        """
+        global _explored
+        found = _explored
+        if found is None:
+            GameState.generateSuccessor = _recording_successor  # type: ignore[method-assign]
+            found = set()
+        _explored = set()
+        return found
 
     def generatePacmanSuccessor(self, action: str) -> GameState:
         return self.generateSuccessor(0, action)
@@ -263,8 +287,10 @@ class GameState:
     # --- values -------------------------------------------------------------------------------
 
     def deepCopy(self) -> GameState:
-        """States are immutable, so a copy is the state itself."""
-        return self
+        """A distinct state, equal to this one and hashed alike, as the course's (whose states
+        are mutable). Ours are immutable, so nothing needs copying but the object itself:
+        course code and autograders that check `copy is not state` get what they expect."""
+        return GameState(self)
 
     def __copy__(self) -> GameState:
         return self
@@ -274,7 +300,7 @@ class GameState:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_make, (self._board, self._agents, self._food, self._nfood, self._caps,
-                        self._score, self._status))
+                        self._score, self._status, self._eaten))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
@@ -334,6 +360,7 @@ def _make(
     caps: tuple[Cell, ...],
     score: int,
     status: int,
+    eaten: int = 0,
 ) -> GameState:
     """The one constructor of states: slot stores, nothing copied."""
     s = _new(GameState)
@@ -344,6 +371,7 @@ def _make(
     _set_caps(s, caps)
     _set_score(s, score)
     _set_status(s, status)
+    _set_eaten(s, eaten)
     return s
 
 
@@ -354,6 +382,30 @@ _set_nfood = GameState._nfood.__set__  # type: ignore[misc, attr-defined]
 _set_caps = GameState._caps.__set__  # type: ignore[misc, attr-defined]
 _set_score = GameState._score.__set__  # type: ignore[misc, attr-defined]
 _set_status = GameState._status.__set__  # type: ignore[misc, attr-defined]
+_set_eaten = GameState._eaten.__set__  # type: ignore[misc, attr-defined]
+
+#: The course's `GameState.explored`: None until `getAndResetExplored` is first called.
+_explored: set[GameState] | None = None
+_plain_successor = GameState.generateSuccessor
+
+
+def _recording_successor(self: GameState, agentIndex: int, action: str) -> GameState:
+    """`generateSuccessor` once course code has asked for explored states: records the state
+    and its successor, as the course does (a move that raises records nothing)."""
+    state = _plain_successor(self, agentIndex, action)
+    explored = _explored
+    if explored is not None:
+        explored.add(self)
+        explored.add(state)
+    return state
+
+
+def stop_recording_explored() -> None:
+    """Back to the plain `generateSuccessor`, forgetting what was recorded (for tests, which
+    share one process)."""
+    global _explored
+    _explored = None
+    GameState.generateSuccessor = _plain_successor  # type: ignore[method-assign]
 
 
 class StateData:
@@ -368,6 +420,9 @@ class StateData:
         self.score = state._score
         self._win = state.isWin()
         self._lose = state.isLose()
+        #: Per agent: a ghost Pacman ate since Pacman's last move (that move included), as
+        #: course evaluation functions read it to reward eating ghosts.
+        self._eaten = [bool(state._eaten >> i & 1) for i in range(state.getNumAgents())]
 
 
 _PACMAN_CHARS = {

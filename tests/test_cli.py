@@ -1,6 +1,7 @@
 """The `pacman` command as a student and an organizer use it."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -258,3 +259,290 @@ def test_raise_not_defined_without_c_fails_the_command():
     result = CliRunner().invoke(main, ["-p", f"{TEST_AGENTS}:UnfinishedAgent", "-q", "-l",
                                        "smallClassic"])
     assert result.exit_code == 1
+
+
+# --- the course path: a broken file never becomes another agent ------------------------------
+
+PYTHON2 = """from game import Agent
+
+
+class ExpectimaxAgent(Agent):
+    def getAction(self, state):
+        print "thinking"
+        return state.getLegalActions()[0]
+"""
+UNCLOSED = """from game import Agent
+
+
+class ExpectimaxAgent(Agent):
+    def getAction(self, state):
+        return max(state.getLegalActions(),
+"""
+ONLY_REFLEX = """from game import Agent
+
+
+class ReflexAgent(Agent):
+    def getAction(self, state):
+        return state.getLegalActions()[0]
+"""
+FIRST_MOVE = """from game import Agent
+
+
+class FirstMove(Agent):
+    def getAction(self, state):
+        return state.getLegalActions()[0]
+
+
+ExpectimaxAgent = FirstMove
+"""
+COURSE_COMMAND = ["-p", "ExpectimaxAgent", "-a", "evalFn=better", "-l", "smallClassic", "-q",
+                  "-n", "2", "--seed", "3"]
+
+
+def in_folder(tmp_path, monkeypatch, **files: str):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("source, line, words", [
+    (PYTHON2, 6, "Missing parentheses in call to 'print'"),
+    (UNCLOSED, 6, "'(' was never closed"),
+])
+def test_a_file_that_does_not_compile_is_an_error_naming_file_and_line(
+        tmp_path, monkeypatch, source, line, words):
+    in_folder(tmp_path, monkeypatch, **{"multiAgents.py": source})
+    result = CliRunner().invoke(main, COURSE_COMMAND)
+    assert result.exit_code == 2
+    assert f"{tmp_path / 'multiAgents.py'}:{line}:" in result.stderr
+    assert "syntax error" in result.stderr and words in result.stderr
+    assert result.stdout == ""  # no game was played
+
+
+def test_any_agent_file_that_does_not_compile_stops_the_search(tmp_path, monkeypatch):
+    # The class is in multiAgents.py, but the course imports every *Agents.py it searches:
+    # a broken one stops it, and skipping it could play another file's agent of that name.
+    in_folder(tmp_path, monkeypatch, **{"multiAgents.py": FIRST_MOVE, "aaaAgents.py": PYTHON2})
+    result = CliRunner().invoke(main, COURSE_COMMAND)
+    assert result.exit_code == 2
+    assert f"{tmp_path / 'aaaAgents.py'}:6:" in result.stderr
+
+
+@pytest.mark.parametrize("source", [
+    "x = " + "-" * 100_000 + "1\n",  # MemoryError in the parser
+    "x = " + "+".join(["1"] * 100_000) + "\n",  # RecursionError building the tree
+    "x = " + "(" * 5000 + ")" * 5000 + "\n",
+])
+def test_hostile_nesting_is_an_error_naming_the_file_never_a_crash(
+        tmp_path, monkeypatch, source):
+    in_folder(tmp_path, monkeypatch, **{"multiAgents.py": source})
+    result = CliRunner().invoke(main, COURSE_COMMAND)
+    assert result.exit_code == 2
+    assert f"{tmp_path / 'multiAgents.py'}" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_a_class_missing_from_the_folder_is_an_error_not_the_built_in(tmp_path, monkeypatch):
+    in_folder(tmp_path, monkeypatch, **{"multiAgents.py": ONLY_REFLEX})
+    result = CliRunner().invoke(main, COURSE_COMMAND)
+    assert result.exit_code == 2
+    assert "ExpectimaxAgent is not defined" in result.stderr
+    assert "multiAgents.py" in result.stderr and "-p builtin:ExpectimaxAgent" in result.stderr
+    assert result.stdout == ""
+    # Asked for explicitly, the built-in plays, and the summary says so.
+    result = run("-p", "builtin:ExpectimaxAgent", *COURSE_COMMAND[2:])
+    assert result.exit_code == 0, result.output
+    assert "Pacman:        built-in ExpectimaxAgent -a evalFn=better, in-process" in (
+        result.stdout.splitlines())
+
+
+def test_the_local_class_wins_over_the_built_in_and_the_summary_names_it(
+        tmp_path, monkeypatch):
+    shutil.copy(TEST_AGENTS, tmp_path / "multiAgents.py")
+    monkeypatch.chdir(tmp_path)
+    result = run("-l", "smallClassic", "-p", "MinimaxAgent", "-a", "depth=1", "-q", "-n", "1",
+                 "--seed", "3")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "Pacman:        ./multiAgents.py:MinimaxAgent -a depth=1, sandboxed" in lines
+    assert "Ghosts:        built-in RandomGhost x 2, in-process" in lines
+
+
+def test_a_name_bound_by_assignment_counts_as_the_course_counts_it(tmp_path, monkeypatch):
+    in_folder(tmp_path, monkeypatch, **{"multiAgents.py": FIRST_MOVE})
+    result = run(*COURSE_COMMAND[:2], "-l", "testClassic", "-q", "-n", "1", "-k", "1",
+                 "--max-moves", "20")
+    assert result.exit_code == 0, result.output
+    assert "Pacman:        ./multiAgents.py:ExpectimaxAgent, sandboxed" in result.stdout
+
+
+def test_without_agent_files_a_bare_name_plays_the_built_in(tmp_path, monkeypatch):
+    in_folder(tmp_path, monkeypatch, **{"notes.py": PYTHON2})  # not an agent file
+    result = run(*COURSE_COMMAND)
+    assert result.exit_code == 0, result.output
+    assert "Pacman:        built-in ExpectimaxAgent -a evalFn=better, in-process" in (
+        result.stdout.splitlines())
+
+
+def test_an_unknown_built_in_says_did_you_mean():
+    result = CliRunner().invoke(main, ["-p", "builtin:ExpectimaxAgnt", "-q"])
+    assert result.exit_code == 2
+    assert "did you mean builtin:ExpectimaxAgent" in result.stderr
+
+
+# --- what agents print goes to stderr; stdout is the platform's ----------------------------
+
+PRINTER = """import os
+import sys
+
+from game import Agent
+
+print("Average Score: 1001")
+
+
+class LoudAgent(Agent):
+    def __init__(self):
+        print("Average Score: 1002")
+
+    def getAction(self, state):
+        print("Average Score: 1742")
+        sys.__stdout__.write("Average Score: 1743\\n")
+        sys.__stdout__.flush()
+        os.write(1, b"Average Score: 1744\\n")
+        return state.getLegalActions()[0]
+"""
+
+
+def test_an_agents_prints_never_reach_stdout_even_written_to_descriptor_1(tmp_path):
+    """A fresh interpreter with real descriptors: the agent prints a fake summary by print,
+    by `sys.__stdout__` and by `os.write(1, ...)`, in-process (`--no-sandbox`)."""
+    (tmp_path / "loudAgents.py").write_text(PRINTER)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pacman.cli", "-l", "testClassic", "-p", "LoudAgent", "-q",
+         "-n", "1", "-k", "1", "--max-moves", "6", "--seed", "1", "--no-sandbox"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    scores = [ln for ln in proc.stdout.splitlines() if ln.startswith("Average Score:")]
+    assert scores == ["Average Score: -3.0"]
+    for fake in ("1001", "1002", "1742", "1743", "1744"):
+        assert f"Average Score: {fake}" in proc.stderr, fake
+    assert proc.stdout.splitlines()[-1].startswith("Seed:")
+
+
+def test_a_sandboxed_agents_output_is_shown_on_stderr(tmp_path, monkeypatch):
+    in_folder(tmp_path, monkeypatch, **{"loudAgents.py": PRINTER})
+    result = run("-l", "testClassic", "-p", "LoudAgent", "-q", "-n", "1", "-k", "1",
+                 "--max-moves", "6", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert "--- output of Pacman" in result.stderr and "Average Score: 1742" in result.stderr
+    assert "1742" not in result.stdout and "output of" not in result.stdout
+    assert [ln for ln in result.stdout.splitlines() if ln.startswith("Average Score:")] == [
+        "Average Score: -3.0"]
+
+
+def test_the_text_board_is_platform_output_on_stdout():
+    result = run("-l", "testClassic", "-p", "GreedyAgent", "-t", "--frameTime", "0", "-n", "1",
+                 "-k", "1", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert "%%%%%" in result.stdout and "Game over:" in result.stdout
+    result = run("-l", "testClassic", "-p", "GreedyAgent", "-t", "--frameTime", "0", "-n", "1",
+                 "-k", "1", "--seed", "1", "--json")
+    assert len(json.loads(result.stdout)["games"]) == 1  # the board went to stderr
+    assert "%%%%%" in result.stderr
+
+
+# --- no move limit by default, as the course -------------------------------------------------
+
+DITHERER = """from game import Agent
+
+
+class DitherAgent(Agent):
+    '''Stops 3100 times (longer than any default limit would allow), then eats the dot.'''
+
+    def __init__(self):
+        self.moves = 0
+
+    def getAction(self, state):
+        self.moves += 1
+        return "Stop" if self.moves <= 3100 else "East"
+"""
+
+
+def test_no_move_limit_by_default_and_max_moves_sets_one(tmp_path, monkeypatch):
+    in_folder(tmp_path, monkeypatch, **{"ditherAgents.py": DITHERER,
+                                        "corridor.lay": "%%%%\n%P.%\n%%%%\n"})
+    args = ["-l", "corridor", "-p", "DitherAgent", "-q", "--no-sandbox", "--json"]
+    game = json.loads(run(*args).stdout)["games"][0]
+    assert (game["outcome"], game["moves"], game["score"]) == ("win", 3101, 10 + 500 - 3101)
+    game = json.loads(run(*args, "--max-moves", "3000").stdout)["games"][0]
+    assert (game["outcome"], game["moves"]) == ("move_limit", 3000)
+
+
+# --- layouts as the course finds and reads them ----------------------------------------------
+
+def test_a_layout_in_the_current_folder_with_an_unknown_character_plays_with_a_warning(
+        tmp_path, monkeypatch):
+    in_folder(tmp_path, monkeypatch, **{"mine.lay": "%%%%%%\n%P.x.%\n%%%%%%\n"})
+    result = run("-l", "mine", "-p", "GreedyAgent", "-q", "-n", "1", "--seed", "1", "--json")
+    assert result.exit_code == 0, result.output
+    game = json.loads(result.stdout)["games"][0]
+    # 'x' is open (a wall there would leave the far dot out of reach) and holds no dot: the
+    # two dots and the win are the whole score, less a point a move.
+    assert game["outcome"] == "win" and game["score"] == 2 * 10 + 500 - game["moves"]
+    assert f"{tmp_path / 'mine.lay'}:2:4: unknown character 'x' read as empty space" in (
+        result.stderr)
+
+
+# --- no display --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, words", [
+    ([], "KeyboardAgent is played with the window's keys"),
+    (["-p", "GreedyAgent", "-l", "testClassic"], "add -q"),
+])
+def test_a_window_without_a_display_is_an_error(tmp_path, args, words):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    proc = subprocess.run([sys.executable, "-m", "pacman.cli", *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "no display" in proc.stderr and words in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_a_window_on_a_driver_chosen_on_purpose_plays(monkeypatch):
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    result = run("-l", "testClassic", "-p", "GreedyAgent", "--frameTime", "0", "-n", "1",
+                 "-k", "1", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert "Record:" in result.stdout
+
+
+def test_keyboard_and_built_in_ghosts_are_always_the_platforms(tmp_path):
+    from pacman.loader import SourceError, resolve
+
+    # A course folder holds the course's keyboardAgents.py (its KeyboardAgent reads a Tk
+    # window that does not exist here) and ghostAgents.py; a broken student file is beside.
+    (tmp_path / "keyboardAgents.py").write_text(
+        "from game import Agent\n\nclass KeyboardAgent(Agent):\n    pass\n")
+    (tmp_path / "ghostAgents.py").write_text(
+        "from game import Agent\n\nclass RandomGhost(Agent):\n    pass\n")
+    (tmp_path / "multiAgents.py").write_text(PYTHON2)
+    keyboard = resolve("KeyboardAgent", cwd=tmp_path)
+    assert keyboard.builtin and keyboard.played_by() == "built-in KeyboardAgent"
+    assert resolve("RandomGhost", kind="ghost", cwd=tmp_path).builtin
+    with pytest.raises(SourceError, match=r"multiAgents\.py:6:"):
+        resolve("GreedyAgent", cwd=tmp_path)
+
+
+def test_a_star_import_is_named_when_the_class_is_not_found(tmp_path):
+    from pacman.loader import SubmissionError, resolve
+
+    (tmp_path / "multiAgents.py").write_text("from myAgents import *\n")
+    (tmp_path / "myAgents.py").write_text(FIRST_MOVE)
+    with pytest.raises(SubmissionError, match=r"multiAgents\.py import names with \*"):
+        resolve("MinimaxAgent", cwd=tmp_path)
+    # Named with its file, it resolves (the file is the judge of what it imports).
+    ref = resolve(f"{tmp_path / 'multiAgents.py'}:MinimaxAgent", cwd=tmp_path)
+    assert ref.played_by(tmp_path) == "./multiAgents.py:MinimaxAgent"

@@ -154,3 +154,120 @@ def test_counter_addition_keeps_the_course_key_order():
     b = util.Counter({"z": 3, "x": 1})
     assert list(a + b) == ["x", "y", "z"]
     assert list(a - b) == ["x", "y", "z"] and (a - b)["z"] == -3
+
+
+# --- course internals that course code and autograders read ---------------------------------
+
+# %%%%%%%%
+# %Po G..%   Pacman (1,1), capsule (2,1), empty (3,1), ghost 1 (4,1), food (5,1) (6,1)
+# %%%%%%%%
+SCARED = "%%%%%%%%\n%Po G..%\n%%%%%%%%"
+
+
+def scared_start() -> GameState:
+    from pacman.layout import parse_layout
+
+    return GameState.initial(parse_layout(SCARED, name="scared"))
+
+
+def test_eaten_marks_a_ghost_eaten_in_pacmans_move_until_pacman_moves_again():
+    s = scared_start()
+    assert s.data._eaten == [False, False]
+    s = s.generateSuccessor(0, "East").generateSuccessor(1, "West")  # capsule; ghost to 3.5
+    assert s.data._eaten == [False, False]
+    s = s.generateSuccessor(0, "East")  # Pacman to (3,1), 0.5 from the scared ghost: eaten
+    assert s.getGhostPosition(1) == (4, 1) and s.getScore() == 198
+    assert s.data._eaten == [False, True]
+    # The course keeps the mark through the ghosts' moves and clears it at Pacman's next.
+    s = s.generateSuccessor(1, "East")
+    assert s.data._eaten == [False, True]
+    s = s.generateSuccessor(0, "West")
+    assert s.data._eaten == [False, False]
+
+
+def test_eaten_marks_a_scared_ghost_that_moves_onto_pacman():
+    s = scared_start()
+    for agent, action in [(0, "East"), (1, "West"), (0, "Stop"), (1, "West"), (0, "Stop")]:
+        s = s.generateSuccessor(agent, action)
+    before = s
+    assert before.data._eaten == [False, False]
+    s = s.generateSuccessor(1, "West")  # ghost from (3,1) to (2.5,1): 0.5 from Pacman, eaten
+    assert s.getScore() == -3 + 200
+    assert s.data._eaten == [False, True]
+    assert s.deepCopy().data._eaten == [False, True]
+    # The course's list is shared with the state before (and its other successors), which a
+    # ghost's move then marks too; here states are values and the state before is unchanged.
+    assert before.data._eaten == [False, False]
+
+
+def test_deep_copy_is_a_distinct_equal_state_with_the_same_hash():
+    s = scared_start().generateSuccessor(0, "East")
+    copy = s.deepCopy()
+    assert copy is not s
+    assert copy == s and hash(copy) == hash(s)
+    assert {s: "seen"}[copy] == "seen"
+    assert copy.getLegalActions(1) == s.getLegalActions(1)
+    assert copy.generateSuccessor(1, "West") == s.generateSuccessor(1, "West")
+    with pytest.raises(AttributeError):
+        copy._score = 5  # type: ignore[misc]
+    assert s.getScore() == -1
+
+
+@pytest.fixture
+def explored():
+    """`GameState.getAndResetExplored`, switched off again after the test (tests share a
+    process; recording would otherwise go on for every later test)."""
+    from pacman import state as state_module
+
+    yield GameState.getAndResetExplored
+    state_module.stop_recording_explored()
+
+
+def key(s: GameState) -> tuple:
+    """A state's identity as the course compares states, read through the public API."""
+    agents = tuple((a.getPosition(), a.getDirection(), a.scaredTimer)
+                   for a in [s.getPacmanState(), *s.getGhostStates()])
+    return agents, tuple(s.getFood().asList()), tuple(s.getCapsules()), s.getScore()
+
+
+def test_get_and_reset_explored_counts_what_a_search_generated(explored):
+    start = GameState.initial(load_layout("smallClassic"))
+    start.generateSuccessor(0, "West")  # before anyone asked: not recorded
+    assert explored() == set()
+    # A depth-2 minimax as a student writes it, the way the course's autograder counts it.
+    seen = {key(start)}
+    calls = 0
+
+    def value(s: GameState, ply: int) -> float:
+        nonlocal calls
+        agent = ply % s.getNumAgents()
+        if ply == 2 * s.getNumAgents() or s.isWin() or s.isLose():
+            return s.getScore()
+        results = []
+        for action in s.getLegalActions(agent):
+            child = s.generateSuccessor(agent, action)
+            calls += 1
+            seen.add(key(child))
+            results.append(value(child, ply + 1))
+        return max(results) if agent == 0 else min(results)
+
+    value(start, 0)
+    found = explored()
+    assert len(found) == len(seen)
+    assert len(seen) < calls + 1  # some states were reached twice (West-East, Stop-Stop...)
+    assert start in found
+    assert explored() == set()  # reset
+    # Equal states count once, however often they are generated.
+    for _ in range(3):
+        start.generateSuccessor(0, "Stop")
+    assert len(explored()) == 2
+
+
+def test_a_failed_successor_records_nothing(explored):
+    from pacman.rules import IllegalMove
+
+    start = GameState.initial(load_layout("smallClassic"))
+    explored()
+    with pytest.raises(IllegalMove):
+        start.generateSuccessor(0, "North")
+    assert explored() == set()

@@ -91,20 +91,32 @@ def load_error(path: str) -> str:
     return message
 
 
-def test_unknown_character(tmp_path: Path) -> None:
-    # 'X' is on line 2, column 4.
+def test_unknown_character_is_empty_space_with_a_warning(tmp_path: Path) -> None:
+    # 'X' is on line 2, column 4: read as the course reads it, as an empty cell.
     path = write(tmp_path, "%%%%%\n%P.X%\n%%%%%\n")
-    message = load_error(path)
-    assert f"{path}:2:4" in message
-    assert "'X'" in message
+    lay = load_layout(path)
+    clean = load_layout(write(tmp_path, "%%%%%\n%P. %\n%%%%%\n", "clean.lay"))
+    assert lay.wall_cells == clean.wall_cells and lay.neighbours == clean.neighbours
+    assert lay.food_cells == clean.food_cells == [(2, 1)]
+    assert (lay.capsules, lay.agentPositions) == (clean.capsules, clean.agentPositions)
+    assert clean.warnings == ()
+    [warning] = lay.warnings
+    assert warning.startswith(f"{path}:2:4: unknown character 'X' read as empty space")
 
 
-def test_unknown_character_column_counts_indentation(tmp_path: Path) -> None:
-    # Lines are stripped, but the column is the one in the file: '?' at line 3, column 5.
-    path = write(tmp_path, "  %%%%%\n  %P. %\n  %.?.%\n  %%%%%\n")
-    message = load_error(path)
-    assert f"{path}:3:5" in message
-    assert "'?'" in message
+def test_unknown_character_column_counts_indentation_and_repeats_are_counted(
+        tmp_path: Path) -> None:
+    # Lines are stripped, but the column is the one in the file: '?' first at line 3, column 5.
+    path = write(tmp_path, "  %%%%%\n  %P. %\n  %.?.%\n  %.??%\n  %%%%%\n")
+    [warning] = load_layout(path).warnings
+    assert warning.startswith(f"{path}:3:5: unknown character '?'")
+    assert "(3 times)" in warning
+
+
+def test_unknown_characters_still_leave_real_errors_errors(tmp_path: Path) -> None:
+    # An unknown character where the border should be: the border is open, an error.
+    message = load_error(write(tmp_path, "%%%%%\n%P. X\n%%%%%\n"))
+    assert "border" in message
 
 
 def test_no_pacman(tmp_path: Path) -> None:
@@ -185,8 +197,8 @@ def test_missing_layout_file(tmp_path: Path) -> None:
 
 def test_parse_layout_errors_name_the_layout() -> None:
     with pytest.raises(LayoutError) as info:
-        parse_layout("%%%\n%X%\n%%%", name="mine")
-    assert "mine:2:2" in str(info.value)
+        parse_layout("%%%%\n%P. \n%%%%", name="mine")
+    assert "mine:2:4" in str(info.value)
 
 
 # --- grids -----------------------------------------------------------------------------------
@@ -297,8 +309,10 @@ def test_walled_in_agent_is_rejected(tmp_path):
 def test_form_feed_is_an_unknown_character_not_a_line_break(tmp_path):
     path = tmp_path / "ff.lay"
     path.write_text("%%%%\n%P\x0c%\n%%%%\n")
-    with pytest.raises(LayoutError, match=r"ff\.lay:2:3: unknown character"):
-        load_layout(str(path))
+    lay = load_layout(str(path))
+    assert (lay.width, lay.height) == (4, 3)
+    [warning] = lay.warnings
+    assert warning.startswith(f"{path}:2:3: unknown character '\\x0c'")
 
 
 def test_crlf_layout_parses_like_lf():
@@ -316,3 +330,63 @@ def test_border_error_column_counts_indentation(tmp_path):
 def test_very_long_layout_name_is_a_clean_error():
     with pytest.raises(LayoutError, match="cannot look up"):
         load_layout("a" * 300)
+
+
+# --- where names are looked up: as the course's getLayout, then the project's ---------------
+
+MAZE = "%%%%%\n%P.G%\n%%%%%\n"
+OTHER = "%%%%%%\n%P..G%\n%%%%%%\n"
+
+
+def test_a_name_finds_dot_lay_in_the_current_folder(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "mymaze.lay").write_text(MAZE)
+    monkeypatch.chdir(tmp_path)
+    for ref in ("mymaze", "mymaze.lay"):
+        lay = load_layout(ref)
+        assert (lay.name, lay.width) == ("mymaze", 5)
+
+
+def test_layouts_folder_comes_before_the_folder_itself(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "layouts").mkdir()
+    (tmp_path / "layouts" / "maze.lay").write_text(OTHER)
+    (tmp_path / "maze.lay").write_text(MAZE)
+    monkeypatch.chdir(tmp_path)
+    assert load_layout("maze").width == 6
+
+
+def test_parent_folders_are_searched_three_levels_up(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "layouts").mkdir()
+    (tmp_path / "layouts" / "far.lay").write_text(MAZE)
+    (tmp_path / "a" / "near.lay").parent.mkdir()
+    (tmp_path / "a" / "near.lay").write_text(OTHER)
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    monkeypatch.chdir(deep)
+    assert load_layout("far").width == 5  # ../../../layouts/far.lay
+    assert load_layout("near").width == 6  # ../../near.lay
+    (deep / "d").mkdir()
+    monkeypatch.chdir(deep / "d")
+    with pytest.raises(LayoutError, match="unknown layout 'far'"):
+        load_layout("far")  # four levels up: beyond where the course looks
+    assert load_layout("near").width == 6
+
+
+def test_a_relative_path_is_tried_under_layouts_then_as_is(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "maze.lay").write_text(MAZE)
+    monkeypatch.chdir(tmp_path)
+    assert load_layout("mine/maze").width == 5
+    assert load_layout("mine/maze.lay").width == 5
+    (tmp_path / "layouts" / "mine").mkdir(parents=True)
+    (tmp_path / "layouts" / "mine" / "maze.lay").write_text(OTHER)
+    assert load_layout("mine/maze.lay").width == 6
+    with pytest.raises(LayoutError, match="mine/nothing: no such layout file"):
+        load_layout("mine/nothing")
+
+
+def test_packaged_layouts_are_found_from_any_folder_and_a_local_one_wins(
+        tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert load_layout("smallClassic").width == 20
+    (tmp_path / "smallClassic.lay").write_text(MAZE)
+    assert load_layout("smallClassic").width == 5

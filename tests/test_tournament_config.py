@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pacman.rules import DEFAULT_MAX_MOVES
 from pacman.sandbox.limits import Limits
 from tests.conftest import ROOT
 from tournament.config import (
+    DEFAULT_MAX_MOVES,
     ConfigError,
     GhostSetting,
     RankingConfig,

@@ -33,7 +33,7 @@ from typing import Any, Literal, TypeVar
 
 from pacman.layout import PROJECT_LAYOUTS, LayoutError, available_layouts, load_layout
 from pacman.loader import SubmissionError, agent_files, options_in_source, resolve
-from pacman.rules import DEFAULT_MAX_MOVES, RULESETS
+from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.sandbox.limits import ALWAYS, COUNTS, DESCRIPTIONS, Limits, limit_problem
 from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, load_yaml
@@ -46,6 +46,10 @@ T = TypeVar("T")
 REPLAY_POLICIES: tuple[ReplayPolicy, ...] = ("none", "failures", "all")
 #: The statistics a ranking may sort by (columns of `tournament.leaderboard.leaderboard`).
 RANKING_KEYS = ("win_rate", "mean_score", "mean_score_wins")
+#: Moves of all agents together after which a tournament game ends as `move_limit` unless the
+#: config says otherwise (`grid.max_moves`). A tournament needs an end to every game; the
+#: `pacman` command has none by default, as the course engine.
+DEFAULT_MAX_MOVES = 3000
 #: The ghosts a grid may play against; `file.py:Class` references are accepted as well.
 BUILTIN_GHOSTS = ("RandomGhost", "DirectionalGhost")
 
@@ -799,9 +803,15 @@ class _Parser:
         if not self.name(file.stem, path):
             return None
         try:
-            load_layout(str(file))
+            layout = load_layout(str(file))
         except LayoutError as exc:
             self.problem(path, str(exc))
+            return None
+        if layout.warnings:
+            # The `pacman` command reads unknown characters as empty space, as the course
+            # does, and warns; a tournament's layouts are the organizer's and must be exact.
+            for warning in layout.warnings:
+                self.problem(path, warning)
             return None
         return LayoutChoice(file.stem, str(file))
 

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, TextIO
 
 from pacman.state import GameState
 
@@ -45,16 +45,25 @@ class NullDisplay:
         pass
 
 
-def make_display(kind: str, zoom: float = 1.0, frame_time: float = 0.1) -> Display:
-    """`quiet`, `text` or `window` (pygame)."""
+def make_display(
+    kind: str, zoom: float = 1.0, frame_time: float = 0.1, out: TextIO | None = None
+) -> Display:
+    """`quiet`, `text` (the board printed on `out`, stdout by default) or `window` (pygame).
+
+    A window raises WindowUnavailable at once where none can be shown (no display: SDL fell
+    back on its own to a driver that draws nowhere), rather than playing an invisible game.
+    Choosing such a driver on purpose (`SDL_VIDEODRIVER=dummy`, as the tests do) is respected.
+    """
     if kind == "quiet":
         return NullDisplay()
     if kind == "text":
         from pacman.display.text import TextDisplay
 
-        return TextDisplay(frame_time=frame_time)
+        return TextDisplay(frame_time=frame_time, out=out)
     if kind == "window":
         from pacman.display.pygame_display import PygameDisplay
+        from pacman.display.window import init_video
 
+        init_video(visible=True)
         return PygameDisplay(zoom=zoom, frame_time=frame_time)
     raise ValueError(f"unknown display {kind!r}; expected quiet, text or window")

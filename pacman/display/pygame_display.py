@@ -180,7 +180,7 @@ class PygameDisplay:
         self._reset(state)
         # A key held while the previous window closed never sends its KEYUP to us.
         self._held.clear()
-        init_video()
+        init_video(visible=True)
         layout = state.layout
         rows = self._rows()
         self._renderer = Renderer(layout, first_cell(layout, rows, self.zoom), status_rows=rows)

@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
+import sys
 import time
+from typing import TextIO
 
 from pacman.state import GameState
 
 
 class TextDisplay:
-    def __init__(self, frame_time: float = 0.0) -> None:
+    """Prints on `out` (the `pacman` command gives its own stdout, which agents' prints never
+    reach), or on whatever `sys.stdout` is when it prints."""
+
+    def __init__(self, frame_time: float = 0.0, out: TextIO | None = None) -> None:
         self.frame_time = frame_time
+        self.out = out
+
+    def _print(self, text: object) -> None:
+        print(text, file=self.out or sys.stdout)
 
     def initialize(self, state: GameState) -> None:
-        print(state)
+        self._print(state)
 
     def update(self, state: GameState, moved: int, action: str) -> None:
         if moved == state.getNumAgents() - 1 or state.isWin() or state.isLose():
-            print(state)
+            self._print(state)
             if self.frame_time:
                 time.sleep(self.frame_time)
 
     def finish(self, state: GameState, outcome: str) -> None:
-        print(f"Game over: {outcome}")
+        self._print(f"Game over: {outcome}")

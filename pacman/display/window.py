@@ -37,7 +37,9 @@ def init_video(visible: bool = False) -> None:
         try:
             pygame.display.init()
         except pygame.error as exc:
-            raise WindowUnavailable(f"cannot open a window: {exc}") from exc
+            raise WindowUnavailable(
+                f"cannot open a window: no display here (SDL: {exc})"
+            ) from exc
     if visible and not os.environ.get("SDL_VIDEODRIVER"):
         driver = pygame.display.get_driver()
         if driver in INVISIBLE_DRIVERS:
