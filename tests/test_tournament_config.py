@@ -658,3 +658,15 @@ def test_several_problems_are_reported_at_once(tmp_path: Path) -> None:
         "workers",
         "colour",
     ]
+
+
+def test_a_baseline_may_name_the_builtin_beside_course_files(tmp_path: Path) -> None:
+    # The config's folder is a course folder whose files do not define GreedyAgent: the bare
+    # name is refused (as `pacman -p` refuses it), `builtin:GreedyAgent` plays the platform's.
+    (tmp_path / "multiAgents.py").write_text(AGENT_FILE, encoding="utf-8")
+    text = MINIMAL.replace("agent: GreedyAgent", "agent: builtin:GreedyAgent")
+    config = load_config(write(tmp_path, text))
+    [baseline] = config.entrants
+    assert baseline.ref == "builtin:GreedyAgent"
+    found = problems(tmp_path, MINIMAL)
+    assert len(found) == 1 and "builtin:GreedyAgent" in found[0], found

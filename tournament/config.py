@@ -621,12 +621,20 @@ class _Parser:
             return None
         if name is None:
             return None
-        # A folder keeps its reference so that its team.yaml is read when the game is played.
-        stored = ref.name if ref.builtin else absolute if Path(absolute).is_dir() else ref.label
+        # A folder keeps its reference so that its team.yaml is read when the game is played;
+        # a built-in asked for as `builtin:Name` keeps the prefix, so that it resolves to the
+        # built-in where the config's folder holds course files too.
+        if ref.builtin:
+            stored = absolute if absolute.startswith("builtin:") else ref.name
+        else:
+            stored = absolute if Path(absolute).is_dir() else ref.label
         return Entrant(name, "baseline", stored, args, takes_depth=takes_depth)
 
     def agent_text(self, agent: str) -> str:
-        """The reference with a relative file or folder made absolute (built-in names kept)."""
+        """The reference with a relative file or folder made absolute (built-in names kept,
+        `builtin:Name` too)."""
+        if agent.startswith("builtin:"):
+            return agent
         if ":" in agent:
             file_part, _, cls_name = agent.rpartition(":")
             if file_part:
