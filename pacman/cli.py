@@ -32,7 +32,6 @@ from pacman.display import Display, WindowClosed, WindowUnavailable, make_displa
 from pacman.game import (
     FAILURES,
     AgentFailure,
-    GameResult,
     GameSpec,
     derive_seed,
     play,
@@ -141,15 +140,11 @@ def platform_stdout() -> Iterator[TextIO]:
         out.close()
 
 
-def show_logs(result: GameResult | None) -> None:
-    """What sandboxed agents printed, shown on stderr after their game (agents' output never
-    goes to stdout, where the summary is)."""
-    for index, log in enumerate(result.logs if result is not None else []):
-        if log:
-            who = "Pacman" if index == 0 else f"Ghost {index}"
-            click.echo(f"--- output of {who} ({result.agents[index]}) ---",  # type: ignore[union-attr]
-                       err=True)
-            click.echo(log.rstrip("\n"), err=True)
+def echo_output(index: int, text: str) -> None:
+    """What a sandboxed agent prints, on stderr as it prints it (as the course shows an
+    agent's prints; stdout carries only the platform's summary)."""
+    sys.stderr.write(text)
+    sys.stderr.flush()
 
 
 def game_line(game: dict[str, Any], max_moves: int | None) -> str:
@@ -431,18 +426,16 @@ def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
             sandbox=b.sandbox,
         )
         try:
-            result = play(spec, display=display, catch=b.catch)
+            result = play(spec, display=display, catch=b.catch, on_output=echo_output)
         except WindowClosed:
             break
         except AgentFailure as exc:
-            show_logs(exc.result)
             if exc.__cause__ is not None:
                 traceback.print_exception(exc.__cause__)
             elif exc.trace:
                 click.echo(exc.trace.rstrip("\n"), err=True)
             status = 2 if exc.kind == "load_error" else 1
             die(f"{exc}\n(use -c to record agent failures as lost games and go on)", status)
-        show_logs(result)
         ghosts = result.num_ghosts
         entry: dict[str, Any] = {
             "game": i,

@@ -436,8 +436,8 @@ def test_a_sandboxed_agents_output_is_shown_on_stderr(tmp_path, monkeypatch):
     result = run("-l", "testClassic", "-p", "LoudAgent", "-q", "-n", "1", "-k", "1",
                  "--max-moves", "6", "--seed", "1")
     assert result.exit_code == 0, result.output
-    assert "--- output of Pacman" in result.stderr and "Average Score: 1742" in result.stderr
-    assert "1742" not in result.stdout and "output of" not in result.stdout
+    assert "Average Score: 1742" in result.stderr
+    assert "1742" not in result.stdout
     assert [ln for ln in result.stdout.splitlines() if ln.startswith("Average Score:")] == [
         "Average Score: -3.0"]
 

@@ -92,6 +92,13 @@ def test_states_travel_exactly() -> None:
     assert [type(c) for p in copy.getGhostPositions() for c in p] == [
         type(c) for p in state.getGhostPositions() for c in p]  # 5.5 stays a float, 5 an int
     assert copy.getFood() == state.getFood() and copy.getScore() == state.getScore()
+    # The course's data._eaten travels too (ghost 1 eaten since Pacman's last move).
+    from pacman.state import _make
+    eaten = _make(state._board, state._agents, state._food, state._nfood, state._caps,
+                  state._score, state._status, 0b10)
+    line = wire.encode(["move", wire.state_fields(eaten)])
+    copy = wire.state_from_fields(GameState.initial(layout, 2), wire.decode(line[:-1])[1])
+    assert copy.data._eaten == [False, True, False]
 
 
 @pytest.mark.parametrize("line", [b"", b"{", b"{}", b"[]", b"[1]", b"null", b"\xff"])
@@ -310,13 +317,14 @@ def test_without_c_a_sandboxed_crash_shows_the_agents_traceback_and_exits_1() ->
 
 
 @sandbox_needed
-def test_what_a_sandboxed_agent_prints_is_shown_after_its_game() -> None:
+def test_what_a_sandboxed_agent_prints_is_shown_as_it_prints() -> None:
     result = run("-p", f"{ZOO}/read_other_team.py:ZooAgent", "-a", f"target={ZOO / 'README.md'}",
                  "-q", "--seed", "1", "-c", "--max-moves", "3")
     assert result.exit_code == 0  # type: ignore[attr-defined]
-    # Its own folder is readable: what it printed from it is shown under its name.
-    assert "--- output of Pacman" in result.output  # type: ignore[attr-defined]
-    assert "STOLEN: # The hostile zoo" in result.output  # type: ignore[attr-defined]
+    # Its own folder is readable: what it printed from it is shown (on stderr), before the
+    # summary.
+    assert "STOLEN: # The hostile zoo" in result.stderr  # type: ignore[attr-defined]
+    assert "STOLEN" not in result.stdout  # type: ignore[attr-defined]
 
 
 def test_no_sandbox_runs_a_file_agent_in_process() -> None:
@@ -434,3 +442,31 @@ def test_what_an_agent_prints_reaches_the_caller_as_it_prints(tmp_path: Path) ->
     first = events.index("moved")
     assert events[first - 1] == "0:thinking about move 0\n"
     assert events[events.index("moved", first + 1) - 1] == "0:thinking about move 1\n"
+
+
+@sandbox_needed
+def test_a_fake_summary_never_reaches_stdout() -> None:
+    result = run("-p", f"{ZOO}/fake_summary.py:ZooAgent", "-a", "after=2", "-q", "--seed", "1",
+                 "-c", "-n", "2")
+    assert result.exit_code == 0  # type: ignore[attr-defined]
+    out = result.stdout  # type: ignore[attr-defined]
+    assert "Average Score: 1742" in result.stderr  # type: ignore[attr-defined]
+    # A script reading the summary's lines finds the real ones only: the agent's words appear
+    # quoted inside the platform's own line, never as a line of their own.
+    summary = [line for line in out.splitlines() if line.startswith("Average Score:")]
+    assert len(summary) == 1 and "1742" not in summary[0]
+    assert not any(line.startswith("Pacman emerges victorious") for line in out.splitlines())
+    assert 'getAction raised ValueError: "\\nwin: Pacman emerges' in out
+
+
+@sandbox_needed
+def test_output_through_the_original_stdout_is_kept(tmp_path: Path) -> None:
+    (tmp_path / "agent.py").write_text(
+        "import sys\n"
+        "class Quiet:\n"
+        "    def getAction(self, state):\n"
+        "        sys.__stdout__.write('past the redirection\\n')\n"
+        "        return state.getLegalActions(0)[0]\n")
+    spec = GameSpec(load_layout("testClassic"), resolve(f"{tmp_path}/agent.py:Quiet"),
+                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=4)
+    assert "past the redirection" in play(spec).logs[0]

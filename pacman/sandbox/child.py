@@ -240,7 +240,12 @@ def _agent_process(
         report.missing["uid"] = init.get("uid_problem") or "switched off"
     report.run("capabilities", plan, confine.drop_capabilities)
     report.run("seccomp", plan, confine.apply_seccomp)
-    sys.stdout = sys.stderr = _CappedStream(int(init["output_bytes"]))
+    stream = _CappedStream(int(init["output_bytes"]))
+    sys.stdout = sys.stderr = stream
+    # The original streams too (code writes to sys.__stdout__ to get past a redirection):
+    # left as they are, they would buffer, and lose what they hold when the process is
+    # killed. (Through vars(): typing calls them final, as they are for ordinary programs.)
+    vars(sys).update(__stdout__=stream, __stderr__=stream)
     send(wfd, ["ready", report.active, report.missing])
     _serve(reader, wfd, init, template, random)
 

@@ -1,7 +1,8 @@
 """What the referee and a sandboxed agent say to each other: one JSON array per line.
 
 The referee sends the layout once; after that a state travels as its dynamic parts only (agent
-positions, facings and timers, the food bitmask, capsules, score, status), a few dozen bytes.
+positions, facings and timers, the food bitmask, capsules, score, status, the ghosts eaten
+since Pacman's last move), a few dozen bytes.
 The child answers with plain data. The referee never unpickles anything: an answer is parsed
 as JSON from at most `ANSWER_LIMIT` bytes and checked field by field, so a child that writes
 garbage on the channel is caught as a protocol error and blamed, never trusted.
@@ -58,12 +59,13 @@ def state_fields(state: GameState) -> list[Any]:
         [list(c) for c in state._caps],
         state._score,
         state._status,
+        state._eaten,
     ]
 
 
 def state_from_fields(template: GameState, data: list[Any]) -> GameState:
     """A state on `template`'s board from `state_fields` output (trusted: referee-made)."""
-    agents, food, nfood, caps, score, status = data
+    agents, food, nfood, caps, score, status, eaten = data
     return _make(
         template._board,
         tuple(((a[0][0], a[0][1]), a[1], a[2]) for a in agents),
@@ -72,4 +74,5 @@ def state_from_fields(template: GameState, data: list[Any]) -> GameState:
         tuple((c[0], c[1]) for c in caps),
         score,
         status,
+        eaten,
     )
