@@ -187,7 +187,8 @@ def test_seccomp_allows_what_an_agent_needs() -> None:
     "process_vm_readv", "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "bpf",
     "perf_event_open", "keyctl", "userfaultfd", "io_uring_setup", "open_by_handle_at",
     "name_to_handle_at", "sysinfo", "personality", "sched_setaffinity", "shmget", "msgget",
-    "mq_open", "statfs", "kcmp", "pidfd_open", "seccomp",
+    "mq_open", "statfs", "kcmp", "pidfd_open", "seccomp", "fadvise64", "futex_waitv",
+    "readahead",
 ])
 def test_seccomp_refuses_everything_else(name: str) -> None:
     nr = SECCOMP._library().seccomp_syscall_resolve_name(name.encode())
@@ -217,6 +218,12 @@ def test_seccomp_checks_arguments() -> None:
     assert verdict("prlimit64", 77, 7) == EPERM  # the referee's limits
     assert verdict("prctl", 15) == SECCOMP.SCMP_ACT_ALLOW  # PR_SET_NAME
     assert verdict("prctl", 4) == EPERM  # PR_SET_DUMPABLE
+    futex_wait, futex_private = 0, 128
+    assert verdict("futex", 0, futex_wait | futex_private) == SECCOMP.SCMP_ACT_ALLOW
+    assert verdict("futex", 0, futex_wait) == EPERM  # a shared futex: a channel
+    madv_dontneed, madv_pageout = 4, 21
+    assert verdict("madvise", 0, 0, madv_dontneed) == SECCOMP.SCMP_ACT_ALLOW
+    assert verdict("madvise", 0, 0, madv_pageout) == EPERM
 
 
 @seccomp_needed

@@ -641,3 +641,15 @@ def test_a_string_that_spells_a_legal_move_is_that_move(arena: Arena, name: str,
     result = arena.play(GameSpec(**{**spec.__dict__, "sandbox": sandbox}))
     assert_played_on(result)
     assert all(type(action) is str for _, action in result.actions)
+
+
+@needs("seccomp")
+@pytest.mark.parametrize("name, args", [
+    ("shared_futex", {}),
+    ("evict_page_cache", {"how": "fadvise"}),
+    ("evict_page_cache", {"how": "madvise"}),
+])
+def test_no_channel_through_shared_files(arena: Arena, name: str, args: dict[str, str]) -> None:
+    # Found by the hostile review after the first fixes: futexes and page-cache advice on
+    # files every sandbox maps reach across sandboxes.
+    assert_failed(arena.play(arena.spec(name, **args)), "crash", "Operation not permitted")

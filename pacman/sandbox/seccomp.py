@@ -4,7 +4,7 @@ An agent computes: it reads its own files, allocates memory, runs threads, keeps
 writes to its scratch folder. Everything else (sockets of any kind, new processes, running
 programs, file metadata such as modes, owners, times and extended attributes, links, pipes,
 anonymous memory files, file change notifications, locks, tracing, mounts, namespaces, keys,
-BPF, io_uring...) is denied with EPERM. An allow list, unlike a list of forbidden calls,
+BPF, io_uring, shared futexes, page cache advice...) is denied with EPERM. An allow list, unlike a list of forbidden calls,
 also denies the calls nobody thought of and those a future kernel adds.
 
 The filter is built with libseccomp (`libseccomp.so.2`, in every Debian and Ubuntu install:
@@ -26,15 +26,15 @@ from dataclasses import dataclass
 
 #: Calls allowed whatever their arguments, by purpose.
 ALLOWED: dict[str, tuple[str, ...]] = {
-    "memory": ("brk", "mmap", "munmap", "mremap", "mprotect", "madvise", "msync", "mbind"),
+    "memory": ("brk", "mmap", "munmap", "mremap", "mprotect", "msync", "mbind"),
     "files": (
         "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev",
         "preadv2", "pwritev2", "lseek", "close", "close_range", "open", "openat", "creat",
         "stat", "fstat", "lstat", "newfstatat", "statx", "access", "faccessat", "faccessat2",
         "getdents", "getdents64", "readlink", "readlinkat", "getcwd", "chdir", "fchdir",
         "dup", "dup2", "dup3", "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename",
-        "renameat", "renameat2", "ftruncate", "truncate", "fsync", "fdatasync", "fadvise64",
-        "umask", "sendfile", "copy_file_range",
+        "renameat", "renameat2", "ftruncate", "truncate", "fsync", "fdatasync", "umask",
+        "sendfile", "copy_file_range",
     ),
     "time": (
         "clock_gettime", "clock_getres", "gettimeofday", "time", "nanosleep",
@@ -51,8 +51,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "sched_yield", "sched_getparam", "sched_getscheduler", "arch_prctl",
     ),
     "threads": (
-        "set_tid_address", "set_robust_list", "get_robust_list", "rseq", "futex",
-        "futex_waitv", "exit", "exit_group",
+        "set_tid_address", "set_robust_list", "get_robust_list", "rseq", "exit", "exit_group",
     ),
     "waiting": (
         "poll", "ppoll", "select", "pselect6", "epoll_create", "epoll_create1", "epoll_ctl",
@@ -83,6 +82,14 @@ ARGUMENTS: dict[str, tuple[int, tuple[int, ...], int]] = {
     "ioctl": (1, (0x5401, 0x5413, 0x541B, 0x5421, 0x5450, 0x5451), 0xFFFFFFFF),
     # A thread's name (PR_SET_NAME, PR_GET_NAME) and glibc's names for its memory areas.
     "prctl": (0, (15, 16, 0x53564D41), 0xFFFFFFFF),
+    # Private futexes only (FUTEX_PRIVATE_FLAG set: keyed by the process's own memory, which
+    # is what threads use): a shared futex on a file both map (even read-only) would be a
+    # channel between two sandboxes.
+    "futex": (1, (128,), 128),
+    # Advice about its own memory; not the kinds that evict shared pages of a file from the
+    # page cache (MADV_COLD, MADV_PAGEOUT, MADV_REMOVE), which another sandbox could time.
+    # MADV_NORMAL, RANDOM, SEQUENTIAL, WILLNEED, DONTNEED, FREE, HUGEPAGE, NOHUGEPAGE.
+    "madvise": (2, (0, 1, 2, 3, 4, 8, 14, 15), 0xFFFFFFFF),
 }
 #: Calls that fail with ENOSYS, so that the C library falls back to an older call the list
 #: checks (glibc starts threads with clone3 and falls back to clone only on ENOSYS).
