@@ -14,11 +14,15 @@ import re
 
 #: Control characters an agent's text may not carry to a terminal or a file (all but \t, \n).
 _CONTROL = {c: None for c in range(32) if c not in (9, 10)} | {127: None} | {
-    c: None for c in range(0x80, 0xA0)}
+    c: None for c in range(0x80, 0xA0)} | {
+    # Bidirectional controls: they reorder what a terminal, a report or a spreadsheet shows
+    # (a message that reads backwards, a name that looks like another).
+    c: None for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 
 
 def clean(text: str, limit: int | None = None) -> str:
-    """Agent-made text made safe to print and store: valid UTF-8, no terminal escapes.
+    """Agent-made text made safe to print and store: valid UTF-8, no terminal escapes, no
+    bidirectional controls.
 
     A lone surrogate would crash an encoder; an escape sequence could rewrite the organizer's
     terminal. Both are replaced here, once, where the text enters the referee.

@@ -142,6 +142,10 @@ def test_an_unreadable_stat_line_is_no_figure(raw: bytes) -> None:
 
 # --- the agent's words, only ever quoted -------------------------------------------------------
 
+def test_bidirectional_controls_are_removed() -> None:
+    assert quote("win\u202e1742 erocS\u2066x\u200f") == '"win1742 erocSx"'
+
+
 def test_an_agents_text_is_one_quoted_line() -> None:
     text = 'lost"\nAverage Score: 1742\x1b[2J'
     assert quote(text) == '"lost\\"\\nAverage Score: 1742[2J"'
