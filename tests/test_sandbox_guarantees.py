@@ -194,3 +194,18 @@ def test_binds_leave_out_what_an_outer_bind_shows(tmp_path: Path) -> None:
     paths = (str(tmp_path / "usr"), str(tmp_path / "usr" / "lib"), str(tmp_path / "lib"),
              str(tmp_path / "team"), str(tmp_path / "missing"))
     assert mounts.bind_plan(paths) == [str(tmp_path / "team"), str(tmp_path / "usr")]
+
+
+@pytest.mark.usefixtures("weak_machine")
+def test_recreating_replays_refuses_without_the_guarantees_too(tmp_path: Path) -> None:
+    config = tournament(tmp_path, "sandbox: {accept_missing: [scratch, cpu_share]}\n"
+                                  "record: {replays: none}\n")
+    assert CliRunner().invoke(tournament_main, ["run", str(config)]).exit_code == 0
+    strict = config.read_text().replace("sandbox: {accept_missing: [scratch, cpu_share]}\n",
+                                        "")
+    config.write_text(strict)
+    for command in (["replay", str(config), "--recreate", "--list"],
+                    ["report", str(config), "--pictures", "strip"]):
+        result = CliRunner().invoke(tournament_main, command)
+        assert result.exit_code == 2, (command, result.output)
+        assert "sandbox: {accept_missing: [scratch, cpu_share]}" in result.output

@@ -580,6 +580,8 @@ def recreate_replays(config: TournamentConfig, games: Any, replays: Sequence[Rep
     if not rows:
         console.print("every matching game already has a replay; nothing to re-create")
         return
+    # The teams' code plays again: under the same confinement as `run`, or not at all.
+    check_sandbox(config)
     scheduled = {g.game_id: g for g in schedule(config)}
     hashes = {e.name: submission_hash(e) for e in config.entrants}
     console.print(f"re-creating the replays of {len(rows)} game(s), one at a time")
