@@ -12,16 +12,21 @@ refuses, with an error naming the entry, any of:
 - a hard link (a regular file with more than one name);
 - a named pipe, socket or device;
 - a name that is not printable UTF-8;
+- compiled code that runs in place of a source: a `.pyc` outside `__pycache__` (Python
+  imports it when no source stands beside it) or a native extension module (`.so`): what
+  plays must be the source the team submitted, that a reviewer or a plagiarism check reads;
 - more than `MAX_FILES` entries or `MAX_BYTES` bytes in all (the hash reads every byte).
 
-Every file counts, `__pycache__` and `.pyc` included: Python imports a team's compiled
-files too, so the hash covers them (the platform never writes into a team's folder; see
-`pacman.loader.load_file`).
+Every file counts for the hash, `__pycache__` included, but a sandbox never reads a team's
+`__pycache__` (it sets its own `sys.pycache_prefix`, see `pacman.sandbox.child`), so a
+compiled file there cannot stand in for the source beside it. The platform never writes into
+a team's folder (see `pacman.loader.load_file`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import os
 import stat
 from pathlib import Path
@@ -90,7 +95,7 @@ def team_files(folder: Path) -> list[str]:
             if stat.S_ISDIR(info.st_mode):
                 pending.append(rel)
                 continue
-            problem = _entry_problem(info)
+            problem = _entry_problem(info) or _compiled_problem(rel)
             if problem:
                 raise TeamFolderError(f"{folder / rel}: {problem}")
             total += info.st_size
@@ -112,6 +117,26 @@ def _entry_problem(info: os.stat_result) -> str:
         return (f"is a hard link ({info.st_nlink} names for the same file, so its bytes are "
                 "shared with another path); replace it with a copy (a local `git clone` "
                 "makes these in .git: clone with --no-hardlinks, or leave .git out)")
+    return ""
+
+
+#: Suffixes of modules Python imports without a source: native extensions and bytecode.
+_NATIVE = (*importlib.machinery.EXTENSION_SUFFIXES, ".so", ".pyd", ".dylib")
+_BYTECODE = (".pyc", ".pyo")
+
+
+def _compiled_problem(rel: str) -> str:
+    """Why a file would run as code that is not the team's source; '' when it would not."""
+    parts = rel.split("/")
+    if "__pycache__" in parts[:-1]:
+        return ""  # never read in a sandbox
+    name = parts[-1]
+    if name.endswith(_BYTECODE):
+        return ("is compiled Python outside __pycache__, which Python imports in place of a "
+                "source; submit the .py file instead")
+    if name.endswith(_NATIVE):
+        return ("is a native extension module (compiled code); a team submits Python "
+                "sources only")
     return ""
 
 

@@ -653,3 +653,33 @@ def test_no_channel_through_shared_files(arena: Arena, name: str, args: dict[str
     # Found by the hostile review after the first fixes: futexes and page-cache advice on
     # files every sandbox maps reach across sandboxes.
     assert_failed(arena.play(arena.spec(name, **args)), "crash", "Operation not permitted")
+
+
+# --- 6. the team's own files ---------------------------------------------------------------------
+
+def test_a_compiled_file_never_runs_in_place_of_its_source(arena: Arena) -> None:
+    # Found by the hostile review: an unchecked hash-based .pyc in __pycache__ ran instead of
+    # the .py beside it, so the code reviewed was not the code that played.
+    import importlib.util
+    import py_compile
+
+    folder = arena.team("honest", folder="compiled")
+    (folder / "agent.py").write_text(
+        "class ZooAgent:\n"
+        "    def getAction(self, state):\n"
+        "        print('SOURCE')\n"
+        "        return state.getLegalActions(0)[0]\n")
+    hidden = arena.root / "hidden.py"
+    hidden.write_text(
+        "class ZooAgent:\n"
+        "    def getAction(self, state):\n"
+        "        print('COMPILED')\n"
+        "        return state.getLegalActions(0)[0]\n")
+    cached = importlib.util.cache_from_source(str(folder / "agent.py"))
+    py_compile.compile(str(hidden), cfile=cached,
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    spec = GameSpec(load_layout("smallClassic"), resolve(f"{folder}/agent.py:ZooAgent"),
+                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=9, limits=LIMITS)
+    result = arena.play(spec)
+    assert_played_on(result)
+    assert "SOURCE" in result.logs[0] and "COMPILED" not in result.logs[0]

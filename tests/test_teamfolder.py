@@ -293,3 +293,17 @@ def test_a_clean_team_folder_still_plays(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Average Score:" in result.output
     assert not (folder / "__pycache__").exists()  # the platform writes nothing into a team
+
+
+@pytest.mark.parametrize("name", ["helper.pyc", "sub/agent.pyo", "native.so",
+                                  "fast.cpython-311-x86_64-linux-gnu.so"])
+def test_compiled_code_outside_pycache_is_refused(tmp_path: Path, name: str) -> None:
+    team = tmp_path / "team"
+    (team / name).parent.mkdir(parents=True, exist_ok=True)
+    (team / name).write_bytes(b"\0compiled")
+    (team / "__pycache__").mkdir()
+    (team / "__pycache__" / "agent.cpython-311.pyc").write_bytes(b"\0")  # allowed, never read
+    with pytest.raises(TeamFolderError, match=r"compiled|native"):
+        team_files(team)
+    (team / name).unlink()
+    assert team_files(team) == ["__pycache__/agent.cpython-311.pyc"]

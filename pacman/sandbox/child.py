@@ -304,6 +304,10 @@ def _serve(
         elif op == "load":
             ref = message[2]
             random.seed(int(message[3]))
+            # Compiled files are looked for (and never written) in a folder of the scratch
+            # only: a `.pyc` in the team's __pycache__ must not run in place of its source.
+            sys.dont_write_bytecode = True
+            sys.pycache_prefix = os.path.join(os.getcwd(), ".no-pycache")
             folder = os.path.dirname(ref["path"])
             sys.path.insert(0, folder)
             try:

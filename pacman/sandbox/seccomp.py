@@ -4,8 +4,9 @@ An agent computes: it reads its own files, allocates memory, runs threads, keeps
 writes to its scratch folder. Everything else (sockets of any kind, new processes, running
 programs, file metadata such as modes, owners, times and extended attributes, links, pipes,
 anonymous memory files, file change notifications, locks, tracing, mounts, namespaces, keys,
-BPF, io_uring, shared futexes, page cache advice...) is denied with EPERM. An allow list, unlike a list of forbidden calls,
-also denies the calls nobody thought of and those a future kernel adds.
+BPF, io_uring, shared futexes, page cache advice...) is denied with EPERM. An allow list,
+unlike a list of forbidden calls, also denies the calls nobody thought of and those a future
+kernel adds.
 
 The filter is built with libseccomp (`libseccomp.so.2`, in every Debian and Ubuntu install:
 apt itself depends on it) through a thin ctypes binding: the library knows every
