@@ -37,7 +37,7 @@ from pacman.game import (
     play,
     sandboxed,
 )
-from pacman.layout import LayoutError, load_layout
+from pacman.layout import Layout, LayoutError, is_project_layout, load_layout
 from pacman.loader import (
     AgentRef,
     SubmissionError,
@@ -156,8 +156,24 @@ def game_line(game: dict[str, Any], max_moves: int | None) -> str:
         return f"Pacman died! Score: {score}"
     if outcome == "move_limit":
         return f"Game stopped at the move limit ({max_moves} moves). Score: {score}"
+    # The message quotes the agent's own words: it goes to stderr (`failure_line`), so that
+    # nothing an agent chose is on stdout, where scripts read the summary.
     who = "Pacman" if game["culprit"] == 0 else f"Ghost {game['culprit']}"
-    return f"{who} failed ({outcome}): {game['message']}. Score: {score}"
+    return f"{who} failed ({outcome}) after {game['moves']} moves. Score: {score}"
+
+
+def failure_line(game: dict[str, Any]) -> str:
+    """The failure's message (the referee's words, the agent's quoted), for stderr."""
+    who = "Pacman" if game["culprit"] == 0 else f"Ghost {game['culprit']}"
+    return f"{who} failed ({game['outcome']}): {game['message']}"
+
+
+def layout_line(layout: Layout) -> str:
+    """The layout's name, and its file when it is not the project's own (a course folder's
+    `layouts/smallClassic.lay` is played in place of ours, as the course does: say so)."""
+    if not layout.source or is_project_layout(layout):
+        return layout.name
+    return f"{layout.name} (from {layout.source})"
 
 
 def played_by_line(ref: AgentRef, options: str, in_sandbox: bool, count: int = 1) -> str:
@@ -456,6 +472,8 @@ def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
             entry["replay"] = str(path)
         records.append(entry)
         if not b.as_json:
+            if entry["outcome"] in FAILURES:
+                click.echo(failure_line(entry), err=True)
             click.echo(game_line(entry, b.max_moves), file=out)
             if "replay" in entry:
                 click.echo(f"Recorded: {entry['replay']}", file=out)
@@ -470,11 +488,13 @@ def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
             click.echo(line, file=out)
         click.echo(f"Pacman:        {played_by['pacman']}", file=out)
         click.echo(f"Ghosts:        {played_by['ghosts']}", file=out)
+        click.echo(f"Layout:        {layout_line(layout)}", file=out)
         click.echo(f"Seed:          {b.seed}", file=out)
         return None
     wins = sum(r["win"] for r in records)
     return {
         "layout": layout.name,
+        "layout_file": layout.source,
         "pacman": pacman.label,
         "ghosts": ghost.label,
         "played_by": played_by,

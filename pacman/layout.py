@@ -60,6 +60,9 @@ class Layout:
     food_mask: int = 0
     #: What was read leniently, one line per unknown character (`file:line:column: ...`).
     warnings: tuple[str, ...] = ()
+    #: The file it was read from ('' when parsed from text), so that a summary can say which
+    #: `smallClassic` was played when a course folder has a layout of that name.
+    source: str = ""
 
     @property
     def numGhosts(self) -> int:
@@ -218,7 +221,13 @@ def parse_layout(text: str, name: str = "<layout>", source: str | None = None) -
         food=grid(food),
         food_mask=positions_to_mask(food, height),
         warnings=warnings,
+        source=source or "",
     )
+
+
+def is_project_layout(layout: Layout) -> bool:
+    """Whether the layout is one of the project's own files (not a course folder's)."""
+    return Path(layout.source).parent == PROJECT_LAYOUTS if layout.source else False
 
 
 def available_layouts(search: list[Path] | None = None) -> list[str]:

@@ -136,8 +136,10 @@ def test_crash_without_c_shows_traceback_and_fails():
 def test_crash_with_c_is_a_recorded_loss_and_batch_goes_on():
     result = run("-p", f"{TEST_AGENTS}:CrashAgent", "-q", "-l", "smallClassic", "-n", "2", "-c")
     assert result.exit_code == 0
-    assert result.output.count("Pacman failed (crash)") == 2
-    assert "Win Rate:      0/2" in result.output
+    assert result.stdout.count("Pacman failed (crash) after") == 2
+    # The message (which quotes the agent) is on stderr, apart from the summary.
+    assert result.stderr.count("Pacman failed (crash): getAction raised") == 2
+    assert "Win Rate:      0/2" in result.stdout
 
 
 def test_none_action_with_c_is_recorded():
@@ -546,3 +548,20 @@ def test_a_star_import_is_named_when_the_class_is_not_found(tmp_path):
     # Named with its file, it resolves (the file is the judge of what it imports).
     ref = resolve(f"{tmp_path / 'multiAgents.py'}:MinimaxAgent", cwd=tmp_path)
     assert ref.played_by(tmp_path) == "./multiAgents.py:MinimaxAgent"
+
+
+def test_the_summary_names_a_course_folders_own_layout_file(tmp_path, monkeypatch):
+    # Found by the hostile review: a folder's layouts/smallClassic.lay plays in place of the
+    # project's (as in the course), and the summary must say so.
+    (tmp_path / "layouts").mkdir()
+    (tmp_path / "layouts" / "smallClassic.lay").write_text("%%%%%\n%P.G%\n%%%%%\n")
+    monkeypatch.chdir(tmp_path)
+    result = run("-l", "smallClassic", "-p", "GreedyAgent", "-q", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    local = tmp_path / "layouts" / "smallClassic.lay"
+    assert f"Layout:        smallClassic (from {local})" in result.stdout
+    data = json.loads(run("-l", "smallClassic", "-p", "GreedyAgent", "-q", "--json").stdout)
+    assert data["layout_file"] == str(local)
+    monkeypatch.chdir(tmp_path.parent)
+    result = run("-l", "smallClassic", "-p", "GreedyAgent", "-q", "--seed", "1")
+    assert "Layout:        smallClassic\n" in result.stdout
