@@ -287,6 +287,13 @@ def test_printing_megabytes_is_capped(arena: Arena) -> None:
     assert "truncated" in result.logs[0]
 
 
+def test_output_written_to_the_descriptor_never_lands_on_a_disk(arena: Arena) -> None:
+    result = arena.play(arena.spec("flood_descriptor"))
+    assert_played_on(result)
+    assert 16 * 1024 <= len(result.logs[0]) < 17 * 1024
+    assert result.logs[0].endswith("[output truncated]\n")
+
+
 @needs("seccomp")
 def test_os_system_runs_nothing(arena: Arena) -> None:
     target = arena.outside / "pwned"

@@ -164,8 +164,13 @@ class AgentProcess:
         self.log = ""
         #: Called with what the agent printed, as it arrives (the CLI shows it live).
         self.on_output: Callable[[str], None] | None = None
+        #: The read end of the agent's output pipe (its stdout and stderr): drained while the
+        #: referee waits for it; the first `output_kb` are kept, the rest is read and dropped,
+        #: so nothing the agent prints ever lands on a disk.
         self._log_fd: int | None = None
-        self._log_offset = 0
+        self._log = bytearray()
+        self._log_dropped = 0
+        self._log_shown = 0
         self._log_decoder = codecs.getincrementaldecoder("utf-8")("replace")
         #: The first error a clean-up step raised (the others still ran), for diagnosis.
         self.cleanup_error: BaseException | None = None
@@ -188,7 +193,6 @@ class AgentProcess:
         #: Where the mounts layer builds the agent's root (an empty folder on the host).
         self.root = self._home / "root"
         self.root.mkdir()
-        self.log_path = self._home / "output.log"
 
     # --- life cycle -------------------------------------------------------------------------
 
@@ -222,8 +226,8 @@ class AgentProcess:
             self._make_cgroup(mem)
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
-        log = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        self._log_fd = os.open(self.log_path, os.O_RDONLY)
+        self._log_fd, log = os.pipe()
+        os.set_blocking(self._log_fd, False)
         try:
             fds = [to_child_r, from_child_w, log]
             self._zygote = zygote()
@@ -399,7 +403,7 @@ class AgentProcess:
 
     def _collect_log(self) -> None:
         self._drain_output()
-        self.log = self._read_log()
+        self.log = self._log_text()
 
     def _close_fds(self) -> None:
         for fd in (self._to_child, self._from_child, self._stat_fd, self._log_fd):
@@ -503,11 +507,19 @@ class AgentProcess:
                 if left <= 0:
                     return False
                 timeout = min(WAIT_SLICE_MS, max(1, int(left * 1000) + 1))
-            poller = select.poll()
-            poller.register(self._to_child, select.POLLOUT)
-            if not poller.poll(timeout):
+            poller = self._poller(self._to_child, select.POLLOUT)
+            if not any(fd == self._to_child for fd, _ in poller.poll(timeout)):
                 self._waiting()
         return True
+
+    def _poller(self, fd: int, event: int) -> select.poll:
+        """A poll on `fd` and on the agent's output pipe (drained as it fills, so that an
+        agent printing much never blocks on it while the referee waits)."""
+        poller = select.poll()
+        poller.register(fd, event)
+        if self._log_fd is not None:
+            poller.register(self._log_fd, select.POLLIN)
+        return poller
 
     def _waiting(self) -> None:
         """While an answer is awaited: show what the agent printed, pump the window."""
@@ -530,9 +542,8 @@ class AgentProcess:
                 timeout = max(1, int(left * 1000) + 1)
             if self.on_wait is not None or self.on_output is not None:
                 timeout = WAIT_SLICE_MS if timeout < 0 else min(timeout, WAIT_SLICE_MS)
-            poller = select.poll()
-            poller.register(self._from_child, select.POLLIN)
-            if not poller.poll(timeout):
+            poller = self._poller(self._from_child, select.POLLIN)
+            if not any(fd == self._from_child for fd, _ in poller.poll(timeout)):
                 self._waiting()
                 continue
             chunk = os.read(self._from_child, 1 << 16)
@@ -604,45 +615,40 @@ class AgentProcess:
         return cpu_seconds_from_stat(raw)
 
     def _drain_output(self) -> None:
-        """Hand what the agent printed since the last call to `on_output` (capped like the
-        log: at most `output_kb` in all)."""
-        if self.on_output is None or self._log_fd is None:
+        """Read what the agent printed since the last call: keep it (up to `output_kb`,
+        dropping the rest) and hand the new part to `on_output`."""
+        if self._log_fd is None:
             return
         limit = self.limits.output_kb * 1024
-        left = limit - self._log_offset
-        if left <= 0:
-            return
-        try:
-            data = os.pread(self._log_fd, min(left, 1 << 16), self._log_offset)
-        except OSError:
-            return
-        if not data:
-            return
-        self._log_offset += len(data)
-        text = clean(self._log_decoder.decode(data, final=self._log_offset >= limit))
-        if text:
-            self.on_output(text)
+        while True:
+            try:
+                data = os.read(self._log_fd, 1 << 16)
+            except BlockingIOError:
+                break
+            except OSError:
+                data = b""
+            if not data:  # every writer is gone
+                os.close(self._log_fd)
+                self._log_fd = None
+                break
+            room = max(0, limit - len(self._log))
+            self._log += data[:room]
+            self._log_dropped += len(data) - min(room, len(data))
+        if self.on_output is not None and len(self._log) > self._log_shown:
+            text = clean(self._log_decoder.decode(bytes(self._log[self._log_shown:]),
+                                                  final=len(self._log) >= limit))
+            self._log_shown = len(self._log)
+            if text:
+                self.on_output(text)
 
-    def _read_log(self) -> str:
-        limit = self.limits.output_kb * 1024
-        try:
-            with open(self.log_path, "rb") as fh:
-                data = fh.read(limit + 1)
-        except OSError:
-            return ""
-        text = clean(data[:limit].decode("utf-8", "replace"))
-        return text + ("\n[output truncated]\n" if len(data) > limit else "")
+    def _log_text(self) -> str:
+        text = clean(self._log.decode("utf-8", "replace"))
+        return text + ("\n[output truncated]\n" if self._log_dropped else "")
 
     def _tail(self) -> str:
-        try:
-            with open(self.log_path, "rb") as fh:
-                fh.seek(0, os.SEEK_END)
-                size = fh.tell()
-                fh.seek(max(0, size - 2000))
-                return clean(fh.read().decode("utf-8", "replace"))
-        except OSError:
-            return ""
-
+        """The end of what the agent printed (for a harness that died while starting)."""
+        self._drain_output()
+        return clean(self._log[-2000:].decode("utf-8", "replace"))
 
 def cpu_seconds_from_stat(raw: bytes) -> float | None:
     """utime + stime + cutime + cstime from /proc/<pid>/stat, as bytes: the agent chooses its
