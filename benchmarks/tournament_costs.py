@@ -25,7 +25,6 @@ from pathlib import Path
 
 from pacman.game import GameSpec, play
 from pacman.layout import load_layout
-from pacman.loader import resolve
 from tournament.config import load_config
 from tournament.runner import tasks_for
 from tournament.schedule import schedule
@@ -82,11 +81,10 @@ def direct_play_seconds(config_path: Path) -> float:
     tasks = tasks_for(config, games, {e.name: "" for e in config.entrants})
     t0 = time.perf_counter()
     for task in tasks:
-        pacman = resolve(task.entrant_ref, task.args)
-        spec = GameSpec(load_layout(task.layout_path), pacman,
-                        resolve(task.game.cell.ghost, kind="ghost"),
+        assert task.pacman is not None, task.problem
+        spec = GameSpec(load_layout(task.layout_path), task.pacman, task.ghost,
                         num_ghosts=task.game.cell.num_ghosts, seed=task.game.seed,
-                        max_moves=task.max_moves, sandbox=False)
+                        max_moves=task.max_moves, sandbox=False, secret=task.secret)
         play(spec)
     return time.perf_counter() - t0
 

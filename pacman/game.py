@@ -59,6 +59,12 @@ class AgentFailure(Exception):
         self.result: GameResult | None = None
 
 
+def stream_seed(spec: GameSpec, *labels: object) -> int:
+    """The seed of one of the game's random streams: from its seed and, when it has one, its
+    secret (without a secret, what `derive_seed(seed, *labels)` gives, as before)."""
+    return derive_seed(spec.seed, *labels, *((spec.secret,) if spec.secret else ()))
+
+
 def derive_seed(seed: int, *labels: object) -> int:
     """A 63-bit seed from a parent seed and labels; stable across Python versions and runs."""
     text = ":".join([str(seed), *map(str, labels)])
@@ -79,6 +85,11 @@ class GameSpec:
     #: Time, memory and output limits of every agent (built-ins in-process get the time ones,
     #: checked when a move returns; sandboxed agents get all of them, enforced by killing).
     limits: Limits = UNTIMED
+    #: Keys every random stream of the game (the ghosts', the agents'): without it they follow
+    #: from `seed` alone, so anyone who knows the seed knows every ghost move to come. A
+    #: tournament keeps one secret per results folder (`tournament.secret`), so that an agent
+    #: that can guess its game's seed (seeds come from the config) still cannot predict them.
+    secret: str = ""
     #: Run agents loaded from files in a sandbox: True, False, or None for the default (yes).
     #: Built-in agents (and any named by module rather than file) are trusted and play
     #: in-process.
@@ -185,7 +196,7 @@ def play(
         logs=["" for _ in range(n)],
         sandbox=[[] for _ in range(n)],
     )
-    random.seed(derive_seed(spec.seed, "agents"))
+    random.seed(stream_seed(spec, "agents"))
     keepers = [TimeKeeper(spec.limits) for _ in range(n)]
     name_agents = getattr(display, "name_agents", None)
     if name_agents is not None:
@@ -268,11 +279,10 @@ def _build(
 
     Stops at the first agent that cannot be built (the game is then lost before it starts).
     """
-    ghost_rng = random.Random(derive_seed(spec.seed, "ghosts"))
+    ghost_rng = random.Random(stream_seed(spec, "ghosts"))
     for i, ref in enumerate(refs):
         if sandboxed(ref, spec.sandbox):
-            seed = derive_seed(spec.seed, "agents") if i == 0 else derive_seed(
-                spec.seed, "agents", i)
+            seed = stream_seed(spec, "agents") if i == 0 else stream_seed(spec, "agents", i)
             try:
                 agent = SandboxedAgent.launch(ref, i, spec.layout, n - 1, spec.ruleset, seed,
                                               spec.limits, placement)
@@ -305,7 +315,7 @@ def _build(
         if ref.builtin:
             # Built-ins draw from streams of their own (Pacman's starts where the global one
             # would): a game is then the same even where other threads use `random`.
-            agent.rng = ghost_rng if i > 0 else random.Random(derive_seed(spec.seed, "agents"))
+            agent.rng = ghost_rng if i > 0 else random.Random(stream_seed(spec, "agents"))
             # Trusted code may think in a thread while a window stays responsive.
             agent.think_in_thread = ref.name != "KeyboardAgent"
         built.append(agent)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from pacman.game import FAILURES, GameResult, GameSpec, play
+from pacman.game import FAILURES, GameResult, GameSpec, derive_seed, play
 from pacman.layout import load_layout
 from pacman.loader import resolve
 from pacman.sandbox.check import run_check
@@ -690,3 +690,28 @@ def test_a_compiled_file_never_runs_in_place_of_its_source(arena: Arena) -> None
     result = arena.play(spec)
     assert_played_on(result)
     assert "SOURCE" in result.logs[0] and "COMPILED" not in result.logs[0]
+
+
+# --- 9. predictable games -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("secret", ["", "a" * 64], ids=["no-secret", "secret"])
+def test_an_agent_cannot_recognise_its_game_when_it_has_a_secret(arena: Arena,
+                                                                  secret: str) -> None:
+    seeds = [derive_seed(0, "smallClassic/d-/RandomGhost2/classic", i) for i in range(30)]
+    spec = arena.spec("seed_oracle", candidates="-".join(map(str, seeds)))
+    result = arena.play(GameSpec(**{**spec.__dict__, "seed": seeds[17], "secret": secret}))
+    assert_played_on(result)
+    # Without a secret (the pacman command) the seed gives itself away; with one, no
+    # candidate matches, so the ghosts' stream stays unknown.
+    assert ("RECOGNISED" in result.logs[0]) is (secret == "")
+
+
+def test_a_secret_changes_every_random_stream_and_only_it_does(arena: Arena) -> None:
+    spec = arena.spec("honest")
+
+    def ghosts(secret: str) -> list[str]:
+        result = play(GameSpec(**{**spec.__dict__, "secret": secret, "sandbox": False}))
+        return [action for index, action in result.actions if index > 0]
+
+    assert ghosts("a" * 64) == ghosts("a" * 64)
+    assert ghosts("a" * 64) != ghosts("b" * 64) != ghosts("")

@@ -346,7 +346,7 @@ def test_unknown_keys_are_errors_with_did_you_mean(tmp_path: Path) -> None:
     assert problems(tmp_path, MINIMAL + "game_per_cell: 3\n") == [
         "game_per_cell: unknown key (did you mean games_per_cell?); expected one of name, "
         "seed, entrants, grid, games_per_cell, limits, workers, scheduler, output, record, "
-        "ranking, sandbox"
+        "ranking, sandbox, secret_file"
     ]
     assert problems(tmp_path, with_grid("layouts: [smallClassic]\ndepth: [2]\n")) == [
         "grid.depth: unknown key (did you mean depths?); expected one of layouts, depths, "

@@ -71,6 +71,7 @@ _TOP_KEYS = (
     "record",
     "ranking",
     "sandbox",
+    "secret_file",
 )
 _ENTRANTS_KEYS = ("submissions", "baselines")
 _BASELINE_KEYS = ("name", "agent", "args", "takes_depth")
@@ -218,6 +219,9 @@ class TournamentConfig:
     record: RecordConfig = field(default_factory=RecordConfig)
     ranking: RankingConfig = field(default_factory=RankingConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    #: Where the tournament's secret is kept (None: in the output folder); see
+    #: `tournament.secret`.
+    secret_file: Path | None = None
     #: The folder teams were read from (None when the config lists baselines only).
     submissions: Path | None = None
     #: The config file, when it was read from one.
@@ -476,6 +480,11 @@ class _Parser:
         record = self.record(data.get("record"))
         ranking = self.ranking(data.get("ranking"))
         sandbox = self.sandbox(data.get("sandbox"))
+        secret_file = None
+        if data.get("secret_file") is not None:
+            text = self.text(data["secret_file"], "secret_file", "a file for the tournament's "
+                             "secret")
+            secret_file = None if text is None else self.path(text)
         if self.problems:
             return None
         # Every part reports what is wrong with it, so no problems means every part was built.
@@ -496,6 +505,7 @@ class _Parser:
             record=record,
             ranking=ranking,
             sandbox=sandbox,
+            secret_file=secret_file,
             submissions=submissions,
         )
 

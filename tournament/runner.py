@@ -23,12 +23,13 @@ from pacman import replay as replays
 from pacman.describe import clean
 from pacman.game import INFRA_ERROR, MESSAGE_LIMIT, GameResult, GameSpec, play
 from pacman.layout import load_layout
-from pacman.loader import SubmissionError, resolve
+from pacman.loader import AgentRef, SubmissionError, resolve
 from pacman.sandbox.limits import Limits
 from pacman.sandbox.process import Placement
 from pacman.teamfolder import TeamFolderError, team_digest
 from tournament.config import Entrant, TournamentConfig
 from tournament.schedule import ScheduledGame, agent_args
+from tournament.secret import game_secret
 
 
 def submission_hash(entrant: Entrant) -> str:
@@ -51,8 +52,18 @@ def submission_hash(entrant: Entrant) -> str:
 
 @dataclass(frozen=True)
 class GameTask:
+    """A game to play, with everything a worker needs as plain, picklable data.
+
+    The agents come resolved (`AgentRef`s: paths and names), once per run in the organizer's
+    process, so a worker never parses a team's source again before each game (a team's file
+    can be made to cost seconds and gigabytes to parse, outside any sandbox). A Pacman that
+    cannot be resolved comes as its `problem`, which is its own `load_error`.
+    """
+
     game: ScheduledGame
-    entrant_ref: str
+    pacman: AgentRef | None
+    problem: str
+    ghost: AgentRef
     args: tuple[tuple[str, str], ...]
     submission_hash: str
     layout_path: str
@@ -60,29 +71,54 @@ class GameTask:
     limits: Limits
     replays: str
     replay_dir: str
-    base: str
+    #: Keys the game's random streams (see `tournament.secret`).
+    secret: str = ""
 
 
 def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
-              hashes: dict[str, str]) -> list[GameTask]:
-    """The tasks of `games`; `hashes` maps each entrant to its submission hash."""
-    base = str(config.source.parent if config.source is not None else Path.cwd())
+              hashes: dict[str, str], secret: str | None = None) -> list[GameTask]:
+    """The tasks of `games`; `hashes` maps each entrant to its submission hash, and `secret`
+    is the tournament's (by default read from, or made in, its results folder)."""
+    if secret is None:
+        secret = game_secret(config)
+    base = Path(config.source.parent if config.source is not None else Path.cwd())
+    pacmen: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[AgentRef | None, str]] = {}
+    ghosts: dict[str, AgentRef] = {}
     out = []
     for game in games:
         entrant = config.entrant(game.entrant)
+        args = agent_args(entrant, game.cell)
+        ref_text = str(entrant.folder) if entrant.folder is not None else entrant.ref
+        if (ref_text, args) not in pacmen:
+            pacmen[ref_text, args] = _resolved(ref_text, args, base)
+        pacman, problem = pacmen[ref_text, args]
+        if game.cell.ghost not in ghosts:
+            ghosts[game.cell.ghost] = resolve(game.cell.ghost, kind="ghost", cwd=base)
         out.append(GameTask(
             game=game,
-            entrant_ref=str(entrant.folder) if entrant.folder is not None else entrant.ref,
-            args=agent_args(entrant, game.cell),
+            pacman=pacman,
+            problem=problem,
+            ghost=ghosts[game.cell.ghost],
+            args=args,
             submission_hash=hashes[entrant.name],
             layout_path=config.grid.layout_path(game.cell.layout),
             max_moves=config.grid.max_moves,
             limits=config.limits,
             replays=config.record.replays,
             replay_dir=str(config.output / "replays"),
-            base=base,
+            secret=secret,
         ))
     return out
+
+
+def _resolved(ref_text: str, args: tuple[tuple[str, str], ...],
+              base: Path) -> tuple[AgentRef | None, str]:
+    """An entrant's Pacman, or why its own files cannot be played (a bad team.yaml, a
+    symbolic link, a missing class): that is its failure to load, never the platform's."""
+    try:
+        return resolve(ref_text, args, kind="pacman", cwd=base), ""
+    except SubmissionError as exc:
+        return None, clean(str(exc), MESSAGE_LIMIT)
 
 
 def replay_path(replay_dir: str, game_id: str) -> Path:
@@ -99,16 +135,11 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
     replay: str | None = None
     try:
         layout = load_layout(task.layout_path)
-        try:
-            pacman = resolve(task.entrant_ref, task.args, kind="pacman", cwd=Path(task.base))
-        except SubmissionError as exc:
-            # The entrant's own files cannot be played (a bad team.yaml, a symbolic link, a
-            # missing class): its failure to load, scored as such, never the platform's.
-            return make_row(task, None, None, "load_error", clean(str(exc), MESSAGE_LIMIT),
-                            culprit=0)
-        ghost = resolve(game.cell.ghost, kind="ghost", cwd=Path(task.base))
-        spec = GameSpec(layout, pacman, ghost, num_ghosts=game.cell.num_ghosts, seed=game.seed,
-                        ruleset=game.cell.ruleset, max_moves=task.max_moves, limits=task.limits)
+        if task.pacman is None:
+            return make_row(task, None, None, "load_error", task.problem, culprit=0)
+        spec = GameSpec(layout, task.pacman, task.ghost, num_ghosts=game.cell.num_ghosts,
+                        seed=game.seed, ruleset=game.cell.ruleset, max_moves=task.max_moves,
+                        limits=task.limits, secret=task.secret)
         placement = Placement(root=Path(sandbox_root) if sandbox_root else None, slot=slot)
         result = play(spec, placement=placement)
         keep = task.replays == "all" or (task.replays == "failures" and result.failed)

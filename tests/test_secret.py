@@ -1,0 +1,72 @@
+"""The tournament's secret: made once per results folder, private, and what keys its games."""
+
+from __future__ import annotations
+
+import stat
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tournament.config import load_config
+from tournament.runner import tasks_for
+from tournament.schedule import schedule
+from tournament.secret import SECRET_NAME, SecretError, game_secret
+
+
+def config_in(folder: Path, extra: str = "") -> Path:
+    path = folder / "t.yaml"
+    path.write_text(textwrap.dedent("""\
+        name: Secret cup
+        entrants: {baselines: [{name: greedy, agent: GreedyAgent}]}
+        grid: {layouts: [testClassic]}
+        games_per_cell: 2
+        output: out
+        """) + extra)
+    return path
+
+
+def test_a_results_folder_makes_its_secret_once_and_keeps_it_private(tmp_path: Path) -> None:
+    config = load_config(config_in(tmp_path))
+    first = game_secret(config)
+    path = tmp_path / "out" / SECRET_NAME
+    assert len(first) == 64 and int(first, 16) >= 0
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert game_secret(config) == first
+    (tmp_path / "elsewhere").mkdir()
+    other = load_config(config_in(tmp_path / "elsewhere"))
+    assert game_secret(other) != first  # another folder, other games
+
+
+def test_a_config_may_name_where_its_secret_lives(tmp_path: Path) -> None:
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "cup.secret").write_text("ab" * 32 + "\n")
+    config = load_config(config_in(tmp_path, "secret_file: keys/cup.secret\n"))
+    assert game_secret(config) == "ab" * 32
+    tasks = tasks_for(config, schedule(config), {"greedy": ""})
+    assert {task.secret for task in tasks} == {"ab" * 32}
+    assert not (tmp_path / "out" / SECRET_NAME).exists()
+
+
+@pytest.mark.parametrize("content", ["", "short", "zz" * 32, "ab" * 33])
+def test_a_damaged_secret_is_an_error_naming_the_file(tmp_path: Path, content: str) -> None:
+    (tmp_path / "bad.secret").write_text(content)
+    config = load_config(config_in(tmp_path, "secret_file: bad.secret\n"))
+    with pytest.raises(SecretError, match="bad.secret"):
+        game_secret(config)
+
+
+def test_a_run_refuses_to_go_on_without_the_secret_its_games_were_played_with(
+        tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from tournament.cli import main
+
+    config = config_in(tmp_path)
+    assert CliRunner().invoke(main, ["run", str(config)]).exit_code == 0
+    (tmp_path / "out" / SECRET_NAME).unlink()
+    text = config.read_text().replace("games_per_cell: 2", "games_per_cell: 3")
+    config.write_text(text)
+    result = CliRunner().invoke(main, ["run", str(config)])
+    assert result.exit_code == 2
+    assert "no such secret file" in result.output and "2 stored games" in result.output
