@@ -186,9 +186,11 @@ def load_file(path: Path) -> ModuleType:
     return module
 
 
-#: The largest source file read to list its classes and options (parsing costs memory many
-#: times the size); a larger one is left to its import, in the sandbox.
-SOURCE_LIMIT = 4 * 1024 * 1024
+#: The largest source file read to list its classes and options: parsing costs about 500 bytes
+#: of memory per byte of a hostile source (a long list literal), in the organizer's process,
+#: so 512 KiB (a course file is some 20 KiB) bounds it near 250 MiB and a second. A larger
+#: file is left to its import, in its sandbox.
+SOURCE_LIMIT = 512 * 1024
 
 
 def syntax_message(exc: SyntaxError, path: Path) -> str:
