@@ -692,6 +692,12 @@ def test_a_compiled_file_never_runs_in_place_of_its_source(arena: Arena) -> None
     assert "SOURCE" in result.logs[0] and "COMPILED" not in result.logs[0]
 
 
+def test_a_team_cannot_play_the_platforms_own_baselines(arena: Arena) -> None:
+    result = arena.play(arena.spec("borrow_baseline"))
+    assert_failed(result, "load_error", "ModuleNotFoundError",
+                  "pacman.agents.anytime_agent is the platform's own code")
+
+
 # --- 9. predictable games -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("secret", ["", "a" * 64], ids=["no-secret", "secret"])

@@ -52,7 +52,7 @@ def test_a_config_may_name_where_its_secret_lives(tmp_path: Path) -> None:
 def test_a_damaged_secret_is_an_error_naming_the_file(tmp_path: Path, content: str) -> None:
     (tmp_path / "bad.secret").write_text(content)
     config = load_config(config_in(tmp_path, "secret_file: bad.secret\n"))
-    with pytest.raises(SecretError, match="bad.secret"):
+    with pytest.raises(SecretError, match=r"bad\.secret"):
         game_secret(config)
 
 

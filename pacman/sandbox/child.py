@@ -89,6 +89,26 @@ class _CappedStream:
         return 1
 
 
+#: The platform's own agents and search code: a team plays its own code, not a subclass of the
+#: platform's baselines under its name (the course API, `game`, `util` and `pacman` itself,
+#: stays importable).
+PLATFORM_ONLY = ("pacman.agents", "pacman.search", "pacman.games", "tournament")
+#: What course code may import from `pacman.agents` (the `Agent` base the course's `game` is).
+TEAM_IMPORTABLE = ("pacman.agents.base",)
+
+
+class PlatformOnly:
+    """A meta path finder, first in line in the agent's process, that refuses to import the
+    platform's baselines and search code for a team."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name in TEAM_IMPORTABLE or not any(
+                name == own or name.startswith(own + ".") for own in PLATFORM_ONLY):
+            return None
+        raise ModuleNotFoundError(
+            f"{name} is the platform's own code: a team plays code of its own", name=name)
+
+
 def warm_up() -> None:
     """Import what the agent process needs, so a zygote's forks start with it loaded."""
     import random  # noqa: F401
@@ -308,6 +328,7 @@ def _serve(
             # only: a `.pyc` in the team's __pycache__ must not run in place of its source.
             sys.dont_write_bytecode = True
             sys.pycache_prefix = os.path.join(os.getcwd(), ".no-pycache")
+            sys.meta_path.insert(0, PlatformOnly())
             folder = os.path.dirname(ref["path"])
             sys.path.insert(0, folder)
             try:
