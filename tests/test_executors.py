@@ -136,11 +136,11 @@ def expected(chaos: Chaos, undisturbed: dict[str, tuple[Any, ...]], gid: str) ->
     return str(undisturbed[gid][DECIDING.index("outcome")])
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_workers_that_die_at_planned_points_cost_only_replays(
-        tmp_path: Path, tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]],
-        seed: int) -> None:
-    chaos = Chaos(seed=seed, folder=str(tmp_path), chance=0.45)
+def planned_deaths_run(folder: Path, tasks: list[GameTask],
+                       undisturbed: dict[str, tuple[Any, ...]], seed: int) -> None:
+    """A run whose workers die where `Chaos(seed)` plans: every game comes back once, as
+    the undisturbed game or, if every try died, as the platform's failure."""
+    chaos = Chaos(seed=seed, folder=str(folder), chance=0.45)
     got = Collector()
     LocalExecutor(2, play=chaos).run(tasks, got)
     rows = got.once_each(tasks)
@@ -157,13 +157,14 @@ def test_workers_that_die_at_planned_points_cost_only_replays(
         else:
             assert deciding(rows[gid]) == undisturbed[gid], gid
     assert deaths >= len(tasks) // 4  # the plan did kill: these seeds give plenty
+    assert not pool_workers(os.getpid())  # none left behind
 
 
-def test_workers_killed_from_outside_at_any_moment_cost_only_replays(
-        tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]]) -> None:
-    """A killer thread SIGKILLs a random worker of the pool at random moments: starting,
-    playing, sending its row, or idle. The verdict holds whatever the moments are."""
-    rng = random.Random(7)
+def random_kills_run(tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]],
+                     seed: int) -> None:
+    """A run whose workers a killer thread SIGKILLs at random moments: starting, playing,
+    sending a row, or idle. The verdict holds whatever the moments are."""
+    rng = random.Random(seed)
     stop = threading.Event()
     killed: list[int] = []
 
@@ -192,7 +193,34 @@ def test_workers_killed_from_outside_at_any_moment_cost_only_replays(
             assert row["message"] == f"its worker process died {RETRIES + 1} times"
         else:
             assert deciding(row) == undisturbed[gid], (gid, f"{len(killed)} kills")
-    assert not pool_workers(os.getpid())  # none left behind
+    assert not pool_workers(os.getpid())
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_workers_that_die_at_planned_points_cost_only_replays(
+        tmp_path: Path, tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]],
+        seed: int) -> None:
+    planned_deaths_run(tmp_path, tasks, undisturbed, seed)
+
+
+def test_workers_killed_from_outside_at_any_moment_cost_only_replays(
+        tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]]) -> None:
+    random_kills_run(tasks, undisturbed, seed=7)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("seed", range(100, 150))
+def test_soak_planned_deaths(tmp_path: Path, tasks: list[GameTask],
+                             undisturbed: dict[str, tuple[Any, ...]], seed: int) -> None:
+    """By hand: `pytest -m soak tests/test_executors.py` (about 5 minutes on 2 cores)."""
+    planned_deaths_run(tmp_path, tasks, undisturbed, seed)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("seed", range(100, 150))
+def test_soak_random_kills(tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]],
+                           seed: int) -> None:
+    random_kills_run(tasks, undisturbed, seed)
 
 
 class Boom(Exception):
