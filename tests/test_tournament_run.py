@@ -16,7 +16,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -147,6 +147,19 @@ def wait_until(condition: Callable[[], bool], what: str, proc: subprocess.Popen[
         time.sleep(0.02)
 
 
+@contextlib.contextmanager
+def ctrl_c_for_children() -> Iterator[None]:
+    """Children started inside get Python's Ctrl-C handling even if this process ignores
+    SIGINT, as a background job of a shell script does (`make test &`): an ignored SIGINT is
+    inherited, Python then installs no handler, and the signal would never stop the run. A
+    handled signal is reset to its default in the child, where Python handles it again."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
     """The team's agent never answers and no time limit ends its games, so the run cannot
     end by itself: the baseline's first game is stored, then Ctrl-C must stop it."""
@@ -155,8 +168,9 @@ def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
     agent = tmp_path / "submissions" / "alpha" / "agent.py"
     agent.write_text("import time\n\n\nclass ZooAgent:\n    def getAction(self, state):\n"
                      "        while True:\n            time.sleep(60)\n")
-    proc = subprocess.Popen([sys.executable, "-m", "tournament", "run", str(config)],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    with ctrl_c_for_children():
+        proc = subprocess.Popen([sys.executable, "-m", "tournament", "run", str(config)], cwd=REPO,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     database = tmp_path / "out" / "results.sqlite"
     try:
         wait_until(lambda: stored(database) >= 1, "stored game", proc)
