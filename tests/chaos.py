@@ -90,11 +90,14 @@ def processes() -> dict[int, tuple[int, str]]:
         if not entry.isdigit():
             continue
         try:
-            stat = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()
+            # Bytes: a process's name is whatever it chose, not always UTF-8 (hostile agents
+            # of other tests running on this machine name their threads so).
+            stat = Path(f"/proc/{entry}/stat").read_bytes().rpartition(b")")[2].split()
             cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
-        except (OSError, ValueError):
+            parent = int(stat[1])
+        except (OSError, ValueError, IndexError):  # gone meanwhile
             continue
-        found[int(entry)] = (int(stat[1]), cmdline.decode(errors="replace"))
+        found[int(entry)] = (parent, cmdline.decode(errors="replace"))
     return found
 
 
