@@ -212,7 +212,7 @@ def test_workers_killed_from_outside_at_any_moment_cost_only_replays(
 @pytest.mark.parametrize("seed", range(100, 150))
 def test_soak_planned_deaths(tmp_path: Path, tasks: list[GameTask],
                              undisturbed: dict[str, tuple[Any, ...]], seed: int) -> None:
-    """By hand: `pytest -m soak tests/test_executors.py` (about 5 minutes on 2 cores)."""
+    """By hand: `pytest -m soak tests/test_executors.py` (about 3 minutes on 2 cores)."""
     planned_deaths_run(tmp_path, tasks, undisturbed, seed)
 
 
