@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gc
 import random
-import time
 
 import pytest
 
@@ -159,15 +158,42 @@ def test_every_root_action_gets_a_playout_and_stats_add_up():
     assert result.stats.max_depth >= 3
 
 
-def test_deadline_is_respected():
-    game = Nim(40)  # long random playouts, so the clock matters
-    t0 = time.perf_counter()
-    result = mcts(game, game.start(), deadline=t0 + 0.15, rng=random.Random(0))
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 0.15 + 0.5
-    assert result.stats.playouts > 3
+class Ticking:
+    """A clock that moves on by one millisecond each time it is read: a search's time then
+    depends only on how often it looks at the clock, never on the machine's load."""
+
+    TICK = 0.001
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += self.TICK
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Ticking:
+    """The searches' and the MCTS agent's clock, replaced by a `Ticking` one."""
+    from pacman.agents import mcts_agent
+    from pacman.search import mcts as search
+
+    ticking = Ticking()
+    monkeypatch.setattr(search, "time", ticking)
+    monkeypatch.setattr(mcts_agent, "time", ticking)
+    return ticking
+
+
+def test_deadline_is_respected(clock: Ticking) -> None:
+    game = Nim(40)
+    deadline = clock.perf_counter() + 0.15
+    result = mcts(game, game.start(), deadline=deadline, rng=random.Random(0))
+    # The search looks at the clock once per playout (but the first) and stops at its first
+    # look past the deadline (one more read for its statistics).
+    assert deadline <= clock.now <= deadline + 3 * Ticking.TICK
+    assert 3 < result.stats.playouts <= round(0.15 / Ticking.TICK) + 1
     # With both budgets, whichever comes first.
-    result = mcts(game, game.start(), playouts=10, deadline=time.perf_counter() + 60)
+    result = mcts(game, game.start(), playouts=10, deadline=clock.perf_counter() + 60)
     assert result.stats.playouts == 10
 
 
@@ -259,11 +285,16 @@ class OneWay:
         return ["North"]
 
 
-def test_agent_with_one_legal_action_does_not_search():
+def test_agent_with_one_legal_action_does_not_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pacman.agents import mcts_agent
+
+    def no_search(*args: object, **kwargs: object) -> None:
+        raise AssertionError("searched with a single legal move")
+
+    monkeypatch.setattr(mcts_agent, "mcts", no_search)
     agent = MCTSAgent(timeLimit="5", playouts="1000000")
-    t0 = time.perf_counter()
     assert agent.getAction(OneWay()) == "North"
-    assert time.perf_counter() - t0 < 0.5 and agent.last_stats is None
+    assert agent.last_stats is None
     # A terminal state (no legal action) still gets a move, never None.
     corridor = GameState.initial(parse_layout("%%%%%\n%P.G%\n%%%%%", "corridor"))
     won = corridor.generateSuccessor(0, "East")
@@ -297,12 +328,12 @@ def test_agent_reuses_the_subtree_of_the_position_reached():
     assert fresh._last is None
 
 
-def test_agent_respects_its_time_limit():
+def test_agent_respects_its_time_limit(clock: Ticking) -> None:
     state = GameState.initial(load_layout("smallClassic"), 2)
     agent = MCTSAgent(timeLimit="0.1")
-    t0 = time.perf_counter()
+    t0 = clock.now
     assert agent.getAction(state) in state.getLegalActions(0)
-    assert time.perf_counter() - t0 < 0.1 + 0.5
+    assert clock.now - t0 <= 0.1 + 5 * Ticking.TICK
     assert agent.last_stats is not None and agent.last_stats.playouts >= 5
     assert gc.isenabled()  # the search pauses the cyclic collector, and only the search
 

@@ -9,7 +9,7 @@ os.environ["SDL_AUDIODRIVER"] = "dummy"
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import itertools
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,11 +19,14 @@ import pytest
 from pacman.display import WindowClosed, keys
 from pacman.display.pygame_display import (
     BLINK_THRESHOLD,
+    FINISH_LINGER,
     FOOD_COLOR,
     GHOST_COLORS,
     PACMAN_COLOR,
+    PUMP_INTERVAL,
     SCARED_BLINK_COLOR,
     SCARED_COLOR,
+    SLIDE_FPS,
     WALL_COLOR,
     WALL_EDGE,
     PygameDisplay,
@@ -31,6 +34,7 @@ from pacman.display.pygame_display import (
     key_name,
 )
 from pacman.layout import load_layout, parse_layout
+from pacman.loader import AgentRef
 from pacman.state import GameState
 
 # Pacman next to a capsule; the ghost runs in its own corridor so it is never eaten.
@@ -49,6 +53,45 @@ def _clean_pygame() -> Iterator[None]:
     yield
     keys.reset()
     pygame.quit()
+
+
+class FakeClock:
+    """The display's clock in tests: sleeping moves it on at once, and events scheduled for a
+    time are posted when it gets there. Durations are then exact, whatever the machine's
+    load, and a test never waits for real time to pass."""
+
+    #: The least a sleep takes (a real one takes some microseconds): without it, sleeping
+    #: what is left of a slide could be too little to move a float clock at all.
+    TICK = 1e-6
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps = 0
+        self.due: list[tuple[float, pygame.event.Event]] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        assert seconds >= 0
+        self.now += max(seconds, self.TICK)
+        self.sleeps += 1
+        assert self.now < 3600 and self.sleeps < 10**6, "the display would wait forever"
+        for when, event in [d for d in self.due if d[0] <= self.now]:
+            self.due.remove((when, event))
+            pygame.event.post(event)
+
+    def at(self, when: float, event: pygame.event.Event) -> None:
+        self.due.append((when, event))
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    from pacman.display import pygame_display
+
+    fake = FakeClock()
+    monkeypatch.setattr(pygame_display, "time", fake)
+    return fake
 
 
 @pytest.fixture
@@ -203,11 +246,10 @@ def test_escape_raises_window_closed(display: PygameDisplay, start: GameState) -
     assert not pygame.display.get_init()
 
 
-def test_quit_is_noticed_during_the_pause(start: GameState) -> None:
+def test_quit_is_noticed_during_the_pause(start: GameState, clock: FakeClock) -> None:
     d = PygameDisplay(frame_time=2.0)
     d.initialize(start)
-    pygame.time.set_timer(pygame.event.Event(pygame.QUIT), 50, loops=1)
-    t0 = time.monotonic()
+    clock.at(0.05, pygame.event.Event(pygame.QUIT))
     s = start.generateSuccessor(0, "West")
     d.update(s, 0, "West")
     action = s.getLegalActions(1)[0]
@@ -217,30 +259,33 @@ def test_quit_is_noticed_during_the_pause(start: GameState) -> None:
     s = s.generateSuccessor(2, action)
     with pytest.raises(WindowClosed):
         d.update(s, 2, action)  # the round's slide
-    assert time.monotonic() - t0 < 1.5
+    assert 0.05 <= clock.now <= 0.05 + 1 / SLIDE_FPS  # the next frame, not the 2 s slide
 
 
-def play_round(d: PygameDisplay, state: GameState, pacman: str = "West") -> list[float]:
-    """One round (Pacman, then each ghost's first legal move); the seconds each update took."""
+def play_round(d: PygameDisplay, state: GameState, clock: FakeClock,
+               pacman: str = "West") -> list[float]:
+    """One round (Pacman, then each ghost's first legal move); the seconds each update took
+    on the display's clock."""
     took = []
     for agent in range(state.getNumAgents()):
         action = pacman if agent == 0 else state.getLegalActions(agent)[0]
         state = state.generateSuccessor(agent, action)
-        t0 = time.monotonic()
+        t0 = clock.now
         d.update(state, agent, action)
-        took.append(time.monotonic() - t0)
+        took.append(clock.now - t0)
     return took
 
 
-def test_one_slide_per_round_after_its_last_move(start: GameState) -> None:
+def test_one_slide_per_round_after_its_last_move(start: GameState, clock: FakeClock) -> None:
     d = PygameDisplay(frame_time=0.15)
     d.initialize(start)
-    took = play_round(d, start)
-    assert all(t < 0.1 for t in took[:-1])
-    assert 0.15 <= took[-1] < 0.6
+    took = play_round(d, start, clock)
+    assert took[:-1] == [0.0] * (len(took) - 1)
+    assert took[-1] == pytest.approx(0.15, abs=1e-4)
 
 
-def test_the_slide_moves_everyone_together_then_lands_exactly(start: GameState) -> None:
+def test_the_slide_moves_everyone_together_then_lands_exactly(start: GameState,
+                                                             clock: FakeClock) -> None:
     d = PygameDisplay(frame_time=0.1)
     d.initialize(start)
     s1 = start.generateSuccessor(0, "West")
@@ -307,27 +352,26 @@ def test_finish_shows_outcome_and_closes_window(display: PygameDisplay, start: G
     assert color_at(display, start.getPacmanPosition()) == PACMAN_COLOR
 
 
-def test_space_pauses_the_game_until_pressed_again(start: GameState) -> None:
+def test_space_pauses_the_game_until_pressed_again(start: GameState, clock: FakeClock) -> None:
     d = PygameDisplay(frame_time=0)
     d.initialize(start)
     pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_SPACE))
-    pygame.time.set_timer(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_SPACE), 300, loops=1)
-    t0 = time.monotonic()
+    clock.at(0.3, pygame.event.Event(pygame.KEYDOWN, key=pygame.K_SPACE))
     d.update(start.generateSuccessor(0, "West"), 0, "West")
-    assert time.monotonic() - t0 >= 0.25
+    assert 0.3 <= clock.now <= 0.3 + 2 * PUMP_INTERVAL  # held until the second press
     assert not d.paused
     # Control keys are not steering: the keyboard agent never sees them.
     assert "space" not in keys.take()
 
 
-def test_speed_keys_shorten_the_round(start: GameState) -> None:
+def test_speed_keys_shorten_the_round(start: GameState, clock: FakeClock) -> None:
     d = PygameDisplay(frame_time=0.4)
     d.initialize(start)
     for k in (pygame.K_EQUALS, pygame.K_PLUS, pygame.K_KP_PLUS):
         pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k))
-    took = play_round(d, start)
+    took = play_round(d, start, clock)
     assert d.speed == 8.0
-    assert took[-1] < 0.2
+    assert took[-1] == pytest.approx(0.4 / 8, abs=1e-4)
     pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_MINUS))
     pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_KP_MINUS))
     d.update(start, 1, "West")
@@ -362,7 +406,7 @@ def test_resizing_the_live_window_scales_the_board(display: PygameDisplay,
     assert color_at(display, start.getPacmanPosition()) == PACMAN_COLOR
 
 
-def test_keyboard_agent_plays_from_posted_keys() -> None:
+def test_keyboard_agent_plays_from_posted_keys(clock: FakeClock) -> None:
     """A person's key reaches Pacman on his next move, with the window sliding in between."""
     from pacman.agents.keyboard import KeyboardAgent
     from pacman.game import GameSpec, play
@@ -375,20 +419,20 @@ def test_keyboard_agent_plays_from_posted_keys() -> None:
     pygame.display.init()
     pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_UP))
     pygame.event.post(pygame.event.Event(pygame.KEYUP, key=pygame.K_UP))
-    t0 = time.monotonic()
     result = play(spec, display=d, agents=[KeyboardAgent()])
     # The tap made before the first move steers it; then the wall stops him.
     assert result.actions == [(0, "North"), (0, "Stop"), (0, "Stop"), (0, "Stop")]
-    assert time.monotonic() - t0 < 3.0
+    # The window waited only for its four slides and the final linger, never for a key.
+    assert clock.now == pytest.approx(4 * 0.02 + 10 * 0.02, abs=1e-4)
 
 
-def test_finish_lingers_at_most_a_second(start: GameState) -> None:
-    d = PygameDisplay(frame_time=0.02)
+@pytest.mark.parametrize("frame_time, linger", [(0.02, 0.2), (0.5, FINISH_LINGER)])
+def test_finish_lingers_ten_frames_at_most_a_second(start: GameState, clock: FakeClock,
+                                                    frame_time: float, linger: float) -> None:
+    d = PygameDisplay(frame_time=frame_time)
     d.initialize(start)
-    t0 = time.monotonic()
     d.finish(start, "loss")
-    elapsed = time.monotonic() - t0
-    assert 0.2 <= elapsed < 1.0
+    assert clock.now == pytest.approx(linger, abs=1e-4)
     assert not pygame.display.get_init()
 
 
@@ -426,10 +470,13 @@ def test_display_package_does_not_import_pygame() -> None:
 
 
 class _Pumped:
-    """A display that only counts how often the runner lets it handle its events."""
+    """A display that only counts how often the runner lets it handle its events, and
+    publishes the count (in memory, and in a file a sandboxed agent can read)."""
 
-    def __init__(self) -> None:
+    def __init__(self, folder: Path | None = None) -> None:
         self.pumps = 0
+        self.folder = folder
+        self.changed = threading.Condition()
 
     def initialize(self, state: object) -> None:
         pass
@@ -441,25 +488,84 @@ class _Pumped:
         pass
 
     def idle(self) -> None:
-        self.pumps += 1
+        with self.changed:
+            self.pumps += 1
+            self.changed.notify_all()
+        if self.folder is not None:
+            temporary = self.folder / "pumps.tmp"
+            temporary.write_text(str(self.pumps))
+            temporary.replace(self.folder / "pumps")
+
+
+#: A sandboxed agent that answers each move only once the window has been pumped `pumps`
+#: times while it waited (it reads the count the display publishes in its folder); after a
+#: minute without that it raises, and the game ends as its crash.
+PATIENT_AGENT = """
+import pathlib, time
+
+HERE = pathlib.Path(__file__).parent
+
+
+def pumps():
+    try:
+        return int((HERE / "pumps").read_text())
+    except (OSError, ValueError):
+        return 0
+
+
+class ZooAgent:
+    def __init__(self, pumps="2"):
+        self.need = int(pumps)
+
+    def getAction(self, state):
+        start = pumps()
+        deadline = time.monotonic() + 60
+        while pumps() < start + self.need:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the window was not pumped while I thought")
+            time.sleep(0.005)
+        return state.getLegalActions(0)[0]
+"""
+
+
+def patient_pacman(kind: str, display: _Pumped, monkeypatch: pytest.MonkeyPatch,
+                   pumps: int) -> AgentRef:
+    """Pacman, built-in (GreedyAgent, thinking in a thread) or sandboxed, whose every move
+    waits until `display` has been pumped `pumps` more times."""
+    from pacman.agents.simple import GreedyAgent
+    from pacman.loader import resolve
+
+    if kind == "sandboxed":
+        assert display.folder is not None
+        (display.folder / "agent.py").write_text(PATIENT_AGENT)
+        return resolve(f"{display.folder}/agent.py:ZooAgent", (("pumps", str(pumps)),))
+    think = GreedyAgent.getAction
+
+    def patient(self: GreedyAgent, state: GameState) -> str:
+        with display.changed:
+            start = display.pumps
+            if not display.changed.wait_for(lambda: display.pumps >= start + pumps, 60):
+                raise RuntimeError("the window was not pumped while I thought")
+        return think(self, state)
+
+    monkeypatch.setattr(GreedyAgent, "getAction", patient)
+    return resolve("GreedyAgent")
 
 
 @pytest.mark.parametrize("pacman", ["builtin", "sandboxed"])
-def test_the_window_is_pumped_while_an_agent_thinks(pacman: str) -> None:
+def test_the_window_is_pumped_while_an_agent_thinks(
+        pacman: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each move of Pacman's is answered only after the display was pumped twice while he
+    thought: a runner that did not pump would leave the agent waiting until it gave up."""
     from pacman.game import GameSpec, play
-    from pacman.layout import load_layout
     from pacman.loader import resolve
 
-    zoo = Path(__file__).parent / "zoo"
-    ref = (resolve("AnytimeAgent", (("timeLimit", "0.1"),)) if pacman == "builtin"
-           else resolve(f"{zoo}/slow_move.py:ZooAgent", (("delay", "0.1"),)))
-    display = _Pumped()
+    display = _Pumped(tmp_path)
+    ref = patient_pacman(pacman, display, monkeypatch, pumps=2)
     result = play(GameSpec(load_layout("smallClassic"), ref, resolve("RandomGhost", kind="ghost"),
                            seed=2, max_moves=9), display=display)
-    assert result.outcome == "move_limit"
-    thinking = result.timing[0].wall
-    # About one pump per 30 ms of thinking: the window never waits on the agent.
-    assert display.pumps >= int(thinking / 0.03) - 3 > 0
+    assert result.outcome == "move_limit", result.message
+    assert display.pumps >= 2 * 3  # three moves of Pacman's, each waited for two pumps
 
 
 def test_the_live_status_bar_names_the_agents() -> None:
@@ -478,18 +584,21 @@ def test_the_live_status_bar_names_the_agents() -> None:
 
 class _ClosedWhileThinking(_Pumped):
     def idle(self) -> None:
+        super().idle()
         raise WindowClosed("closed while an agent thought")
 
 
 @pytest.mark.parametrize("pacman", ["builtin", "sandboxed"])
-def test_closing_the_window_while_an_agent_thinks_stops_the_batch(pacman: str) -> None:
+def test_closing_the_window_while_an_agent_thinks_stops_the_batch(
+        pacman: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pacman waits for the window to be pumped; the pump finds the window closed."""
     from pacman.game import GameSpec, play
     from pacman.loader import resolve
 
-    zoo = Path(__file__).parent / "zoo"
-    ref = (resolve("AnytimeAgent", (("timeLimit", "0.2"),)) if pacman == "builtin"
-           else resolve(f"{zoo}/slow_move.py:ZooAgent", (("delay", "0.2"),)))
+    display = _ClosedWhileThinking(tmp_path)
+    ref = patient_pacman(pacman, display, monkeypatch, pumps=1)
     spec = GameSpec(load_layout("smallClassic"), ref, resolve("RandomGhost", kind="ghost"),
                     seed=2, max_moves=9)
     with pytest.raises(WindowClosed):  # not a crash of the agent: the person closed it
-        play(spec, display=_ClosedWhileThinking())
+        play(spec, display=display)
+    assert display.pumps == 1

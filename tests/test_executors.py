@@ -1,0 +1,295 @@
+"""No game is lost or stored twice when workers die, in the local pool and on Dask.
+
+The ledger's bookkeeping is checked on its own; then whole runs have their workers killed
+many times, at points a seeded plan chooses (exact expectations) or at random moments from
+outside (any point: starting, playing, sending a row, idle), and every scheduled game must
+reach the callback exactly once, with the row an undisturbed game gives, or as the
+platform's failure once it has died more than `RETRIES` times.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.chaos import Chaos, pool_workers
+from tests.test_sandbox_zoo import UNAVAILABLE
+from tests.test_tournament_run import make_tournament
+from tournament.config import load_config
+from tournament.executors import RETRIES, Ledger, LocalExecutor
+from tournament.runner import GameTask, play_task, submission_hash, tasks_for
+from tournament.schedule import schedule
+
+#: What decides a game; timings, hosts and dates do not.
+DECIDING = ("game_id", "entrant", "submission_hash", "cell", "seed", "outcome", "culprit",
+            "score", "win", "moves")
+
+
+def make_tasks(root: Path, games: int) -> list[GameTask]:
+    """Short games of a sandboxed team (when this machine has a sandbox) and a baseline."""
+    teams = {} if UNAVAILABLE else {"alpha": "example"}
+    config = load_config(make_tournament(root, teams, games=games, layouts="[testClassic]"))
+    hashes = {e.name: submission_hash(e) for e in config.entrants}
+    return tasks_for(config, schedule(config), hashes)
+
+
+def deciding(row: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(row[name] for name in DECIDING)
+
+
+class Collector:
+    """The organizer's callback: every row it is handed, in order."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, row: dict[str, Any]) -> None:
+        with self.lock:
+            self.rows.append(row)
+
+    def once_each(self, tasks: list[GameTask]) -> dict[str, dict[str, Any]]:
+        """The rows by game id, after checking that each task came back exactly once."""
+        counts = Counter(row["game_id"] for row in self.rows)
+        twice = sorted(gid for gid, n in counts.items() if n > 1)
+        assert not twice, f"stored more than once: {twice}"
+        assert sorted(counts) == sorted(t.game.game_id for t in tasks), "games missing"
+        return {row["game_id"]: row for row in self.rows}
+
+
+@pytest.fixture(scope="module")
+def tasks(tmp_path_factory: pytest.TempPathFactory) -> list[GameTask]:
+    return make_tasks(tmp_path_factory.mktemp("tasks"), games=12)
+
+
+@pytest.fixture(scope="module")
+def undisturbed(tasks: list[GameTask]) -> dict[str, tuple[Any, ...]]:
+    """Each game played once in this process, nobody killed."""
+    return {t.game.game_id: deciding(play_task(t)) for t in tasks}
+
+
+# --- the ledger --------------------------------------------------------------------------------
+
+def test_the_ledger_keeps_each_task_in_exactly_one_place(tasks: list[GameTask]) -> None:
+    a, b, c = tasks[:3]
+    ledger = Ledger([a, b, c])
+
+    def places() -> tuple[list[str], list[str], list[str]]:
+        return ([t.game.game_id for t in ledger.todo], sorted(ledger.in_flight),
+                sorted(ledger.done))
+
+    assert ledger.take() is a and ledger.take() is b
+    assert places() == ([c.game.game_id], sorted([a.game.game_id, b.game.game_id]), [])
+    ledger.stored(a)
+    ledger.put_back(b)  # never ran: back at the front, uncharged
+    assert places() == ([b.game.game_id, c.game.game_id], [], [a.game.game_id])
+    assert ledger.deaths[b.game.game_id] == 0
+    with pytest.raises(KeyError):
+        ledger.stored(a)  # already done: a second store is a bug, not a replace
+    with pytest.raises(ValueError, match="scheduled twice"):
+        Ledger([a, b, a])
+    assert not ledger.finished
+
+
+def test_a_task_that_keeps_dying_is_recorded_as_the_platforms_failure(
+        tasks: list[GameTask]) -> None:
+    task = tasks[0]
+    ledger = Ledger([task])
+    for _ in range(RETRIES):
+        assert ledger.take() is task
+        assert ledger.died(task) is False  # back to be played again
+        assert list(ledger.todo) == [task] and not ledger.in_flight
+    ledger.take()
+    assert ledger.died(task) is True  # kept in flight until its row is stored
+    assert list(ledger.in_flight) == [task.game.game_id] and not ledger.todo
+    row = ledger.death_row(task)
+    assert row["outcome"] == "infra_error" and row["game_id"] == task.game.game_id
+    assert row["message"] == f"its worker process died {RETRIES + 1} times"
+    assert row["score"] == 0 and not row["win"] and row["culprit"] is None
+    ledger.stored(task)
+    assert ledger.finished and ledger.done == {task.game.game_id}
+
+
+def test_leaving_early_puts_what_is_in_flight_back(tasks: list[GameTask]) -> None:
+    ledger = Ledger(tasks[:4])
+    first, second = ledger.take(), ledger.take()
+    ledger.stored(first)
+    ledger.put_back_all()
+    assert not ledger.in_flight and ledger.done == {first.game.game_id}
+    assert [t.game.game_id for t in ledger.todo] == [t.game.game_id for t in
+                                                     (second, *tasks[2:4])]
+
+
+# --- whole runs with dying workers -------------------------------------------------------------
+
+def expected(chaos: Chaos, undisturbed: dict[str, tuple[Any, ...]], gid: str) -> str:
+    """`win`/`loss`/... of the undisturbed game, or infra_error if the plan kills every try."""
+    if chaos.deaths(gid, RETRIES + 1) > RETRIES:
+        return "infra_error"
+    return str(undisturbed[gid][DECIDING.index("outcome")])
+
+
+def planned_deaths_run(folder: Path, tasks: list[GameTask],
+                       undisturbed: dict[str, tuple[Any, ...]], seed: int) -> None:
+    """A run whose workers die where `Chaos(seed)` plans: every game comes back once, as
+    the undisturbed game or, if every try died, as the platform's failure."""
+    chaos = Chaos(seed=seed, folder=str(folder), chance=0.45)
+    got = Collector()
+    LocalExecutor(2, play=chaos).run(tasks, got)
+    rows = got.once_each(tasks)
+    deaths = 0
+    for task in tasks:
+        gid = task.game.game_id
+        planned = chaos.deaths(gid, RETRIES + 1)
+        deaths += planned
+        # Each game was started once per planned death, plus the try that lived.
+        assert chaos.attempts(gid) == planned + (planned <= RETRIES), gid
+        if planned > RETRIES:
+            assert rows[gid]["outcome"] == "infra_error", gid
+            assert rows[gid]["message"] == f"its worker process died {RETRIES + 1} times"
+        else:
+            assert deciding(rows[gid]) == undisturbed[gid], gid
+    assert deaths >= len(tasks) // 4  # the plan did kill: these seeds give plenty
+    assert not pool_workers(os.getpid())  # none left behind
+
+
+def random_kills_run(tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]],
+                     seed: int) -> None:
+    """A run whose workers a killer thread SIGKILLs at random moments: starting, playing,
+    sending a row, or idle. The verdict holds whatever the moments are."""
+    rng = random.Random(seed)
+    stop = threading.Event()
+    killed: list[int] = []
+
+    def killer() -> None:
+        while not stop.wait(rng.uniform(0.0, 0.15)):
+            workers = pool_workers(os.getpid())
+            if workers:
+                victim = rng.choice(workers)
+                try:
+                    os.kill(victim, signal.SIGKILL)
+                except ProcessLookupError:
+                    continue
+                killed.append(victim)
+
+    got = Collector()
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    try:
+        LocalExecutor(2).run(tasks, got)
+    finally:
+        stop.set()
+        thread.join()
+    rows = got.once_each(tasks)
+    for gid, row in rows.items():
+        if row["outcome"] == "infra_error":
+            assert row["message"] == f"its worker process died {RETRIES + 1} times"
+        else:
+            assert deciding(row) == undisturbed[gid], (gid, f"{len(killed)} kills")
+    assert not pool_workers(os.getpid())
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_workers_that_die_at_planned_points_cost_only_replays(
+        tmp_path: Path, tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]],
+        seed: int) -> None:
+    planned_deaths_run(tmp_path, tasks, undisturbed, seed)
+
+
+def test_workers_killed_from_outside_at_any_moment_cost_only_replays(
+        tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]]) -> None:
+    random_kills_run(tasks, undisturbed, seed=7)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("seed", range(100, 150))
+def test_soak_planned_deaths(tmp_path: Path, tasks: list[GameTask],
+                             undisturbed: dict[str, tuple[Any, ...]], seed: int) -> None:
+    """By hand: `pytest -m soak tests/test_executors.py` (about 3 minutes on 2 cores)."""
+    planned_deaths_run(tmp_path, tasks, undisturbed, seed)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("seed", range(100, 150))
+def test_soak_random_kills(tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]],
+                           seed: int) -> None:
+    random_kills_run(tasks, undisturbed, seed)
+
+
+class Boom(Exception):
+    pass
+
+
+def test_a_failing_callback_stops_the_run_and_the_next_run_finishes_it(
+        tmp_path: Path, tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]]) -> None:
+    """A store that fails mid-run (a full disk) ends the run with its error, leaves no worker
+    behind, and the games it did not store are all played by the next run."""
+    stored: list[dict[str, Any]] = []
+
+    def fragile(row: dict[str, Any]) -> None:
+        if len(stored) == 5:
+            raise Boom("disk full")
+        stored.append(row)
+
+    chaos = Chaos(seed=3, folder=str(tmp_path), chance=0.3)
+    with pytest.raises(Boom):
+        LocalExecutor(2, play=chaos).run(tasks, fragile)
+    assert not pool_workers(os.getpid())
+    done = {row["game_id"] for row in stored}
+    rest = Collector()
+    LocalExecutor(2).run([t for t in tasks if t.game.game_id not in done], rest)
+    got = Collector()
+    got.rows = stored + rest.rows
+    rows = got.once_each(tasks)
+    assert all(deciding(rows[gid]) == undisturbed[gid] for gid in rows
+               if rows[gid]["outcome"] != "infra_error")
+
+
+def test_a_ctrl_c_in_the_organizer_stops_at_once_and_keeps_what_was_stored(
+        tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]]) -> None:
+    stored: list[dict[str, Any]] = []
+
+    def interrupted(row: dict[str, Any]) -> None:
+        stored.append(row)
+        if len(stored) == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        LocalExecutor(2).run(tasks, interrupted)
+    assert not pool_workers(os.getpid())
+    # The row being stored when Ctrl-C came, and any already sent, are kept; none twice.
+    ids = [row["game_id"] for row in stored]
+    assert len(ids) == len(set(ids)) >= 3
+    assert all(deciding(row) == undisturbed[row["game_id"]] for row in stored)
+
+
+# --- Dask --------------------------------------------------------------------------------------
+
+def test_dask_workers_that_die_cost_only_replays(
+        tmp_path: Path, tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]]) -> None:
+    """A Dask worker process killed while it plays (the same plan): the scheduler runs its
+    game elsewhere, or reports it lost after the cluster's allowed failures."""
+    distributed = pytest.importorskip("distributed")
+    from tournament.executors import DaskExecutor
+
+    chaos = Chaos(seed=4, folder=str(tmp_path), chance=0.25)
+    some = tasks[:10]
+    got = Collector()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        DaskExecutor(cluster.scheduler_address, play=chaos).run(some, got)
+    rows = got.once_each(some)
+    died = sum(chaos.deaths(t.game.game_id, 1) for t in some)
+    assert died > 0  # the plan kills a first try of some game with this seed
+    for gid, row in rows.items():
+        if row["outcome"] == "infra_error":
+            assert "KilledWorker" in row["message"], row["message"]
+        else:
+            assert deciding(row) == undisturbed[gid], gid
