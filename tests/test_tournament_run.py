@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from pacman.sandbox.guarantees import missing
 from tests.chaos import pool_workers
-from tests.test_sandbox_zoo import UNAVAILABLE, ZOO
+from tests.test_sandbox_zoo import ACTIVE, UNAVAILABLE, ZOO
 
 REPO = Path(__file__).parent.parent
 #: What decides a game; timings, hosts and dates do not.
@@ -37,6 +38,9 @@ LIMITS = "{startup: 5, move_soft: 0.5, move_warnings: 1, move_hard: 1, memory_mb
 #: Every test tournament's secret: runs in different folders play the same games, so their
 #: results can be compared.
 SECRET = "5e" * 32
+#: What these tests are about is the tournament, not the machine: they accept the sandbox
+#: guarantees this machine lacks (the refusal is tested in test_sandbox_guarantees.py).
+ACCEPT = ", ".join(g.name for g in missing(ACTIVE))
 
 
 def make_tournament(root: Path, teams: dict[str, str], games: int = 6, workers: int = 2,
@@ -56,6 +60,7 @@ def make_tournament(root: Path, teams: dict[str, str], games: int = 6, workers: 
         name: Test cup
         seed: 11
         secret_file: cup.secret
+        sandbox: {{accept_missing: [{ACCEPT}]}}
         entrants:
           submissions: submissions
           baselines:
