@@ -44,7 +44,7 @@ def test_a_config_may_name_where_its_secret_lives(tmp_path: Path) -> None:
     config = load_config(config_in(tmp_path, "secret_file: keys/cup.secret\n"))
     assert game_secret(config) == "ab" * 32
     tasks = tasks_for(config, schedule(config), {"greedy": ""})
-    assert {task.secret for task in tasks} == {"ab" * 32}
+    assert {task.secret for task in tasks} == {"ab" * 32 + "/"}  # and the (empty) hash
     assert not (tmp_path / "out" / SECRET_NAME).exists()
 
 
@@ -69,4 +69,22 @@ def test_a_run_refuses_to_go_on_without_the_secret_its_games_were_played_with(
     config.write_text(text)
     result = CliRunner().invoke(main, ["run", str(config)])
     assert result.exit_code == 2
-    assert "no such secret file" in result.output and "2 stored games" in result.output
+    assert "no such secret file" in result.output and "stored games" in result.output
+    # Nor with another one (a file replaced by hand): the folder never mixes two secrets.
+    (tmp_path / "out" / SECRET_NAME).write_text("cd" * 32)
+    result = CliRunner().invoke(main, ["run", str(config)])
+    assert result.exit_code == 2
+    assert "not the secret this folder's stored games were played with" in result.output
+
+
+def test_each_submission_plays_streams_of_its_own(tmp_path: Path) -> None:
+    # Found by the second hostile review: with one key for everyone, a resubmission (or
+    # another team, from published replays) knew the ghosts' draws of the same games.
+    config = load_config(config_in(tmp_path))
+    games = schedule(config)
+    first = tasks_for(config, games, {"greedy": "aaaa"})
+    again = tasks_for(config, games, {"greedy": "aaaa"})
+    changed = tasks_for(config, games, {"greedy": "bbbb"})
+    assert [t.secret for t in first] == [t.secret for t in again]
+    assert all(a.secret != b.secret for a, b in zip(first, changed))
+    assert [t.game.seed for t in first] == [t.game.seed for t in changed]  # same boards

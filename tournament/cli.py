@@ -48,7 +48,7 @@ from tournament.browse import (
 from tournament.config import ConfigError, TournamentConfig, describe_config, load_config
 from tournament.leaderboard import FAILURE_KINDS, cell_table, leaderboard
 from tournament.schedule import ScheduledGame, schedule
-from tournament.secret import SecretError, game_secret
+from tournament.secret import SecretError, checked_secret
 from tournament.store import Store, StoreError
 from tournament.tables import markdown, write_csv
 
@@ -141,14 +141,9 @@ def run(config_path: Path, workers: int | None) -> None:
         check_sandbox(config)
         hashes = {e.name: submission_hash(e) for e in config.entrants}
         try:
-            # Games already stored were played with the folder's secret: the rest must be too
-            # (a new one would break common random numbers between entrants).
-            secret = game_secret(config, create=not split["done"])
-            tasks = tasks_for(config, todo, hashes, secret)
+            tasks = tasks_for(config, todo, hashes, checked_secret(config, store))
         except SecretError as exc:
-            die(f"{exc}; {len(split['done'])} stored games were played with it, so the "
-                "others must be too (restore it, or start a new results folder)"
-                if split["done"] else str(exc))
+            die(str(exc))
         executor: Executor = (DaskExecutor(config.scheduler) if config.scheduler
                               else LocalExecutor(workers or config.worker_count))
         failures = 0
@@ -594,10 +589,10 @@ def recreate_replays(config: TournamentConfig, games: Any, replays: Sequence[Rep
     scheduled = {g.game_id: g for g in schedule(config)}
     hashes = {e.name: submission_hash(e) for e in config.entrants}
     try:
-        game_secret(config, create=False)
+        with open_store(config) as store:
+            checked_secret(config, store)
     except SecretError as exc:
-        die(f"{exc}: the games cannot be played again without the secret they were played "
-            "with")
+        die(str(exc))
     console.print(f"re-creating the replays of {len(rows)} game(s), one at a time")
     kept = 0
     with tempfile.TemporaryDirectory(prefix=".recreating-", dir=config.output) as scratch:

@@ -29,7 +29,7 @@ from pacman.sandbox.process import Placement
 from pacman.teamfolder import TeamFolderError, team_digest
 from tournament.config import Entrant, TournamentConfig
 from tournament.schedule import ScheduledGame, agent_args
-from tournament.secret import game_secret
+from tournament.secret import game_key, game_secret
 
 
 def submission_hash(entrant: Entrant) -> str:
@@ -71,7 +71,8 @@ class GameTask:
     limits: Limits
     replays: str
     replay_dir: str
-    #: Keys the game's random streams (see `tournament.secret`).
+    #: Keys the game's random streams: the tournament's secret and the entrant's submission
+    #: (see `tournament.secret`).
     secret: str = ""
 
 
@@ -106,7 +107,7 @@ def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
             limits=config.limits,
             replays=config.record.replays,
             replay_dir=str(config.output / "replays"),
-            secret=secret,
+            secret=game_key(secret, hashes[entrant.name]),
         ))
     return out
 

@@ -2,9 +2,11 @@
 
 Two properties make results trustworthy and runs resumable:
 
-- **Common random numbers.** A game's seed is derived from the master seed, the cell's key and
-  the game's index only, never from the entrant, so every entrant plays the same ghost moves
-  and random draws in a cell: differences between teams are the teams', not luck's.
+- **Common seeds.** A game's seed is derived from the master seed, the cell's key and the
+  game's index only, never from the entrant, so every entrant plays the same games of a cell
+  (the random streams within a game are keyed with the tournament's secret and the entrant's
+  submission as well, see `tournament.secret`, so that no published game tells an agent the
+  ghosts' draws of its own).
 - **Stable identities.** A game's id is built from the entrant's name, the cell's key and the
   index, none of which depends on what else the config lists. Adding an entrant, a layout or
   more games per cell therefore leaves every existing id and seed alone, so the results
@@ -80,7 +82,7 @@ def game_id(entrant: str, cell: Cell, index: int) -> str:
 
 
 def game_seed(master_seed: int, cell: Cell, index: int) -> int:
-    """The seed of a cell's `index`-th game: the same for every entrant (common random numbers)."""
+    """The seed of a cell's `index`-th game: the same for every entrant (common seeds)."""
     return derive_seed(master_seed, cell.key, index)
 
 

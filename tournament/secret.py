@@ -1,7 +1,7 @@
 """The tournament's secret: what keeps every game's random streams unpredictable to its agents.
 
 A game's seed is public by design: it follows from the master seed, the cell and the game's
-index (common random numbers, resumable runs), and `games.csv` and the replays show it. If the
+index (common seeds, resumable runs), and `games.csv` and the replays show it. If the
 ghosts' moves followed from the seed alone, an agent could enumerate the likely seeds (the
 master seed is small, or in a published config), recognise its game from its own random state
 or the ghosts' first moves, and know every ghost move to come. So each game's streams are
@@ -9,15 +9,24 @@ keyed with a secret (`GameSpec.secret`) that never leaves the organizer's side: 
 bits, made when a results folder is first played and kept beside the results, readable by the
 organizer only. The same folder (or the same `secret_file`) replays the same games; to play
 the same games elsewhere, copy the file or name it in the config.
+
+The streams of an entrant's games are keyed with its submission too (`game_key`): entrants
+play the same boards with the same seeds, but no game ever played, by an earlier submission
+of the same team or by another team (whose replays and logs may be public), shows an agent the
+ghosts' draws of its own games. (The price: entrants do not share the ghosts' random draws, so
+differences between them carry that chance as well; the leaderboard's intervals say how much.)
+The store keeps the secret's fingerprint: a results folder never mixes games of two secrets.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 from pathlib import Path
 
 from tournament.config import TournamentConfig
+from tournament.store import Store
 
 #: Where a results folder keeps its secret, unless the config names a `secret_file`.
 SECRET_NAME = ".game-secret"
@@ -26,6 +35,16 @@ _HEX = frozenset("0123456789abcdef")
 
 class SecretError(ValueError):
     """A secret file that cannot be used; the message names it."""
+
+
+def fingerprint(secret: str) -> str:
+    """What the store keeps of the secret: enough to tell it changed, nothing to rebuild it."""
+    return hashlib.sha256(f"pacman-arena secret {secret}".encode()).hexdigest()[:16]
+
+
+def game_key(secret: str, submission_hash: str) -> str:
+    """The key of one entrant's games' random streams (`GameSpec.secret`)."""
+    return f"{secret}/{submission_hash}"
 
 
 def secret_path(config: TournamentConfig) -> Path:
@@ -70,3 +89,23 @@ def _make(path: Path) -> str:
     finally:
         os.unlink(temporary)
     return value
+
+
+def checked_secret(config: TournamentConfig, store: Store) -> str:
+    """The secret to play this results folder's games with: the one its stored games were
+    played with (its fingerprint is in the store), made on the folder's first run. A missing
+    or replaced secret file, once games are stored, is an error: the folder would mix games
+    of two secrets, and entrants would no longer play alike."""
+    stored = store.meta("secret")
+    has_games = bool(store.hashes())
+    try:
+        secret = game_secret(config, create=stored is None and not has_games)
+    except SecretError as exc:
+        raise SecretError(f"{exc}; the stored games were played with it, so the others must "
+                          "be too (restore it, or start a new results folder)") from None
+    if stored is None:
+        store.set_meta("secret", fingerprint(secret))
+    elif stored != fingerprint(secret):
+        raise SecretError(f"{secret_path(config)}: not the secret this folder's stored games "
+                          "were played with (restore that one, or start a new results folder)")
+    return secret

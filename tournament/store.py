@@ -68,6 +68,8 @@ class Store:
             columns = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
             with self.conn:
                 self.conn.execute(f"CREATE TABLE IF NOT EXISTS games ({columns})")
+                self.conn.execute(
+                    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
             found = [row[1] for row in self.conn.execute("PRAGMA table_info(games)")]
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: not a results database ({exc})") from exc
@@ -92,6 +94,15 @@ class Store:
         marks = ", ".join("?" for _ in NAMES)
         with self.conn:
             self.conn.execute(f"INSERT OR REPLACE INTO games VALUES ({marks})", values)
+
+    def meta(self, key: str) -> str | None:
+        """A fact about the whole results folder (the secret's fingerprint), or None."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.conn:
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def hashes(self) -> dict[str, tuple[str, str]]:
         """game_id -> (submission hash, outcome) of every stored game."""

@@ -517,9 +517,15 @@ class AgentProcess:
         agent printing much never blocks on it while the referee waits)."""
         poller = select.poll()
         poller.register(fd, event)
-        if self._log_fd is not None:
+        if self._log_fd is not None and not self._log_full():
             poller.register(self._log_fd, select.POLLIN)
         return poller
+
+    def _log_full(self) -> bool:
+        """Whether the output cap is reached and more was written: from then on the referee
+        reads no more of it (an agent that writes on, on its descriptor, waits on its own
+        full pipe, in its own time), so no agent can keep the referee busy draining."""
+        return self._log_dropped > 0
 
     def _waiting(self) -> None:
         """While an answer is awaited: show what the agent printed, pump the window."""
@@ -620,7 +626,7 @@ class AgentProcess:
         if self._log_fd is None:
             return
         limit = self.limits.output_kb * 1024
-        while True:
+        while not self._log_full():
             try:
                 data = os.read(self._log_fd, 1 << 16)
             except BlockingIOError:
