@@ -698,6 +698,40 @@ def test_a_team_cannot_play_the_platforms_own_baselines(arena: Arena) -> None:
                   "pacman.agents.anytime_agent is the platform's own code")
 
 
+@needs("mounts")
+def test_the_platforms_baselines_are_not_even_in_a_teams_view(arena: Arena) -> None:
+    result = arena.play(arena.spec("borrow_by_path"))
+    assert_failed(result, "load_error", "FileNotFoundError", "anytime_agent.py")
+
+
+@needs("mounts")
+def test_a_team_that_switches_its_pycache_back_on_still_plays_its_source(arena: Arena) -> None:
+    # Found by the second hostile review: `sys.pycache_prefix = None` in the team's source
+    # brought its __pycache__ back; the mounts layer shows it no __pycache__ at all.
+    import importlib.util
+    import py_compile
+
+    folder = arena.team("honest", folder="prefix")
+    (folder / "agent.py").write_text(
+        "import sys\n"
+        "sys.pycache_prefix = None\n"
+        "from helper import word\n"
+        "class ZooAgent:\n"
+        "    def getAction(self, state):\n"
+        "        print(word())\n"
+        "        return state.getLegalActions(0)[0]\n")
+    (folder / "helper.py").write_text("def word():\n    return 'SOURCE'\n")
+    hidden = arena.root / "hidden.py"
+    hidden.write_text("def word():\n    return 'COMPILED'\n")
+    py_compile.compile(str(hidden), cfile=importlib.util.cache_from_source(
+        str(folder / "helper.py")), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    spec = GameSpec(load_layout("smallClassic"), resolve(f"{folder}/agent.py:ZooAgent"),
+                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=9, limits=LIMITS)
+    result = arena.play(spec)
+    assert_played_on(result)
+    assert "SOURCE" in result.logs[0] and "COMPILED" not in result.logs[0]
+
+
 # --- 9. predictable games -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("secret", ["", "a" * 64], ids=["no-secret", "secret"])

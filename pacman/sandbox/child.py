@@ -235,7 +235,7 @@ def _agent_process(
     if mount_ns:
         view = mounts.View(root=plan.root, read_paths=plan.read_paths, scratch=plan.workdir,
                            scratch_bytes=plan.scratch_bytes, scratch_files=plan.scratch_files,
-                           owner=plan.uid if switch_uid else None)
+                           owner=plan.uid if switch_uid else None, hidden=plan.hidden)
 
         def enter() -> None:
             try:

@@ -92,6 +92,8 @@ class Plan:
     root: str = ""
     scratch_bytes: int = 64 * 1024 * 1024
     scratch_files: int = 4096
+    #: Folders the mounts layer covers, each with the file names it keeps (see `mounts`).
+    hidden: tuple[tuple[str, tuple[str, ...]], ...] = ()
     memory_bytes: int | None = None
     cpu_seconds: int | None = None
     file_bytes: int = 64 * 1024 * 1024
@@ -107,6 +109,7 @@ class Plan:
             "root": self.root,
             "scratch_bytes": self.scratch_bytes,
             "scratch_files": self.scratch_files,
+            "hidden": [[folder, list(keep)] for folder, keep in self.hidden],
             "memory_bytes": self.memory_bytes,
             "cpu_seconds": self.cpu_seconds,
             "file_bytes": self.file_bytes,
@@ -124,6 +127,8 @@ class Plan:
             root=str(data["root"]),
             scratch_bytes=int(data["scratch_bytes"]),  # type: ignore[call-overload]
             scratch_files=int(data["scratch_files"]),  # type: ignore[call-overload]
+            hidden=tuple((str(folder), tuple(str(n) for n in keep))
+                         for folder, keep in data["hidden"]),  # type: ignore[attr-defined]
             memory_bytes=data["memory_bytes"],  # type: ignore[arg-type]
             cpu_seconds=data["cpu_seconds"],  # type: ignore[arg-type]
             file_bytes=int(data["file_bytes"]),  # type: ignore[call-overload]

@@ -8,7 +8,10 @@ capped. Then it pivots into that root and detaches the old one. What it cannot s
 open, stat, watch, chmod or fill: another team's folder, the results database, /etc, /proc,
 /tmp and every other sandbox's scratch are simply not there, and its scratch space is memory
 that its cgroup counts, gone when its game ends. Paths stay those of the host, so tracebacks,
-`__file__` and the team's imports read as they do outside.
+`__file__` and the team's imports read as they do outside. Inside the bound folders, some are
+covered by empty ones (`View.hidden`): the platform's baselines and search code, which a team
+must not play as its own, and the team's `__pycache__`, whose compiled files must never stand
+in for its sources.
 
 Every path is bound at its real location (a symlink on the way, such as /lib -> usr/lib, is
 recreated as a symlink), so the same names resolve inside and outside.
@@ -74,6 +77,10 @@ class View:
     scratch_files: int
     #: Owner of the scratch (the per-slot uid when that layer is on), else the caller.
     owner: int | None = None
+    #: Folders inside the bound ones that the agent must not see: each becomes an empty
+    #: read-only folder but for the names kept (the platform's baselines and search code,
+    #: the team's own `__pycache__`).
+    hidden: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def _libc() -> ctypes.CDLL:
@@ -155,6 +162,26 @@ def bind_plan(read_paths: tuple[str, ...]) -> list[str]:
     return chosen
 
 
+def _hide(lib: ctypes.CDLL, root: str, folder: str, keep: tuple[str, ...]) -> None:
+    """Cover `folder` (as bound inside `root`) with an empty read-only tmpfs, then bind back
+    the files of `keep` from the original."""
+    real = os.path.realpath(folder)
+    target = _inside(root, real)
+    if not os.path.isdir(target):
+        return
+    _mount(lib, "tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+           "size=64k,nr_inodes=64,mode=0755", "hiding")
+    for name in keep:
+        source = os.path.join(real, name)
+        if os.path.isfile(source) and not os.path.islink(source):
+            _make_point(root, os.path.join(real, name), False)
+            _mount(lib, source, os.path.join(target, name), None, MS_BIND, None, "binding")
+            _set_attributes(lib, os.path.join(target, name),
+                            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, False)
+    _set_attributes(lib, target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                    False)
+
+
 def enter(view: View) -> None:
     """Build the agent's root and move into it. Must run in a fresh mount namespace."""
     lib = _libc()
@@ -180,6 +207,8 @@ def enter(view: View) -> None:
             target = _inside(root, device)
             _mount(lib, device, target, None, MS_BIND, None, "binding")
             _set_attributes(lib, target, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, False)
+    for folder, keep in view.hidden:
+        _hide(lib, root, folder, keep)
     scratch = _inside(root, view.scratch)
     os.makedirs(scratch, exist_ok=True)
     options = f"size={view.scratch_bytes},nr_inodes={view.scratch_files},mode=0700"

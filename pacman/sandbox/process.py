@@ -135,6 +135,35 @@ def read_paths(ref: AgentRef) -> tuple[str, ...]:
     return tuple(sorted(paths)) + SYSTEM_READ_PATHS
 
 
+#: The platform's own code a team must not see (its baselines, its search, the organizer's
+#: side when installed beside it), each with the files course code needs kept: see
+#: `mounts.View.hidden`. The course API (`game`, `util`, `pacman`) stays visible.
+PLATFORM_HIDDEN: tuple[tuple[Path, tuple[str, ...]], ...] = (
+    (PACKAGE_DIR / "agents", ("__init__.py", "base.py")),
+    (PACKAGE_DIR / "search", ()),
+    (PACKAGE_DIR / "games", ()),
+    (PACKAGE_DIR.parent / "tournament", ()),
+)
+
+
+#: Folders of a team walked to find its `__pycache__`s.
+MAX_WALKED = 5000
+
+
+def hidden_paths(ref: AgentRef) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """What the mounts layer covers in an agent's view: the platform's own code and every
+    `__pycache__` of the team's folder (found without following any link)."""
+    hidden = [(str(folder), keep) for folder, keep in PLATFORM_HIDDEN if folder.is_dir()]
+    if ref.path is not None:
+        team = Path(ref.path).resolve().parent
+        for seen, (folder, dirs, _) in enumerate(os.walk(team)):
+            if seen >= MAX_WALKED:  # a team folder holds at most 5,000 entries anyway
+                break
+            if "__pycache__" in dirs:
+                hidden.append((os.path.join(folder, "__pycache__"), ()))
+    return tuple(hidden)
+
+
 class AgentProcess:
     """One sandboxed agent for one game."""
 
@@ -211,6 +240,7 @@ class AgentProcess:
             root=str(self.root),
             scratch_bytes=self.limits.scratch_mb * 1024 * 1024,
             scratch_files=self.limits.scratch_mb * SCRATCH_FILES_PER_MB,
+            hidden=hidden_paths(self.ref),
             memory_bytes=mem,
             cpu_seconds=None if self.limits.cpu_seconds is None
             else max(1, round(self.limits.cpu_seconds)),
