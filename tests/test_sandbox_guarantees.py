@@ -29,7 +29,7 @@ def test_every_guarantee_holds_with_every_layer() -> None:
 
 
 @pytest.mark.parametrize("layer, lost", [
-    ("mounts", {"scratch"}),
+    ("mounts", {"scratch", "own_code"}),
     ("seccomp", {"channels"}),  # locks and inotify on the files every sandbox reads
     ("cgroup", {"cpu_share"}),
     ("namespaces", set()),
@@ -45,7 +45,8 @@ def test_one_missing_layer_loses_only_what_no_other_layer_covers(layer: str,
 
 def test_two_missing_layers_lose_what_they_shared() -> None:
     active = [name for name in ALL if name not in ("mounts", "landlock")]
-    assert {g.name for g in guarantees.missing(active)} == {"files", "channels", "scratch"}
+    assert {g.name for g in guarantees.missing(active)} == {"files", "channels", "scratch",
+                                                            "own_code"}
     active = [name for name in ALL if name not in ("mounts", "seccomp")]
     assert {"metadata", "channels", "scratch"} <= {g.name for g in guarantees.missing(active)}
     assert {g.name for g in guarantees.missing([])} == set(guarantees.NAMES)
@@ -98,18 +99,18 @@ def test_run_and_validate_refuse_without_the_guarantees(tmp_path: Path, command:
     result = CliRunner().invoke(tournament_main, [command, str(config)])
     assert result.exit_code == 2, result.output
     assert "scratch: its scratch space is its own and capped" in result.output
-    assert "cpu_share" in result.output and "sandbox: {accept_missing: [scratch, cpu_share]}" \
-        in result.output
+    assert "cpu_share" in result.output
+    assert "sandbox: {accept_missing: [scratch, own_code, cpu_share]}" in result.output
     assert not (tmp_path / "out" / "results.sqlite").exists() or command == "run"
 
 
 @pytest.mark.usefixtures("weak_machine")
 def test_an_organizer_may_accept_a_missing_guarantee_by_name(tmp_path: Path) -> None:
-    config = tournament(tmp_path, "sandbox: {accept_missing: [scratch, cpu_share]}\n")
+    config = tournament(tmp_path, "sandbox: {accept_missing: [scratch, own_code, cpu_share]}\n")
     result = CliRunner().invoke(tournament_main, ["run", str(config)])
     assert result.exit_code == 0, result.output
     assert "accepted by the config: no guarantee that its scratch space" in result.output
-    config = tournament(tmp_path / "again", "sandbox: {accept_missing: [scratch]}\n")
+    config = tournament(tmp_path / "again", "sandbox: {accept_missing: [scratch, own_code]}\n")
     result = CliRunner().invoke(tournament_main, ["run", str(config)])
     assert result.exit_code == 2 and "cpu_share" in result.output
 
@@ -198,14 +199,14 @@ def test_binds_leave_out_what_an_outer_bind_shows(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("weak_machine")
 def test_recreating_replays_refuses_without_the_guarantees_too(tmp_path: Path) -> None:
-    config = tournament(tmp_path, "sandbox: {accept_missing: [scratch, cpu_share]}\n"
+    config = tournament(tmp_path, "sandbox: {accept_missing: [scratch, own_code, cpu_share]}\n"
                                   "record: {replays: none}\n")
     assert CliRunner().invoke(tournament_main, ["run", str(config)]).exit_code == 0
-    strict = config.read_text().replace("sandbox: {accept_missing: [scratch, cpu_share]}\n",
-                                        "")
+    strict = config.read_text().replace(
+        "sandbox: {accept_missing: [scratch, own_code, cpu_share]}\n", "")
     config.write_text(strict)
     for command in (["replay", str(config), "--recreate", "--list"],
                     ["report", str(config), "--pictures", "strip"]):
         result = CliRunner().invoke(tournament_main, command)
         assert result.exit_code == 2, (command, result.output)
-        assert "sandbox: {accept_missing: [scratch, cpu_share]}" in result.output
+        assert "sandbox: {accept_missing: [scratch, own_code, cpu_share]}" in result.output
