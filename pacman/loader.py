@@ -193,6 +193,21 @@ def load_file(path: Path) -> ModuleType:
 SOURCE_LIMIT = 512 * 1024
 
 
+def _within_budget(files: list[Path], what: str, instead: str) -> None:
+    """Refuse to parse more than SOURCE_LIMIT bytes of sources in all for one resolution: a
+    folder of many capped files would otherwise cost the organizer minutes and gigabytes."""
+    total = 0
+    for file in files:
+        try:
+            total += file.stat().st_size
+        except OSError:
+            continue
+    if total > SOURCE_LIMIT:
+        raise SubmissionError(
+            f"{what} hold {total} bytes, more than the {SOURCE_LIMIT} read to find an agent "
+            f"by its name; {instead}")
+
+
 def syntax_message(exc: SyntaxError, path: Path) -> str:
     """`file:line:column: syntax error: what`, and the offending line, as Python shows it."""
     where = f"{exc.filename or path}:{exc.lineno or 0}:{exc.offset or 0}"
@@ -344,6 +359,7 @@ def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path) 
     # The course's search: every agent file of the folder, each of which must compile (the
     # course imports them and stops at a syntax error; skipping one could play another agent).
     files = agent_files(cwd)
+    _within_budget(files, f"the agent files of {cwd}", "name the agent as file.py:ClassName")
     local: dict[str, Path] = {}
     starred: list[str] = []
     for file in files:
@@ -437,6 +453,8 @@ def _from_folder(folder: Path, args: tuple[tuple[str, str], ...]) -> AgentRef:
         return _from_team_yaml(folder, files, args)
     candidates: list[tuple[Path, str]] = []
     broken: list[str] = []
+    _within_budget(agent_files(folder), f"{folder}: its agent files",
+                   "add a team.yaml with 'agent: file.py:ClassName'")
     for file in agent_files(folder):
         try:
             candidates += [(file, n) for n in classes_in_source(file, check=False)
@@ -528,10 +546,22 @@ def options_in_source(path: Path, cls_name: str) -> list[str] | None:
                     return None
                 names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
                 return [n for n in names[1:] if n != "index"]
-        bases = [b.id if isinstance(b, ast.Name) else ast.unparse(b) for b in node.bases]
+        bases = [_dotted(b) for b in node.bases]
         if not bases or bases == ["object"] or bases in (["Agent"], ["game.Agent"]):
             return []
-        if len(bases) != 1:
+        if len(bases) != 1 or bases[0] is None:
             return None
         name = bases[0]
     return None
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """`a.b.c` for a name or an attribute chain, None for anything else. Iterative: a chain
+    of 1,200 links (a hostile file of 3 KB) overflowed the recursion of `ast.unparse`."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])

@@ -565,3 +565,17 @@ def test_the_summary_names_a_course_folders_own_layout_file(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path.parent)
     result = run("-l", "smallClassic", "-p", "GreedyAgent", "-q", "--seed", "1")
     assert "Layout:        smallClassic\n" in result.stdout
+
+
+def test_a_long_base_class_chain_is_read_without_recursion(tmp_path):
+    # Found by the second hostile review: ast.unparse of a 1,200-link attribute chain in a
+    # class's base crashed the organizer's process (RecursionError) before any game.
+    chain = ".".join(["game.Agent"] + ["x"] * 1200)
+    (tmp_path / "multiAgents.py").write_text(
+        f"import game\n\n\nclass MyAgent({chain}):\n    def getAction(self, state):\n"
+        "        return 'Stop'\n")
+    from pacman.loader import options_in_source
+
+    assert options_in_source(tmp_path / "multiAgents.py", "MyAgent") is None
+    result = run("-p", str(tmp_path), "-q", "-c", "--seed", "1", "--max-moves", "4")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output

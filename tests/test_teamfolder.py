@@ -307,3 +307,16 @@ def test_compiled_code_outside_pycache_is_refused(tmp_path: Path, name: str) -> 
         team_files(team)
     (team / name).unlink()
     assert team_files(team) == ["__pycache__/agent.cpython-311.pyc"]
+
+
+def test_a_folder_of_many_big_sources_is_refused_before_any_is_parsed(tmp_path: Path) -> None:
+    # Found by the second hostile review: 24 files just under the per-file cap cost the
+    # organizer 28 s and 450 MB per resolution.
+    from pacman.loader import SOURCE_LIMIT
+
+    team = tmp_path / "team"
+    team.mkdir()
+    for i in range(3):
+        (team / f"part{i}Agents.py").write_text("X = [" + "0," * (SOURCE_LIMIT // 5) + "]\n")
+    with pytest.raises(SubmissionError, match=r"add a team\.yaml"):
+        resolve(str(team))
