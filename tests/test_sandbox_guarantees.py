@@ -83,7 +83,8 @@ def tournament(root: Path, extra: str = "") -> Path:
 @pytest.fixture
 def weak_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     """A machine whose kernel gives neither the mounts layer nor a cgroup CPU controller."""
-    active = [name for name in ALL if name not in ("mounts", "cpu share")]
+    # (uid too: games are checked against the layers found, and this machine has no uid.)
+    active = [name for name in ALL if name not in ("mounts", "cpu share", "uid")]
 
     def fake_check(limits: object = None) -> check.CheckReport:
         return check.CheckReport(active, {"mounts": "not on this kernel",
@@ -210,3 +211,21 @@ def test_recreating_replays_refuses_without_the_guarantees_too(tmp_path: Path) -
         result = CliRunner().invoke(tournament_main, command)
         assert result.exit_code == 2, (command, result.output)
         assert "sandbox: {accept_missing: [scratch, own_code, cpu_share]}" in result.output
+
+
+def test_a_game_confined_less_than_the_check_found_is_not_scored(tmp_path: Path) -> None:
+    assert [g.name for g in guarantees.lost(ALL, [x for x in ALL if x != "mounts"])] == [
+        "scratch", "own_code"]
+    assert guarantees.lost(ALL, [x for x in ALL if x != "uid"]) == []  # uid alone: no loss
+    from tournament.config import load_config
+    from tournament.runner import play_task, submission_hash, tasks_for
+    from tournament.schedule import schedule
+
+    config = load_config(tournament(tmp_path))
+    hashes = {e.name: submission_hash(e) for e in config.entrants}
+    [task] = tasks_for(config, schedule(config), hashes, "ab" * 32, layers=ALL)
+    row = play_task(task)
+    if guarantees.lost(ALL, row["sandbox"].split(",")):
+        assert row["outcome"] == "infra_error" and "lacked the guarantees" in row["message"]
+    else:
+        assert row["outcome"] != "infra_error"

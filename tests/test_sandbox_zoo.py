@@ -32,9 +32,9 @@ from pacman.state import GameState
 
 ZOO = Path(__file__).parent / "zoo"
 REPO = Path(__file__).parent.parent
-#: The zoo's limits: no time limit but a hard one that only guards against a hang, so that no
+#: The zoo's limits: no time limits but generous ones that only guard against a hang, so that no
 #: verdict depends on how busy the machine is; the time tests set their own.
-LIMITS = Limits(startup=None, move_soft=None, move_warnings=0, move_hard=60, memory_mb=256,
+LIMITS = Limits(startup=120, move_soft=None, move_warnings=0, move_hard=60, memory_mb=256,
                 output_kb=16)
 #: The limits of the time tests: 0.5 s per move with one warning, killed at 1.5 s.
 TIMED = LIMITS.with_changes(startup=30, move_soft=0.5, move_warnings=1, move_hard=1.5)
@@ -270,6 +270,15 @@ def test_cpu_seconds_are_enforced_by_the_kernel(arena: Arena) -> None:
     limits = LIMITS.with_changes(cpu_seconds=1, move_hard=None, move_soft=None)
     result = arena.play(arena.spec("infinite_loop", limits=limits))
     assert_failed(result, "timeout", "CPU seconds")
+
+
+@needs("seccomp")
+def test_an_agent_cannot_raise_its_own_limits(arena: Arena) -> None:
+    limits = LIMITS.with_changes(cpu_seconds=5)
+    # Raising a soft limit up to the hard one is allowed by the kernel; refused by the filter
+    # (Python words that EPERM as "not allowed").
+    assert_failed(arena.play(arena.spec("raise_cpu_limit", limits=limits)), "crash",
+                  "not allowed")
 
 
 # --- resources --------------------------------------------------------------------------------

@@ -138,10 +138,10 @@ def run(config_path: Path, workers: int | None) -> None:
                   f"{len(split['infra'])} to retry)")
     warn_unplayable_teams(config)
     if todo:
-        check_sandbox(config)
+        layers = check_sandbox(config)
         hashes = {e.name: submission_hash(e) for e in config.entrants}
         try:
-            tasks = tasks_for(config, todo, hashes, checked_secret(config, store))
+            tasks = tasks_for(config, todo, hashes, checked_secret(config, store), layers)
         except SecretError as exc:
             die(str(exc))
         executor: Executor = (DaskExecutor(config.scheduler) if config.scheduler
@@ -189,7 +189,7 @@ def warn_unplayable_teams(config: TournamentConfig) -> None:
                           style="yellow")
 
 
-def check_sandbox(config: TournamentConfig) -> None:
+def check_sandbox(config: TournamentConfig) -> tuple[str, ...]:
     """Say how teams will be confined before playing; stop (exit 2) when a sandbox guarantee
     does not hold on this machine and the config does not accept it by name, and stop when
     teams cannot be confined at all."""
@@ -198,7 +198,7 @@ def check_sandbox(config: TournamentConfig) -> None:
     from pacman.sandbox.process import SandboxError
 
     if all(entrant.folder is None for entrant in config.entrants):
-        return
+        return ()
     try:
         found = run_check(config.limits)
     except SandboxError as exc:
@@ -220,6 +220,7 @@ def check_sandbox(config: TournamentConfig) -> None:
             "would run without them:\n" + "\n".join(lines) + "\n"
             "Fix the machine (`pacman sandbox-check` says what is missing and why), or accept "
             f"them in the config: sandbox: {{accept_missing: [{names}]}}")
+    return tuple(found.active)
 
 
 # --- status ------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from pacman.describe import clean
 from pacman.game import INFRA_ERROR, MESSAGE_LIMIT, GameResult, GameSpec, play
 from pacman.layout import load_layout
 from pacman.loader import AgentRef, SubmissionError, resolve
+from pacman.sandbox import guarantees
 from pacman.sandbox.limits import Limits
 from pacman.sandbox.process import Placement
 from pacman.teamfolder import TeamFolderError, team_digest
@@ -74,10 +75,15 @@ class GameTask:
     #: Keys the game's random streams: the tournament's secret and the entrant's submission
     #: (see `tournament.secret`).
     secret: str = ""
+    #: The sandbox layers the run's check found (and judged enough): a team's game whose
+    #: sandbox gave fewer guarantees is not scored (`infra_error`, played again by the next
+    #: run).
+    layers: tuple[str, ...] = ()
 
 
 def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
-              hashes: dict[str, str], secret: str | None = None) -> list[GameTask]:
+              hashes: dict[str, str], secret: str | None = None,
+              layers: tuple[str, ...] = ()) -> list[GameTask]:
     """The tasks of `games`; `hashes` maps each entrant to its submission hash, and `secret`
     is the tournament's (by default read from, or made in, its results folder)."""
     if secret is None:
@@ -108,6 +114,7 @@ def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
             replays=config.record.replays,
             replay_dir=str(config.output / "replays"),
             secret=game_key(secret, hashes[entrant.name]),
+            layers=layers,
         ))
     return out
 
@@ -143,6 +150,12 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
                         limits=task.limits, secret=task.secret)
         placement = Placement(root=Path(sandbox_root) if sandbox_root else None, slot=slot)
         result = play(spec, placement=placement)
+        lost = guarantees.lost(task.layers, result.sandbox[0]) if result.sandbox[0] else []
+        if task.layers and lost:
+            # Confined less than the run's check promised: not a game to score.
+            return make_row(task, None, None, INFRA_ERROR, "the sandbox of this game lacked "
+                            f"the guarantees {', '.join(g.name for g in lost)} that the run's "
+                            "check had found")
         keep = task.replays == "all" or (task.replays == "failures" and result.failed)
         if keep and result.scored:
             path = replay_path(task.replay_dir, game.game_id)

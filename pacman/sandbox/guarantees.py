@@ -69,3 +69,13 @@ def missing(active: set[str] | list[str] | tuple[str, ...]) -> list[Guarantee]:
 def requirement_text(guarantee: Guarantee) -> str:
     """`mounts or landlock, and seccomp` for a guarantee's needs."""
     return ", and ".join(" or ".join(need) for need in guarantee.needs)
+
+
+def lost(expected: set[str] | list[str] | tuple[str, ...],
+         found: set[str] | list[str] | tuple[str, ...]) -> list[Guarantee]:
+    """Guarantees the `expected` layers give that the `found` ones (one game's sandbox) do
+    not: a layer missing without loss (the uid, for a team folder others cannot read) is
+    no reason to doubt a game."""
+    had = held(expected)
+    has = held(found)
+    return [g for g in GUARANTEES if had[g.name] and not has[g.name]]

@@ -552,9 +552,10 @@ class AgentProcess:
         return poller
 
     def _log_full(self) -> bool:
-        """Whether the output cap is reached and more was written: from then on the referee
-        reads no more of it (an agent that writes on, on its descriptor, waits on its own
-        full pipe, in its own time), so no agent can keep the referee busy draining."""
+        """Whether the output cap is reached and more was written. From then on the referee
+        no longer waits on the pipe: it drops one pipeful each time it wakes anyway (every
+        WAIT_SLICE_MS), so an agent that writes on, on its descriptor, is slowed to a trickle
+        in its own time rather than keeping the referee busy draining, and is never stuck."""
         return self._log_dropped > 0
 
     def _waiting(self) -> None:
@@ -576,7 +577,7 @@ class AgentProcess:
                 if left <= 0:
                     return None
                 timeout = max(1, int(left * 1000) + 1)
-            if self.on_wait is not None or self.on_output is not None:
+            if self.on_wait is not None or self.on_output is not None or self._log_full():
                 timeout = WAIT_SLICE_MS if timeout < 0 else min(timeout, WAIT_SLICE_MS)
             poller = self._poller(self._from_child, select.POLLIN)
             if not any(fd == self._from_child for fd, _ in poller.poll(timeout)):
@@ -656,7 +657,8 @@ class AgentProcess:
         if self._log_fd is None:
             return
         limit = self.limits.output_kb * 1024
-        while not self._log_full():
+        full = self._log_full()
+        while True:
             try:
                 data = os.read(self._log_fd, 1 << 16)
             except BlockingIOError:
@@ -670,6 +672,8 @@ class AgentProcess:
             room = max(0, limit - len(self._log))
             self._log += data[:room]
             self._log_dropped += len(data) - min(room, len(data))
+            if full:
+                break  # one pipeful per wake-up once the cap is passed
         if self.on_output is not None and len(self._log) > self._log_shown:
             text = clean(self._log_decoder.decode(bytes(self._log[self._log_shown:]),
                                                   final=len(self._log) >= limit))

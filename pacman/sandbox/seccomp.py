@@ -70,8 +70,6 @@ ARGUMENTS: dict[str, tuple[int, tuple[int, ...], int]] = {
     # another process of the same user (its keeper, in its process group) would be in reach.
     "kill": (0, (SELF,), 0xFFFFFFFF),
     "tgkill": (0, (SELF,), 0xFFFFFFFF),
-    # Its own limits only: lowering the referee's (same user) would make it fail.
-    "prlimit64": (0, (0,), 0xFFFFFFFF),
     # Threads, never processes: clone with CLONE_THREAD set.
     "clone": (0, (CLONE_THREAD,), CLONE_THREAD),
     # Descriptor flags and duplication only: no locks (a channel between sandboxes through a
@@ -91,6 +89,12 @@ ARGUMENTS: dict[str, tuple[int, tuple[int, ...], int]] = {
     # page cache (MADV_COLD, MADV_PAGEOUT, MADV_REMOVE), which another sandbox could time.
     # MADV_NORMAL, RANDOM, SEQUENTIAL, WILLNEED, DONTNEED, FREE, HUGEPAGE, NOHUGEPAGE.
     "madvise": (2, (0, 1, 2, 3, 4, 8, 14, 15), 0xFFFFFFFF),
+}
+#: Calls allowed only when every condition holds: name -> ((argument index, mask, value), ...).
+ALL_OF: dict[str, tuple[tuple[int, int, int], ...]] = {
+    # Reading its own limits only (pid 0, no new limit): setting them would let it raise its
+    # CPU soft limit to the hard one, and lowering the referee's (same user) fail it.
+    "prlimit64": ((0, 0xFFFFFFFF, 0), (2, 0xFFFFFFFFFFFFFFFF, 0)),
 }
 #: Calls that fail with ENOSYS, so that the C library falls back to an older call the list
 #: checks (glibc starts threads with clone3 and falls back to clone only on ENOSYS).
@@ -189,6 +193,8 @@ def compile_program(pid: int) -> Program:
             for value in values:
                 value = pid if value == SELF else value
                 _add(lib, ctx, SCMP_ACT_ALLOW, name, ((arg, mask, value),))
+        for name, conditions in ALL_OF.items():
+            _add(lib, ctx, SCMP_ACT_ALLOW, name, conditions)
         for name in UNSUPPORTED:
             _add(lib, ctx, errno_action(errno.ENOSYS), name, ())
         # A pipe rather than a file: this runs where the file system may already be gone.
@@ -255,5 +261,5 @@ def install(prog: Program) -> None:
 def allowed_names() -> set[str]:
     """Every call the list allows in some form (for the documentation and the tests)."""
     names = {name for group in ALLOWED.values() for name in group}
-    return names | set(ARGUMENTS)
+    return names | set(ARGUMENTS) | set(ALL_OF)
 
