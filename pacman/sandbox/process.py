@@ -51,6 +51,8 @@ SPAWN_LIMIT = 30.0
 HARNESS_FAILED = 70
 #: While waiting for an answer with a window open, how often its events are pumped.
 WAIT_SLICE_MS = 30
+#: Bytes of an agent's output past its cap that the referee reads (and drops) per wake-up.
+DROP_PER_WAKE = 1 << 20
 #: Seconds an agent gets for `final()`; the process is killed after it either way.
 FINAL_LIMIT = 1.0
 SYSTEM_READ_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/localtime",
@@ -553,9 +555,10 @@ class AgentProcess:
 
     def _log_full(self) -> bool:
         """Whether the output cap is reached and more was written. From then on the referee
-        no longer waits on the pipe: it drops one pipeful each time it wakes anyway (every
-        WAIT_SLICE_MS), so an agent that writes on, on its descriptor, is slowed to a trickle
-        in its own time rather than keeping the referee busy draining, and is never stuck."""
+        no longer waits on the pipe: it drops up to DROP_PER_WAKE each time it wakes anyway
+        (every WAIT_SLICE_MS), so an agent that writes on, on its descriptor, is slowed (to
+        some 30 MB/s) in its own time rather than keeping the referee busy draining, and is
+        never stuck."""
         return self._log_dropped > 0
 
     def _waiting(self) -> None:
@@ -658,6 +661,7 @@ class AgentProcess:
             return
         limit = self.limits.output_kb * 1024
         full = self._log_full()
+        budget = DROP_PER_WAKE
         while True:
             try:
                 data = os.read(self._log_fd, 1 << 16)
@@ -672,8 +676,9 @@ class AgentProcess:
             room = max(0, limit - len(self._log))
             self._log += data[:room]
             self._log_dropped += len(data) - min(room, len(data))
-            if full:
-                break  # one pipeful per wake-up once the cap is passed
+            budget -= len(data)
+            if full and budget <= 0:
+                break  # past the cap: at most DROP_PER_WAKE per wake-up
         if self.on_output is not None and len(self._log) > self._log_shown:
             text = clean(self._log_decoder.decode(bytes(self._log[self._log_shown:]),
                                                   final=len(self._log) >= limit))
