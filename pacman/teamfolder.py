@@ -20,7 +20,9 @@ refuses, with an error naming the entry, any of:
 Every file counts for the hash, `__pycache__` included, but a sandbox never reads a team's
 `__pycache__` (it sets its own `sys.pycache_prefix`, see `pacman.sandbox.child`), so a
 compiled file there cannot stand in for the source beside it. The platform never writes into
-a team's folder (see `pacman.loader.load_file`).
+a team's folder (see `pacman.loader.load_file`). With the mounts layer, a sandbox sees its team
+folder as a copy of `team_files` (but `__pycache__`) and nothing else, so what it can read of
+its folder is what `team_digest` covers (`pacman.sandbox.mounts`).
 """
 
 from __future__ import annotations

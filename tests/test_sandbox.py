@@ -15,9 +15,10 @@ from click.testing import CliRunner
 from pacman.cli import main
 from pacman.game import GameSpec, play
 from pacman.layout import load_layout
-from pacman.loader import options_in_source, resolve
+from pacman.loader import AgentRef, options_in_source, resolve
 from pacman.sandbox import confine, wire
 from pacman.sandbox.limits import CONTEST, UNTIMED, Limits, TimeKeeper
+from pacman.sandbox.process import team_copy
 from pacman.state import GameState
 from tests.conftest import TEST_AGENTS
 from tests.test_sandbox_zoo import UNAVAILABLE, ZOO
@@ -480,3 +481,21 @@ def test_output_through_the_original_stdout_is_kept(tmp_path: Path) -> None:
     spec = GameSpec(load_layout("testClassic"), resolve(f"{tmp_path}/agent.py:Quiet"),
                     resolve("RandomGhost", kind="ghost"), seed=1, max_moves=4)
     assert "past the redirection" in play(spec).logs[0]
+
+
+def test_a_team_folder_is_shown_as_its_files_without_pycache(tmp_path: Path) -> None:
+    team = tmp_path / "team"
+    (team / "lib" / "__pycache__").mkdir(parents=True)
+    (team / "agent.py").write_text("class A: pass\n")
+    (team / "lib" / "helper.py").write_text("")
+    (team / "lib" / "__pycache__" / "helper.cpython-311.pyc").write_bytes(b"")
+    (team / "empty").mkdir()
+    ref = AgentRef("A", module="", path=str(team / "agent.py"))
+    assert team_copy(ref) == (str(team.resolve()), ("agent.py", "lib/helper.py"))
+
+
+def test_a_folder_that_is_no_team_folder_is_bound_as_it_is(tmp_path: Path) -> None:
+    (tmp_path / "agent.py").write_text("class A: pass\n")
+    (tmp_path / "venv-python").symlink_to("/usr/bin/python3")
+    assert team_copy(AgentRef("A", module="", path=str(tmp_path / "agent.py"))) == ("", ())
+    assert team_copy(AgentRef("RandomGhost", module="pacman.agents.ghosts")) == ("", ())

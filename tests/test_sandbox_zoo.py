@@ -10,6 +10,7 @@ that the other layers alone still stop them.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import secrets
@@ -29,6 +30,7 @@ from pacman.sandbox.limits import Limits
 from pacman.sandbox.process import Placement, SandboxedAgent, SandboxError
 from pacman.sandbox.zygote import discard_zygote
 from pacman.state import GameState
+from pacman.teamfolder import team_digest
 
 ZOO = Path(__file__).parent / "zoo"
 REPO = Path(__file__).parent.parent
@@ -294,6 +296,16 @@ def test_printing_megabytes_is_capped(arena: Arena) -> None:
     assert_played_on(result)
     assert 16 * 1024 <= len(result.logs[0]) < 17 * 1024
     assert "truncated" in result.logs[0]
+
+
+def test_output_the_kernel_refills_still_lets_the_game_go_on(arena: Arena) -> None:
+    # Found by the third hostile review: the referee drained until the pipe was empty, and
+    # sendfile in two threads refilled it as fast; every drain is bounded now.
+    result = arena.play(arena.spec("splice_flood"))
+    assert_played_on(result)
+    assert result.moves == 60
+    assert 16 * 1024 <= len(result.logs[0]) < 17 * 1024
+    assert result.logs[0].endswith("[output truncated]\n")
 
 
 def test_output_written_to_the_descriptor_never_lands_on_a_disk(arena: Arena) -> None:
@@ -739,6 +751,43 @@ def test_a_team_that_switches_its_pycache_back_on_still_plays_its_source(arena: 
     result = arena.play(spec)
     assert_played_on(result)
     assert "SOURCE" in result.logs[0] and "COMPILED" not in result.logs[0]
+
+
+@needs("mounts")
+def test_two_folders_with_one_hash_look_the_same_to_their_agent(arena: Arena) -> None:
+    # Found by the third hostile review: a resubmission with the same files and, besides,
+    # empty folders named after the ghosts' moves of its earlier games had the same hash, so
+    # its games were keyed like those and it knew every ghost move to come.
+    first = arena.team("read_beyond_hash", folder="first")
+    (first / "data.bin").write_bytes(bytes(8192))
+    (first / "book").mkdir()
+    (first / "book" / "openings.txt").write_text("North\n")
+    second = arena.teams / "second"
+    shutil.copytree(first, second)
+    # The same names and bytes; everything else the hash does not cover differs.
+    (second / "notes" / "3f2a_NSWE.EEWN").mkdir(parents=True)
+    (second / "empty").mkdir()
+    os.utime(second / "agent.py", ns=(123456789, 987654321))
+    (second / "agent.py").chmod(0o751)
+    (second / "book").chmod(0o700)
+    with open(second / "data.bin", "r+b") as fh:  # the same zeros, stored as a hole
+        fh.truncate(0)
+        fh.truncate(8192)
+    with contextlib.suppress(OSError):
+        os.setxattr(second / "agent.py", "user.note", b"NSWE")
+    assert team_digest(first) == team_digest(second)
+    views = []
+    for folder in (first, second):
+        result = arena.play(GameSpec(load_layout("smallClassic"),
+                                     resolve(f"{folder}/agent.py:ZooAgent"),
+                                     resolve("RandomGhost", kind="ghost"), seed=1, max_moves=3,
+                                     limits=LIMITS))
+        assert_played_on(result)
+        views.append([line for line in result.logs[0].splitlines() if line.startswith("SEES")])
+    assert views[0] == views[1]
+    assert [line.split()[1] for line in views[0]] == [
+        "book", "agent.py", "data.bin", "book/openings.txt"]
+    assert all(" times=0,0 " in line for line in views[0])
 
 
 # --- 9. predictable games -------------------------------------------------------------------------

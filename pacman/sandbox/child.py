@@ -235,7 +235,8 @@ def _agent_process(
     if mount_ns:
         view = mounts.View(root=plan.root, read_paths=plan.read_paths, scratch=plan.workdir,
                            scratch_bytes=plan.scratch_bytes, scratch_files=plan.scratch_files,
-                           owner=plan.uid if switch_uid else None, hidden=plan.hidden)
+                           owner=plan.uid if switch_uid else None, hidden=plan.hidden,
+                           team=plan.team, team_files=plan.team_files)
 
         def enter() -> None:
             try:

@@ -94,6 +94,10 @@ class Plan:
     scratch_files: int = 4096
     #: Folders the mounts layer covers, each with the file names it keeps (see `mounts`).
     hidden: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: The agent's folder, shown by the mounts layer as a copy of `team_files` only (see
+    #: `mounts.View.team`); '' when it is bound as it is.
+    team: str = ""
+    team_files: tuple[str, ...] = ()
     memory_bytes: int | None = None
     cpu_seconds: int | None = None
     file_bytes: int = 64 * 1024 * 1024
@@ -110,6 +114,8 @@ class Plan:
             "scratch_bytes": self.scratch_bytes,
             "scratch_files": self.scratch_files,
             "hidden": [[folder, list(keep)] for folder, keep in self.hidden],
+            "team": self.team,
+            "team_files": list(self.team_files),
             "memory_bytes": self.memory_bytes,
             "cpu_seconds": self.cpu_seconds,
             "file_bytes": self.file_bytes,
@@ -129,6 +135,8 @@ class Plan:
             scratch_files=int(data["scratch_files"]),  # type: ignore[call-overload]
             hidden=tuple((str(folder), tuple(str(n) for n in keep))
                          for folder, keep in data["hidden"]),  # type: ignore[attr-defined]
+            team=str(data["team"]),
+            team_files=tuple(str(f) for f in data["team_files"]),  # type: ignore[attr-defined]
             memory_bytes=data["memory_bytes"],  # type: ignore[arg-type]
             cpu_seconds=data["cpu_seconds"],  # type: ignore[arg-type]
             file_bytes=int(data["file_bytes"]),  # type: ignore[call-overload]

@@ -41,8 +41,9 @@ GUARANTEES: tuple[Guarantee, ...] = (
               (("rlimits",), ("cgroup", "seccomp"))),
     Guarantee("scratch", "its scratch space is its own and capped, never the host's disk",
               (("mounts",),)),
-    Guarantee("own_code", "what plays is the team's own source: the platform's baselines and "
-              "the team's compiled files are out of its view", (("mounts",),)),
+    Guarantee("own_code", "what plays is the team's own source, seen as hashed: the "
+              "platform's baselines and the team's compiled files are out of its view, and its "
+              "folder shows nothing but its files' names and bytes", (("mounts",),)),
     Guarantee("cpu_share", "its threads share one CPU, whatever their number",
               (("cpu share",),)),
     Guarantee("processes_bounded", "it cannot fork, or only up to a process count",

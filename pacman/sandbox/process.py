@@ -43,6 +43,7 @@ from pacman.sandbox.cgroup import AgentCgroup, sweep_cgroups
 from pacman.sandbox.limits import SCRATCH_FILES_PER_MB, Limits, TimeKeeper
 from pacman.sandbox.zygote import Zygote, ZygoteGone, discard_zygote, zygote
 from pacman.state import GameState
+from pacman.teamfolder import TeamFolderError, team_files
 
 PACKAGE_DIR = Path(pacman.__file__).resolve().parent
 #: Seconds the platform allows itself to start a sandbox (before any team code runs).
@@ -166,6 +167,29 @@ def hidden_paths(ref: AgentRef) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(hidden)
 
 
+def team_copy(ref: AgentRef) -> tuple[str, tuple[str, ...]]:
+    """The agent's folder and the files the mounts layer shows of it (a copy of exactly these,
+    see `mounts.View.team`), or ('', ()) to bind the folder as it is.
+
+    A team folder (the tournament's teams are refused unless `team_files` accepts them) is
+    copied without its `__pycache__`s. A folder that is not one (a course folder holding a
+    virtual environment, run from the command line) is bound, as is one that holds another
+    bound path (a copy would cover it).
+    """
+    if ref.path is None:
+        return "", ()
+    team = Path(ref.path).resolve().parent
+    try:
+        files = team_files(team)
+    except TeamFolderError:
+        return "", ()
+    for other in read_paths(ref):
+        real = os.path.realpath(other)
+        if real != str(team) and real.startswith(str(team).rstrip("/") + "/"):
+            return "", ()
+    return str(team), tuple(f for f in files if "__pycache__" not in f.split("/")[:-1])
+
+
 class AgentProcess:
     """One sandboxed agent for one game."""
 
@@ -236,6 +260,7 @@ class AgentProcess:
                 uid_problem = f"the team folder {team} is not readable by other users"
         uid = None if uid_problem else confine.FIRST_SLOT_UID + 8 * self.placement.slot + self.index
         mem = self.limits.memory_mb * 1024 * 1024 if self.limits.memory_mb else None
+        team, files = team_copy(self.ref)
         plan = confine.Plan(
             workdir=str(self.workdir),
             read_paths=read_paths(self.ref),
@@ -243,6 +268,8 @@ class AgentProcess:
             scratch_bytes=self.limits.scratch_mb * 1024 * 1024,
             scratch_files=self.limits.scratch_mb * SCRATCH_FILES_PER_MB,
             hidden=hidden_paths(self.ref),
+            team=team,
+            team_files=files,
             memory_bytes=mem,
             cpu_seconds=None if self.limits.cpu_seconds is None
             else max(1, round(self.limits.cpu_seconds)),
@@ -660,8 +687,9 @@ class AgentProcess:
         if self._log_fd is None:
             return
         limit = self.limits.output_kb * 1024
-        full = self._log_full()
-        budget = DROP_PER_WAKE
+        # Bounded even before the cap is known to be passed: an agent can refill its pipe
+        # (sendfile from a page-cache file) as fast as the referee empties it.
+        budget = max(0, limit - len(self._log)) + DROP_PER_WAKE
         while True:
             try:
                 data = os.read(self._log_fd, 1 << 16)
@@ -677,8 +705,8 @@ class AgentProcess:
             self._log += data[:room]
             self._log_dropped += len(data) - min(room, len(data))
             budget -= len(data)
-            if full and budget <= 0:
-                break  # past the cap: at most DROP_PER_WAKE per wake-up
+            if budget <= 0:
+                break  # at most DROP_PER_WAKE past the cap per wake-up
         if self.on_output is not None and len(self._log) > self._log_shown:
             text = clean(self._log_decoder.decode(bytes(self._log[self._log_shown:]),
                                                   final=len(self._log) >= limit))
