@@ -685,31 +685,41 @@ def test_no_channel_through_shared_files(arena: Arena, name: str, args: dict[str
 
 # --- 6. the team's own files ---------------------------------------------------------------------
 
-def test_a_compiled_file_never_runs_in_place_of_its_source(arena: Arena) -> None:
-    # Found by the hostile review: an unchecked hash-based .pyc in __pycache__ ran instead of
-    # the .py beside it, so the code reviewed was not the code that played.
+def plant_compiled(source: Path, impostor: Path, text: str) -> None:
+    """Compile `text` (written to `impostor`) as the unchecked cached file of `source`."""
     import importlib.util
     import py_compile
 
+    impostor.write_text(text)
+    py_compile.compile(str(impostor), cfile=importlib.util.cache_from_source(str(source)),
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+
+
+def play_folder(arena: Arena, folder: Path) -> GameResult:
+    """A short game of the ZooAgent in `folder`/agent.py, which must play on."""
+    result = arena.play(GameSpec(load_layout("smallClassic"),
+                                 resolve(f"{folder}/agent.py:ZooAgent"),
+                                 resolve("RandomGhost", kind="ghost"), seed=1, max_moves=9,
+                                 limits=LIMITS))
+    assert_played_on(result)
+    return result
+
+
+def test_a_compiled_file_never_runs_in_place_of_its_source(arena: Arena) -> None:
+    # Found by the hostile review: an unchecked hash-based .pyc in __pycache__ ran instead of
+    # the .py beside it, so the code reviewed was not the code that played.
     folder = arena.team("honest", folder="compiled")
     (folder / "agent.py").write_text(
         "class ZooAgent:\n"
         "    def getAction(self, state):\n"
         "        print('SOURCE')\n"
         "        return state.getLegalActions(0)[0]\n")
-    hidden = arena.root / "hidden.py"
-    hidden.write_text(
-        "class ZooAgent:\n"
-        "    def getAction(self, state):\n"
-        "        print('COMPILED')\n"
-        "        return state.getLegalActions(0)[0]\n")
-    cached = importlib.util.cache_from_source(str(folder / "agent.py"))
-    py_compile.compile(str(hidden), cfile=cached,
-                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-    spec = GameSpec(load_layout("smallClassic"), resolve(f"{folder}/agent.py:ZooAgent"),
-                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=9, limits=LIMITS)
-    result = arena.play(spec)
-    assert_played_on(result)
+    plant_compiled(folder / "agent.py", arena.root / "hidden.py",
+                   "class ZooAgent:\n"
+                   "    def getAction(self, state):\n"
+                   "        print('COMPILED')\n"
+                   "        return state.getLegalActions(0)[0]\n")
+    result = play_folder(arena, folder)
     assert "SOURCE" in result.logs[0] and "COMPILED" not in result.logs[0]
 
 
@@ -729,9 +739,6 @@ def test_the_platforms_baselines_are_not_even_in_a_teams_view(arena: Arena) -> N
 def test_a_team_that_switches_its_pycache_back_on_still_plays_its_source(arena: Arena) -> None:
     # Found by the second hostile review: `sys.pycache_prefix = None` in the team's source
     # brought its __pycache__ back; the mounts layer shows it no __pycache__ at all.
-    import importlib.util
-    import py_compile
-
     folder = arena.team("honest", folder="prefix")
     (folder / "agent.py").write_text(
         "import sys\n"
@@ -742,14 +749,9 @@ def test_a_team_that_switches_its_pycache_back_on_still_plays_its_source(arena: 
         "        print(word())\n"
         "        return state.getLegalActions(0)[0]\n")
     (folder / "helper.py").write_text("def word():\n    return 'SOURCE'\n")
-    hidden = arena.root / "hidden.py"
-    hidden.write_text("def word():\n    return 'COMPILED'\n")
-    py_compile.compile(str(hidden), cfile=importlib.util.cache_from_source(
-        str(folder / "helper.py")), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-    spec = GameSpec(load_layout("smallClassic"), resolve(f"{folder}/agent.py:ZooAgent"),
-                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=9, limits=LIMITS)
-    result = arena.play(spec)
-    assert_played_on(result)
+    plant_compiled(folder / "helper.py", arena.root / "hidden.py",
+                   "def word():\n    return 'COMPILED'\n")
+    result = play_folder(arena, folder)
     assert "SOURCE" in result.logs[0] and "COMPILED" not in result.logs[0]
 
 
@@ -778,11 +780,7 @@ def test_two_folders_with_one_hash_look_the_same_to_their_agent(arena: Arena) ->
     assert team_digest(first) == team_digest(second)
     views = []
     for folder in (first, second):
-        result = arena.play(GameSpec(load_layout("smallClassic"),
-                                     resolve(f"{folder}/agent.py:ZooAgent"),
-                                     resolve("RandomGhost", kind="ghost"), seed=1, max_moves=3,
-                                     limits=LIMITS))
-        assert_played_on(result)
+        result = play_folder(arena, folder)
         views.append([line for line in result.logs[0].splitlines() if line.startswith("SEES")])
     assert views[0] == views[1]
     assert [line.split()[1] for line in views[0]] == [
