@@ -23,6 +23,7 @@ files, unless told otherwise).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import hashlib
 import importlib.util
@@ -89,6 +90,12 @@ class AgentRef:
     path: str | None = None
     args: tuple[tuple[str, str], ...] = field(default=())
     builtin: bool = False
+    #: The team folder it was found in (`pacman -p folder`, a tournament's team): what its
+    #: sandbox shows of its files, rather than its file's folder alone.
+    team: str | None = None
+    #: The team's submission hash as a tournament saw it (a prefix of `team_digest`): its
+    #: sandbox then plays exactly those files, or none (see `pacman.sandbox.process`).
+    team_hash: str = ""
 
     def load_class(self) -> type:
         if self.path is None:
@@ -449,6 +456,13 @@ def _from_folder(folder: Path, args: tuple[tuple[str, str], ...]) -> AgentRef:
         files = team_files(folder)
     except TeamFolderError as exc:
         raise SubmissionError(str(exc)) from None
+    ref = _agent_of_folder(folder, files, args)
+    return dataclasses.replace(ref, team=str(folder.resolve()))
+
+
+def _agent_of_folder(folder: Path, files: list[str],
+                     args: tuple[tuple[str, str], ...]) -> AgentRef:
+    """The agent class a team folder names (team.yaml) or holds (its one *Agent)."""
     if "team.yaml" in files:
         return _from_team_yaml(folder, files, args)
     candidates: list[tuple[Path, str]] = []

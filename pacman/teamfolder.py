@@ -31,9 +31,11 @@ import hashlib
 import importlib.machinery
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from pacman.files import FileProblem, kind_of, open_regular, printable_name, show_name
+from pacman.files import kind_of, printable_name, show_name
 
 #: The most entries (files and folders) a team folder may hold.
 MAX_FILES = 5000
@@ -142,23 +144,96 @@ def _compiled_problem(rel: str) -> str:
     return ""
 
 
-def team_digest(folder: Path) -> str:
+def team_digest(folder: Path, copy_to: Path | None = None) -> str:
     """SHA-256 over the team's files, each by name and bytes, in `team_files` order.
 
-    Each file is opened without following a link and checked to be the regular file that was
-    listed (a file swapped for a fifo after the listing is refused, never waited on).
+    Every file is opened beneath one descriptor of the team folder, one name at a time and
+    never through a symbolic link (a folder on the way swapped for a link after the listing
+    fails, it never leads elsewhere), and checked to be the regular file with one name that
+    was listed (a file swapped for a fifo is refused, never waited on).
+
+    With `copy_to` (an empty folder), the very bytes hashed are also written there, but for
+    `__pycache__`, as a team's view for a sandbox (`pacman.sandbox.process`): every file mode
+    0444, every folder 0755 (the referee removes it; the view is bound read-only), every time
+    0, no extended attribute, no folder that holds no file, so nothing the hash does not cover
+    is in the copy.
     """
+    files = team_files(folder)
     digest = hashlib.sha256()
-    for rel in team_files(folder):
-        digest.update(os.fsencode(rel) + b"\0")
-        file_digest = hashlib.sha256()
-        try:
-            with open_regular(folder / rel, follow_links=False) as (fd, info):
-                if info.st_nlink > 1:
-                    raise TeamFolderError(f"{folder / rel}: {_entry_problem(info)}")
-                while chunk := os.read(fd, 1 << 20):
-                    file_digest.update(chunk)
-        except FileProblem as exc:
-            raise TeamFolderError(str(exc)) from None
-        digest.update(file_digest.digest())
+    try:
+        top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        raise TeamFolderError(f"{folder}: cannot be read: {exc.strerror or exc}") from None
+    made: set[Path] = set()
+    try:
+        for rel in files:
+            digest.update(os.fsencode(rel) + b"\0")
+            target = None
+            if copy_to is not None and "__pycache__" not in rel.split("/")[:-1]:
+                target = copy_to / rel
+                for parent in reversed(target.relative_to(copy_to).parents[:-1]):
+                    if copy_to / parent not in made:
+                        (copy_to / parent).mkdir(exist_ok=True)
+                        made.add(copy_to / parent)
+            file_digest = hashlib.sha256()
+            with _open_beneath(top, folder, rel) as source:
+                out = None if target is None else os.open(
+                    target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
+                try:
+                    while chunk := os.read(source, 1 << 20):
+                        file_digest.update(chunk)
+                        if out is not None:
+                            _write_all(out, chunk)
+                finally:
+                    if out is not None:
+                        os.close(out)
+            if target is not None:
+                os.chmod(target, 0o444)
+                os.utime(target, ns=(0, 0))
+            digest.update(file_digest.digest())
+    finally:
+        os.close(top)
+    for made_folder in sorted(made, key=lambda p: len(p.parts), reverse=True):
+        os.chmod(made_folder, 0o755)
+        os.utime(made_folder, ns=(0, 0))
     return digest.hexdigest()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+@contextmanager
+def _open_beneath(top: int, folder: Path, rel: str) -> Iterator[int]:
+    """`rel` opened from the folder descriptor `top`, one name at a time, following no link."""
+    parts = rel.split("/")
+    current = top
+    try:
+        try:
+            for part in parts[:-1]:
+                step = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                               dir_fd=current)
+                if current != top:
+                    os.close(current)
+                current = step
+            fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                         dir_fd=current)
+        except OSError as exc:
+            raise TeamFolderError(
+                f"{folder / rel}: cannot be read as the team's own file: "
+                f"{exc.strerror or exc} (it changed since the folder was listed, or a folder "
+                "on its way is a symbolic link)") from None
+    finally:
+        if current != top:
+            os.close(current)
+    try:
+        info = os.fstat(fd)
+        problem = _entry_problem(info)
+        if problem:
+            raise TeamFolderError(f"{folder / rel}: {problem}")
+        os.set_blocking(fd, True)
+        yield fd
+    finally:
+        os.close(fd)

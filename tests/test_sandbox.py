@@ -18,8 +18,9 @@ from pacman.layout import load_layout
 from pacman.loader import AgentRef, options_in_source, resolve
 from pacman.sandbox import confine, wire
 from pacman.sandbox.limits import CONTEST, UNTIMED, Limits, TimeKeeper
-from pacman.sandbox.process import team_copy
+from pacman.sandbox.process import AgentFault, AgentProcess, Placement
 from pacman.state import GameState
+from pacman.teamfolder import team_digest
 from tests.conftest import TEST_AGENTS
 from tests.test_sandbox_zoo import UNAVAILABLE, ZOO
 
@@ -483,6 +484,18 @@ def test_output_through_the_original_stdout_is_kept(tmp_path: Path) -> None:
     assert "past the redirection" in play(spec).logs[0]
 
 
+def team_view(ref: AgentRef, root: Path) -> tuple[str, str, list[str]]:
+    """What a sandbox would show of `ref`'s folder: (team, copy, the copy's files)."""
+    process = AgentProcess(ref, 0, load_layout("smallClassic"), 2, "classic", 1, Limits(),
+                           Placement(root=root))
+    try:
+        team, copy = process._team_view()
+        files = sorted(str(p.relative_to(copy)) for p in Path(copy).rglob("*")) if copy else []
+        return team, copy, files
+    finally:
+        process.close()
+
+
 def test_a_team_folder_is_shown_as_its_files_without_pycache(tmp_path: Path) -> None:
     team = tmp_path / "team"
     (team / "lib" / "__pycache__").mkdir(parents=True)
@@ -491,11 +504,33 @@ def test_a_team_folder_is_shown_as_its_files_without_pycache(tmp_path: Path) -> 
     (team / "lib" / "__pycache__" / "helper.cpython-311.pyc").write_bytes(b"")
     (team / "empty").mkdir()
     ref = AgentRef("A", module="", path=str(team / "agent.py"))
-    assert team_copy(ref) == (str(team.resolve()), ("agent.py", "lib/helper.py"))
+    folder, _, files = team_view(ref, tmp_path)
+    assert folder == str(team.resolve()) and files == ["agent.py", "lib", "lib/helper.py"]
 
 
 def test_a_folder_that_is_no_team_folder_is_bound_as_it_is(tmp_path: Path) -> None:
-    (tmp_path / "agent.py").write_text("class A: pass\n")
-    (tmp_path / "venv-python").symlink_to("/usr/bin/python3")
-    assert team_copy(AgentRef("A", module="", path=str(tmp_path / "agent.py"))) == ("", ())
-    assert team_copy(AgentRef("RandomGhost", module="pacman.agents.ghosts")) == ("", ())
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "agent.py").write_text("class A: pass\n")
+    (tmp_path / "course" / "venv-python").symlink_to("/usr/bin/python3")
+    ref = AgentRef("A", module="", path=str(tmp_path / "course" / "agent.py"))
+    assert team_view(ref, tmp_path)[:2] == ("", "")
+    assert team_view(resolve("RandomGhost", kind="ghost"), tmp_path)[:2] == ("", "")
+
+
+def test_a_tournament_team_plays_the_files_it_was_hashed_with_or_none(tmp_path: Path) -> None:
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "agent.py").write_text("class A: pass\n")
+    hashed = team_digest(team)[:16]
+    ref = AgentRef("A", module="", path=str(team / "agent.py"), team=str(team), team_hash=hashed)
+    assert team_view(ref, tmp_path)[2] == ["agent.py"]
+    (team / "agent.py").write_text("class A: pass  # changed during the run\n")
+    with pytest.raises(AgentFault, match="its files changed since the run hashed them") as fault:
+        team_view(ref, tmp_path)
+    assert fault.value.kind == "load_error"
+    (team / "agent.py").unlink()
+    (team / "agent.py").symlink_to(tmp_path / "elsewhere.py")
+    with pytest.raises(AgentFault, match="symbolic link") as fault:
+        team_view(ref, tmp_path)
+    assert fault.value.kind == "load_error"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("pacman-agent")] == []

@@ -226,6 +226,26 @@ def test_a_game_confined_less_than_the_check_found_is_not_scored(tmp_path: Path)
     [task] = tasks_for(config, schedule(config), hashes, "ab" * 32, layers=ALL)
     row = play_task(task)
     if guarantees.lost(ALL, row["sandbox"].split(",")):
-        assert row["outcome"] == "infra_error" and "lacked the guarantees" in row["message"]
+        # Refused at its start (no team code ran), or, failing that, after the game.
+        assert row["outcome"] == "infra_error" and "the guarantees" in row["message"]
     else:
         assert row["outcome"] != "infra_error"
+
+
+def test_a_team_whose_files_changed_since_the_run_hashed_them_plays_none(
+        tmp_path: Path) -> None:
+    # Found by the fourth hostile review: a team that could write to its folder during a run
+    # changed it between the hash and its games.
+    from tournament.config import load_config
+    from tournament.runner import play_task, submission_hash, tasks_for
+    from tournament.schedule import schedule
+
+    config = load_config(tournament(tmp_path))
+    hashes = {e.name: submission_hash(e) for e in config.entrants}
+    [task] = tasks_for(config, schedule(config), hashes, "ab" * 32)
+    assert play_task(task)["outcome"] != "load_error"
+    with open(tmp_path / "submissions" / "alpha" / "agent.py", "a") as fh:
+        fh.write("# changed during the run\n")
+    row = play_task(task)
+    assert (row["outcome"], row["culprit"]) == ("load_error", 0), row["message"]
+    assert "its files changed since the run hashed them" in row["message"]

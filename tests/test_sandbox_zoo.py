@@ -788,6 +788,20 @@ def test_two_folders_with_one_hash_look_the_same_to_their_agent(arena: Arena) ->
     assert all(" times=0,0 " in line for line in views[0])
 
 
+@needs("mounts")
+def test_a_sandbox_with_fewer_guarantees_than_the_run_expects_runs_no_team_code(
+        arena: Arena) -> None:
+    # Found by the fourth hostile review: a game whose mounts layer failed was played through
+    # (unconfined by it, writing 300 MiB to the host's disk) and only then left unscored.
+    target = arena.outside / "written"
+    spec = arena.spec("write_outside", target=target)
+    result = play(spec, placement=Placement(root=arena.sandboxes, layers=without("mounts"),
+                                            expected=tuple(ACTIVE)))
+    assert (result.outcome, result.moves) == ("infra_error", 0), result.message
+    assert "lacks the guarantees" in result.message and "no team code ran" in result.message
+    assert not target.exists()
+
+
 # --- 9. predictable games -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("secret", ["", "a" * 64], ids=["no-secret", "secret"])

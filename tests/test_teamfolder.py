@@ -216,7 +216,46 @@ def test_the_hash_refuses_a_file_swapped_for_a_fifo_after_listing(
     monkeypatch.setattr(teamfolder, "team_files", lambda _: listed)  # the listing was earlier
     problem = within_deadline(lambda: team_digest(folder))
     assert isinstance(problem, TeamFolderError)
-    assert "is a named pipe (fifo); expected a regular file" in str(problem)
+    assert "is a named pipe (fifo); a team folder holds only regular files" in str(problem)
+
+
+def test_the_hash_never_follows_a_folder_swapped_for_a_link_after_listing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found by the fourth hostile review: a team that could write to its folder during a run
+    # swapped a subfolder for a link to the results folder between listing and copying.
+    folder = team(tmp_path, "racy")
+    (folder / "sub").mkdir()
+    (folder / "sub" / ".game-secret").write_text("ours")
+    listed = team_files(folder)
+    elsewhere = tmp_path / "results"
+    elsewhere.mkdir()
+    (elsewhere / ".game-secret").write_text("the organizer's")
+    shutil.rmtree(folder / "sub")
+    (folder / "sub").symlink_to(elsewhere)
+    monkeypatch.setattr(teamfolder, "team_files", lambda _: listed)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    with pytest.raises(TeamFolderError, match=r"sub/\.game-secret: cannot be read as the team"):
+        team_digest(folder, copy_to=copy)
+    assert not (copy / "sub" / ".game-secret").exists()
+
+
+def test_the_copy_holds_the_hashed_bytes_and_nothing_else(tmp_path: Path) -> None:
+    folder = team(tmp_path, "team")
+    (folder / "book" / "__pycache__").mkdir(parents=True)
+    (folder / "book" / "openings.txt").write_text("North")
+    (folder / "book" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"compiled")
+    (folder / "empty").mkdir()
+    os.utime(folder / "multiAgents.py", ns=(5, 5))
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    assert team_digest(folder, copy_to=copy) == team_digest(folder)
+    seen = {str(p.relative_to(copy)): p.lstat() for p in copy.rglob("*")}
+    assert sorted(seen) == ["book", "book/openings.txt", "multiAgents.py", "team.yaml"]
+    assert (copy / "book" / "openings.txt").read_text() == "North"
+    assert {oct(s.st_mode & 0o7777) for name, s in seen.items() if "." in name} == {"0o444"}
+    assert oct(seen["book"].st_mode & 0o7777) == "0o755"
+    assert {s.st_mtime_ns for s in seen.values()} == {0}
 
 
 # ---- through `pacman -p folder` ----------------------------------------------------------------

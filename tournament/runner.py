@@ -9,6 +9,7 @@ recorded as `infra_error` and never scored.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import os
@@ -99,6 +100,9 @@ def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
         if (ref_text, args) not in pacmen:
             pacmen[ref_text, args] = _resolved(ref_text, args, base)
         pacman, problem = pacmen[ref_text, args]
+        if pacman is not None and entrant.folder is not None:
+            # Its sandbox plays exactly the files hashed here, or none (a load_error).
+            pacman = dataclasses.replace(pacman, team_hash=hashes[entrant.name])
         if game.cell.ghost not in ghosts:
             ghosts[game.cell.ghost] = resolve(game.cell.ghost, kind="ghost", cwd=base)
         out.append(GameTask(
@@ -148,7 +152,8 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
         spec = GameSpec(layout, task.pacman, task.ghost, num_ghosts=game.cell.num_ghosts,
                         seed=game.seed, ruleset=game.cell.ruleset, max_moves=task.max_moves,
                         limits=task.limits, secret=task.secret)
-        placement = Placement(root=Path(sandbox_root) if sandbox_root else None, slot=slot)
+        placement = Placement(root=Path(sandbox_root) if sandbox_root else None, slot=slot,
+                              expected=task.layers or None)
         result = play(spec, placement=placement)
         lost = guarantees.lost(task.layers, result.sandbox[0]) if result.sandbox[0] else []
         if task.layers and lost:

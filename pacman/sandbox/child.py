@@ -236,7 +236,7 @@ def _agent_process(
         view = mounts.View(root=plan.root, read_paths=plan.read_paths, scratch=plan.workdir,
                            scratch_bytes=plan.scratch_bytes, scratch_files=plan.scratch_files,
                            owner=plan.uid if switch_uid else None, hidden=plan.hidden,
-                           team=plan.team, team_files=plan.team_files)
+                           team=plan.team, team_source=plan.team_source)
 
         def enter() -> None:
             try:

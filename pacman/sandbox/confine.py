@@ -94,10 +94,10 @@ class Plan:
     scratch_files: int = 4096
     #: Folders the mounts layer covers, each with the file names it keeps (see `mounts`).
     hidden: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    #: The agent's folder, shown by the mounts layer as a copy of `team_files` only (see
-    #: `mounts.View.team`); '' when it is bound as it is.
+    #: The agent's folder, shown by the mounts layer as `team_source`, a copy of its hashed
+    #: files only (see `mounts.View.team`); '' when it is bound as it is.
     team: str = ""
-    team_files: tuple[str, ...] = ()
+    team_source: str = ""
     memory_bytes: int | None = None
     cpu_seconds: int | None = None
     file_bytes: int = 64 * 1024 * 1024
@@ -115,7 +115,7 @@ class Plan:
             "scratch_files": self.scratch_files,
             "hidden": [[folder, list(keep)] for folder, keep in self.hidden],
             "team": self.team,
-            "team_files": list(self.team_files),
+            "team_source": self.team_source,
             "memory_bytes": self.memory_bytes,
             "cpu_seconds": self.cpu_seconds,
             "file_bytes": self.file_bytes,
@@ -136,7 +136,7 @@ class Plan:
             hidden=tuple((str(folder), tuple(str(n) for n in keep))
                          for folder, keep in data["hidden"]),  # type: ignore[attr-defined]
             team=str(data["team"]),
-            team_files=tuple(str(f) for f in data["team_files"]),  # type: ignore[attr-defined]
+            team_source=str(data["team_source"]),
             memory_bytes=data["memory_bytes"],  # type: ignore[arg-type]
             cpu_seconds=data["cpu_seconds"],  # type: ignore[arg-type]
             file_bytes=int(data["file_bytes"]),  # type: ignore[call-overload]

@@ -3,16 +3,17 @@
 In a private mount namespace (unshared by the sandbox's keeper), the agent process builds a
 new root on an empty tmpfs: the interpreter, the engine and the system libraries bound
 read-only (no setuid, and no devices except /dev/null, /dev/zero and /dev/urandom), its own
-team folder as a read-only copy of exactly the files its submission hash covers (`View.team`),
-and its working folder as a tmpfs of its own whose size and number of files are
-capped. Then it pivots into that root and detaches the old one. What it cannot see it cannot
-open, stat, watch, chmod or fill: another team's folder, the results database, /etc, /proc,
-/tmp and every other sandbox's scratch are simply not there, and its scratch space is memory
-that its cgroup counts, gone when its game ends. Paths stay those of the host, so tracebacks,
-`__file__` and the team's imports read as they do outside. Inside the bound folders, some are
-covered by empty ones (`View.hidden`): the platform's baselines and search code, which a team
-must not play as its own, and the team's `__pycache__`, whose compiled files must never stand
-in for its sources.
+team folder as a read-only copy of exactly the files its submission hash covers, made by the
+referee (`View.team`), and its working folder as a tmpfs of its own whose size and number of
+files are capped. Then it pivots into that root and detaches the old one. What it cannot
+see it cannot open, stat, watch, chmod or fill: another team's folder, the results database,
+/etc, /proc, /tmp and every other sandbox's scratch are simply not there, and its scratch
+space is memory that its cgroup counts, gone when its game ends. Paths stay those of the
+host, so tracebacks, `__file__` and the team's imports read as they do outside. Inside the
+bound folders, some are covered by empty ones (`View.hidden`): the platform's baselines and
+search code, which a team must not play as its own, and, when a folder is bound as it is
+(the `pacman` command on a folder that is no team folder), its `__pycache__`, whose compiled
+files must never stand in for its sources.
 
 Every path is bound at its real location (a symlink on the way, such as /lib -> usr/lib, is
 recreated as a symlink), so the same names resolve inside and outside.
@@ -25,9 +26,6 @@ import os
 import platform
 import struct
 from dataclasses import dataclass
-from pathlib import Path
-
-from pacman.files import FileProblem, open_regular
 
 MS_RDONLY = 1
 MS_NOSUID = 2
@@ -85,10 +83,10 @@ class View:
     #: read-only folder but for the names kept (the platform's baselines and search code,
     #: the team's own `__pycache__`).
     hidden: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    #: The agent's own folder, shown as a read-only tmpfs holding a copy of `team_files`
-    #: (relative paths) and nothing else, when `team` is not ''.
+    #: The agent's own folder, shown as `team_source` (a copy of its hashed files only, see
+    #: `pacman.teamfolder.team_digest`) bound there read-only, when `team` is not ''.
     team: str = ""
-    team_files: tuple[str, ...] = ()
+    team_source: str = ""
 
 
 def _libc() -> ctypes.CDLL:
@@ -190,65 +188,6 @@ def _hide(lib: ctypes.CDLL, root: str, folder: str, keep: tuple[str, ...]) -> No
                     False)
 
 
-#: Pages a copied team folder's tmpfs may hold beyond its files' bytes (folders, rounding).
-_TEAM_SLACK = 1 << 20
-
-
-def _copy_team(lib: ctypes.CDLL, root: str, team: str, files: tuple[str, ...]) -> None:
-    """Show `team` (inside `root`) as a read-only tmpfs holding a copy of `files` only.
-
-    The submission hash (`pacman.teamfolder.team_digest`) covers the names and bytes of a
-    team's files; everything else a bound folder shows (empty folders, times, modes, extended
-    attributes, how a file is stored) is data a team could change without changing its hash,
-    and so could carry what it learnt from earlier games into games keyed like them. In the
-    copy, every file is mode 0444, every folder 0555, every time 0, no attribute is set, and a
-    folder exists only to hold a file: two folders with one hash look the same.
-    """
-    sizes = 0
-    for rel in files:
-        try:
-            sizes += os.lstat(os.path.join(team, rel)).st_size
-        except OSError as exc:
-            raise MountsUnavailable(f"mounts: copying the team's {rel}: {exc.strerror}") from exc
-    target = _inside(root, team)
-    _make_point(root, team, True)
-    options = (f"size={sizes + 4096 * (len(files) + 1) + _TEAM_SLACK},"
-               f"nr_inodes={2 * len(files) + 64},mode=0755")
-    _mount(lib, "tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options,
-           "the team's copy on")
-    folders = {target}
-    try:
-        for rel in files:
-            destination = os.path.join(target, rel)
-            parent = os.path.dirname(destination)
-            if parent not in folders:
-                os.makedirs(parent, exist_ok=True)
-                while parent not in folders:
-                    folders.add(parent)
-                    parent = os.path.dirname(parent)
-            with open_regular(Path(team) / rel, follow_links=False) as (source, info):
-                if info.st_nlink > 1:
-                    raise MountsUnavailable(f"mounts: the team's {rel} is a hard link")
-                out = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
-                              0o444)
-                try:
-                    while chunk := os.read(source, 1 << 20):
-                        view = memoryview(chunk)
-                        while view:
-                            view = view[os.write(out, view):]
-                finally:
-                    os.close(out)
-            os.chmod(destination, 0o444)
-            os.utime(destination, ns=(0, 0))
-    except (FileProblem, OSError) as exc:
-        raise MountsUnavailable(f"mounts: copying the team's files: {exc}") from exc
-    for folder in sorted(folders, key=len, reverse=True):  # inner folders first
-        os.chmod(folder, 0o555)
-        os.utime(folder, ns=(0, 0))
-    _set_attributes(lib, target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
-                    | MOUNT_ATTR_NOEXEC, False)
-
-
 def enter(view: View) -> None:
     """Build the agent's root and move into it. Must run in a fresh mount namespace."""
     lib = _libc()
@@ -276,7 +215,12 @@ def enter(view: View) -> None:
             _mount(lib, device, target, None, MS_BIND, None, "binding")
             _set_attributes(lib, target, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, False)
     if view.team:
-        _copy_team(lib, root, view.team, view.team_files)
+        # The team's view: a copy of its hashed files only, made by the referee.
+        _make_point(root, view.team, True)
+        target = _inside(root, view.team)
+        _mount(lib, view.team_source, target, None, MS_BIND, None, "binding")
+        _set_attributes(lib, target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+                        | MOUNT_ATTR_NOEXEC, False)
     for folder, keep in view.hidden:
         _hide(lib, root, folder, keep)
     scratch = _inside(root, view.scratch)

@@ -38,12 +38,12 @@ import pacman
 from pacman.describe import clean, describe_parts
 from pacman.layout import Layout
 from pacman.loader import AgentRef
-from pacman.sandbox import confine, wire
+from pacman.sandbox import confine, guarantees, wire
 from pacman.sandbox.cgroup import AgentCgroup, sweep_cgroups
 from pacman.sandbox.limits import SCRATCH_FILES_PER_MB, Limits, TimeKeeper
 from pacman.sandbox.zygote import Zygote, ZygoteGone, discard_zygote, zygote
 from pacman.state import GameState
-from pacman.teamfolder import TeamFolderError, team_files
+from pacman.teamfolder import TeamFolderError, team_digest
 
 PACKAGE_DIR = Path(pacman.__file__).resolve().parent
 #: Seconds the platform allows itself to start a sandbox (before any team code runs).
@@ -120,6 +120,10 @@ class Placement:
     #: The confinement layers to apply (all by default; tests switch one off to see the
     #: others still hold).
     layers: tuple[str, ...] = confine.LAYERS
+    #: The layers a tournament's check found: a sandbox that would give fewer guarantees than
+    #: they do is refused before any team code runs (the platform's failure, never played
+    #: less confined). None: play with what the machine gives (the `pacman` command).
+    expected: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -133,8 +137,9 @@ def read_paths(ref: AgentRef) -> tuple[str, ...]:
     """What an agent may read: the interpreter, the engine, its team folder, system libraries."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
              str(Path(sys.executable).resolve().parent.parent), str(PACKAGE_DIR)}
-    if ref.path is not None:
-        paths.add(str(Path(ref.path).resolve().parent))
+    folder = team_folder(ref)
+    if folder is not None:
+        paths.add(str(folder))
     return tuple(sorted(paths)) + SYSTEM_READ_PATHS
 
 
@@ -157,8 +162,8 @@ def hidden_paths(ref: AgentRef) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """What the mounts layer covers in an agent's view: the platform's own code and every
     `__pycache__` of the team's folder (found without following any link)."""
     hidden = [(str(folder), keep) for folder, keep in PLATFORM_HIDDEN if folder.is_dir()]
-    if ref.path is not None:
-        team = Path(ref.path).resolve().parent
+    team = team_folder(ref)
+    if team is not None:
         for seen, (folder, dirs, _) in enumerate(os.walk(team)):
             if seen >= MAX_WALKED:  # a team folder holds at most 5,000 entries anyway
                 break
@@ -167,27 +172,11 @@ def hidden_paths(ref: AgentRef) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(hidden)
 
 
-def team_copy(ref: AgentRef) -> tuple[str, tuple[str, ...]]:
-    """The agent's folder and the files the mounts layer shows of it (a copy of exactly these,
-    see `mounts.View.team`), or ('', ()) to bind the folder as it is.
-
-    A team folder (the tournament's teams are refused unless `team_files` accepts them) is
-    copied without its `__pycache__`s. A folder that is not one (a course folder holding a
-    virtual environment, run from the command line) is bound, as is one that holds another
-    bound path (a copy would cover it).
-    """
+def team_folder(ref: AgentRef) -> Path | None:
+    """The folder an agent reads its files from: its team's, or its file's."""
     if ref.path is None:
-        return "", ()
-    team = Path(ref.path).resolve().parent
-    try:
-        files = team_files(team)
-    except TeamFolderError:
-        return "", ()
-    for other in read_paths(ref):
-        real = os.path.realpath(other)
-        if real != str(team) and real.startswith(str(team).rstrip("/") + "/"):
-            return "", ()
-    return str(team), tuple(f for f in files if "__pycache__" not in f.split("/")[:-1])
+        return None
+    return Path(ref.team) if ref.team else Path(ref.path).resolve().parent
 
 
 class AgentProcess:
@@ -253,14 +242,14 @@ class AgentProcess:
 
     def start(self) -> None:
         """Spawn and confine the child; raises SandboxError if the platform cannot."""
+        team, team_source = self._team_view()
         uid_problem = confine.uid_problem()
-        if not uid_problem and self.ref.path is not None:
-            team = str(Path(self.ref.path).resolve().parent)
-            if not confine.world_readable(team):
-                uid_problem = f"the team folder {team} is not readable by other users"
+        if not uid_problem and self.ref.path is not None and not team_source:
+            folder = str(team_folder(self.ref))
+            if not confine.world_readable(folder):
+                uid_problem = f"the team folder {folder} is not readable by other users"
         uid = None if uid_problem else confine.FIRST_SLOT_UID + 8 * self.placement.slot + self.index
         mem = self.limits.memory_mb * 1024 * 1024 if self.limits.memory_mb else None
-        team, files = team_copy(self.ref)
         plan = confine.Plan(
             workdir=str(self.workdir),
             read_paths=read_paths(self.ref),
@@ -269,7 +258,7 @@ class AgentProcess:
             scratch_files=self.limits.scratch_mb * SCRATCH_FILES_PER_MB,
             hidden=hidden_paths(self.ref),
             team=team,
-            team_files=files,
+            team_source=team_source,
             memory_bytes=mem,
             cpu_seconds=None if self.limits.cpu_seconds is None
             else max(1, round(self.limits.cpu_seconds)),
@@ -349,8 +338,53 @@ class AgentProcess:
         self.started_at = time.perf_counter()
         self.active += [str(x) for x in ready[1]]
         self.missing.update({str(k): str(v) for k, v in dict(ready[2]).items()})
+        if self.placement.expected is not None:
+            lost = guarantees.lost(self.placement.expected, self.active)
+            if lost:
+                why = "; ".join(f"{layer}: {reason}" for layer, reason in self.missing.items())
+                raise SandboxError(
+                    f"this sandbox lacks the guarantees {', '.join(g.name for g in lost)} "
+                    f"that the run's check found ({why}); no team code ran in it")
         with contextlib.suppress(OSError):
             self._stat_fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY)
+
+    def _team_view(self) -> tuple[str, str]:
+        """The team's folder and the referee's copy of its hashed files that the mounts layer
+        shows there (`pacman.teamfolder.team_digest`), or ('', '') to bind the folder as it is.
+
+        Copied for every sandbox, into its own folder (a few files; a 250 MiB team costs a
+        fraction of a second), through descriptors, following no link: so a team that can
+        write to its folder during a run cannot make the copy read anything else. A team
+        whose files a tournament hashed (`AgentRef.team_hash`) plays those files or none: a
+        folder that is no longer a team folder, or whose files changed, is its `load_error`.
+        A folder that is no team folder in the `pacman` command (a course folder holding a
+        virtual environment) is bound as it is, as is one that holds another bound path.
+        """
+        team = team_folder(self.ref)
+        if team is None:
+            return "", ""
+        for other in read_paths(self.ref):
+            real = os.path.realpath(other)
+            if real.startswith(str(team).rstrip("/") + "/"):
+                return "", ""
+        copy = self._home / "team"
+        copy.mkdir()
+        try:
+            digest = team_digest(team, copy_to=copy)
+        except TeamFolderError as exc:
+            remove_tree(copy)
+            if self.ref.team_hash:
+                raise AgentFault("load_error", clean(str(exc))) from None
+            return "", ""
+        except OSError as exc:
+            raise SandboxError(f"cannot copy the team's files for its sandbox: {exc}") from exc
+        if self.ref.team_hash and not digest.startswith(self.ref.team_hash):
+            raise AgentFault("load_error", f"{team}: its files changed since the run hashed "
+                             f"them ({self.ref.team_hash} then, {digest[:16]} now); the next "
+                             "run plays the new files")
+        os.chmod(copy, 0o755)
+        os.utime(copy, ns=(0, 0))
+        return str(team), str(copy)
 
     def _keeper_status(self, timeout: float) -> int | None:
         """How the keeper ended, from the zygote that forked it (None: unknown or running)."""
