@@ -538,6 +538,9 @@ def patient_pacman(kind: str, display: _Pumped, monkeypatch: pytest.MonkeyPatch,
     if kind == "sandboxed":
         assert display.folder is not None
         (display.folder / "agent.py").write_text(PATIENT_AGENT)
+        # The sandbox shows a team folder as a copy made at its start; a folder holding a link
+        # is no team folder, so it is bound as it is and the agent sees the count change.
+        (display.folder / "live").symlink_to(display.folder / "pumps")
         return resolve(f"{display.folder}/agent.py:ZooAgent", (("pumps", str(pumps)),))
     think = GreedyAgent.getAction
 
