@@ -51,7 +51,9 @@ def team_files(folder: Path) -> list[str]:
     """The team's files, as sorted '/'-separated paths relative to `folder`.
 
     Raises TeamFolderError naming the first entry that is not a plain file or folder (see the
-    module's docstring). Nothing is opened and no link is followed: only `lstat` is used.
+    module's docstring). No file is opened and no link is followed: every folder is listed
+    from a descriptor reached one name at a time from the team folder's own (`_descend`), so
+    a subfolder swapped for a link while it is listed fails, never lists another folder.
     """
     try:
         top = os.lstat(folder)
@@ -70,44 +72,92 @@ def team_files(folder: Path) -> list[str]:
     entries = 0
     total = 0
     pending = [""]
-    while pending:
-        relative = pending.pop()
-        where = folder / relative if relative else folder
-        try:
-            with os.scandir(where) as listing:
-                found = sorted(listing, key=lambda entry: entry.name)
-        except OSError as exc:
-            raise TeamFolderError(f"{where}: cannot be read: {exc.strerror or exc}") from None
-        for entry in found:
-            rel = f"{relative}/{entry.name}" if relative else entry.name
-            entries += 1
-            if entries > MAX_FILES:
-                raise TeamFolderError(
-                    f"{folder}: more than {MAX_FILES} files and folders; a team folder holds "
-                    "its agent's sources and data"
-                )
-            if not printable_name(entry.name):
+    top_fd = _open_top(folder)
+    try:
+        while pending:
+            relative = pending.pop()
+            for name, info in _listing(top_fd, folder, relative):
+                rel = f"{relative}/{name}" if relative else name
+                entries += 1
+                if entries > MAX_FILES:
+                    raise TeamFolderError(
+                        f"{folder}: more than {MAX_FILES} files and folders; a team folder "
+                        "holds its agent's sources and data")
+                if stat.S_ISDIR(info.st_mode):
+                    pending.append(rel)
+                    continue
+                problem = _entry_problem(info) or _compiled_problem(rel)
+                if problem:
+                    raise TeamFolderError(f"{folder / rel}: {problem}")
+                total += info.st_size
+                if total > MAX_BYTES:
+                    raise TeamFolderError(f"{folder}: its files hold more than {_MIB} MiB")
+                files.append(rel)
+    finally:
+        os.close(top_fd)
+    return sorted(files)
+
+
+#: MAX_BYTES in MiB, for messages.
+_MIB = MAX_BYTES // (1024 * 1024)
+
+
+def _open_top(folder: Path) -> int:
+    try:
+        return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        raise TeamFolderError(f"{folder}: cannot be read: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a NUL byte in the name
+        raise TeamFolderError(f"{folder!r}: not a usable folder name: {exc}") from None
+
+
+def _descend(top: int, folder: Path, parts: list[str]) -> int:
+    """A descriptor of the team's folder `parts` (`top` itself for []), reached from `top` one
+    name at a time, through no link: a folder swapped for a link on the way fails here."""
+    current = top
+    try:
+        for part in parts:
+            step = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                           dir_fd=current)
+            if current != top:
+                os.close(current)
+            current = step
+    except OSError as exc:
+        if current != top:
+            os.close(current)
+        raise TeamFolderError(
+            f"{folder / '/'.join(parts)}: cannot be read as the team's own folder: "
+            f"{exc.strerror or exc} (it changed while it was read, or it is reached through "
+            "a symbolic link)") from None
+    return current
+
+
+def _listing(top: int, folder: Path, relative: str) -> list[tuple[str, os.stat_result]]:
+    """The names in the team's folder `relative`, sorted, each with its `lstat`, read from a
+    descriptor of that folder."""
+    where = _descend(top, folder, relative.split("/") if relative else [])
+    found: list[tuple[str, os.stat_result]] = []
+    try:
+        for name in sorted(os.listdir(where)):
+            rel = f"{relative}/{name}" if relative else name
+            if not printable_name(name):
                 raise TeamFolderError(
                     f"{folder}: the name {show_name(rel)} is not printable text (a control "
-                    "character or bytes that are not UTF-8); rename it"
-                )
+                    "character or bytes that are not UTF-8); rename it")
             try:
-                info = entry.stat(follow_symlinks=False)
+                found.append((name, os.stat(name, dir_fd=where, follow_symlinks=False)))
             except OSError as exc:
                 raise TeamFolderError(
                     f"{folder / rel}: cannot be read: {exc.strerror or exc}") from None
-            if stat.S_ISDIR(info.st_mode):
-                pending.append(rel)
-                continue
-            problem = _entry_problem(info) or _compiled_problem(rel)
-            if problem:
-                raise TeamFolderError(f"{folder / rel}: {problem}")
-            total += info.st_size
-            if total > MAX_BYTES:
-                raise TeamFolderError(
-                    f"{folder}: its files hold more than {MAX_BYTES // (1024 * 1024)} MiB")
-            files.append(rel)
-    return sorted(files)
+            if len(found) > MAX_FILES:
+                break  # the caller says why
+    except OSError as exc:
+        raise TeamFolderError(
+            f"{folder / relative}: cannot be read: {exc.strerror or exc}") from None
+    finally:
+        if where != top:
+            os.close(where)
+    return found
 
 
 def _entry_problem(info: os.stat_result) -> str:
@@ -160,11 +210,9 @@ def team_digest(folder: Path, copy_to: Path | None = None) -> str:
     """
     files = team_files(folder)
     digest = hashlib.sha256()
-    try:
-        top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError as exc:
-        raise TeamFolderError(f"{folder}: cannot be read: {exc.strerror or exc}") from None
+    top = _open_top(folder)
     made: set[Path] = set()
+    read = 0
     try:
         for rel in files:
             digest.update(os.fsencode(rel) + b"\0")
@@ -181,6 +229,11 @@ def team_digest(folder: Path, copy_to: Path | None = None) -> str:
                     target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
                 try:
                     while chunk := os.read(source, 1 << 20):
+                        read += len(chunk)
+                        if read > MAX_BYTES:  # it grew since it was listed
+                            raise TeamFolderError(
+                                f"{folder}: its files hold more than {_MIB} MiB (they grew "
+                                "while they were read)")
                         file_digest.update(chunk)
                         if out is not None:
                             _write_all(out, chunk)
@@ -209,25 +262,18 @@ def _write_all(fd: int, data: bytes) -> None:
 def _open_beneath(top: int, folder: Path, rel: str) -> Iterator[int]:
     """`rel` opened from the folder descriptor `top`, one name at a time, following no link."""
     parts = rel.split("/")
-    current = top
+    parent = _descend(top, folder, parts[:-1])
     try:
-        try:
-            for part in parts[:-1]:
-                step = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
-                               dir_fd=current)
-                if current != top:
-                    os.close(current)
-                current = step
-            fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
-                         dir_fd=current)
-        except OSError as exc:
-            raise TeamFolderError(
-                f"{folder / rel}: cannot be read as the team's own file: "
-                f"{exc.strerror or exc} (it changed since the folder was listed, or a folder "
-                "on its way is a symbolic link)") from None
+        fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                     dir_fd=parent)
+    except OSError as exc:
+        raise TeamFolderError(
+            f"{folder / rel}: cannot be read as the team's own file: "
+            f"{exc.strerror or exc} (it changed since the folder was listed, or it is a "
+            "symbolic link)") from None
     finally:
-        if current != top:
-            os.close(current)
+        if parent != top:
+            os.close(parent)
     try:
         info = os.fstat(fd)
         problem = _entry_problem(info)

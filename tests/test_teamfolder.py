@@ -235,7 +235,7 @@ def test_the_hash_never_follows_a_folder_swapped_for_a_link_after_listing(
     monkeypatch.setattr(teamfolder, "team_files", lambda _: listed)
     copy = tmp_path / "copy"
     copy.mkdir()
-    with pytest.raises(TeamFolderError, match=r"sub/\.game-secret: cannot be read as the team"):
+    with pytest.raises(TeamFolderError, match=r"/sub: cannot be read as the team's own folder"):
         team_digest(folder, copy_to=copy)
     assert not (copy / "sub" / ".game-secret").exists()
 
@@ -359,3 +359,45 @@ def test_a_folder_of_many_big_sources_is_refused_before_any_is_parsed(tmp_path: 
         (team / f"part{i}Agents.py").write_text("X = [" + "0," * (SOURCE_LIMIT // 5) + "]\n")
     with pytest.raises(SubmissionError, match=r"add a team\.yaml"):
         resolve(str(team))
+
+
+def test_the_listing_never_follows_a_folder_swapped_for_a_link(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found by the fifth hostile review: a subfolder swapped for a link between the listing
+    # of its parent and its own listed the other folder, whose names reached the error message.
+    folder = team(tmp_path, "racy")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "ours.txt").write_text("")
+    private = tmp_path / "organizer-private"
+    private.mkdir()
+    (private / "AAA-private-name.txt").write_text("")
+    listing = teamfolder._listing
+
+    def swapping(top: int, where: Path, relative: str) -> list[tuple[str, os.stat_result]]:
+        found = listing(top, where, relative)
+        if relative == "":
+            shutil.rmtree(folder / "sub")
+            (folder / "sub").symlink_to(private)
+        return found
+
+    monkeypatch.setattr(teamfolder, "_listing", swapping)
+    with pytest.raises(TeamFolderError, match="cannot be read as the team's own folder") as error:
+        team_files(folder)
+    assert "AAA" not in str(error.value)
+
+
+def test_a_file_that_grows_after_the_listing_is_read_no_further_than_the_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found by the fifth hostile review: a file made huge (sparse) once listed was copied
+    # whole, past the 256 MiB a team folder may hold, until the disk was full.
+    monkeypatch.setattr(teamfolder, "MAX_BYTES", 64 * 1024)
+    folder = team(tmp_path, "growing")
+    listed = team_files(folder)
+    with open(folder / "multiAgents.py", "ab") as fh:
+        fh.truncate(10 * 1024 * 1024)
+    monkeypatch.setattr(teamfolder, "team_files", lambda _: listed)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    with pytest.raises(TeamFolderError, match="grew while they were read"):
+        team_digest(folder, copy_to=copy)
+    assert sum(p.stat().st_size for p in copy.rglob("*") if p.is_file()) <= 2 * 1024 * 1024
