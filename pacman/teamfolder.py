@@ -15,7 +15,9 @@ refuses, with an error naming the entry, any of:
 - compiled code that runs in place of a source: a `.pyc` outside `__pycache__` (Python
   imports it when no source stands beside it) or a native extension module (`.so`): what
   plays must be the source the team submitted, that a reviewer or a plagiarism check reads;
-- more than `MAX_FILES` entries or `MAX_BYTES` bytes in all (the hash reads every byte).
+- more than `MAX_FILES` entries or `MAX_BYTES` bytes in all (the hash reads every byte);
+- a path more than `MAX_DEPTH` folders deep or longer than `MAX_PATH` characters (every file
+  is reached one folder at a time, and copied beneath a sandbox's own folder).
 
 Every file counts for the hash, `__pycache__` included, but a sandbox never reads a team's
 `__pycache__` (it sets its own `sys.pycache_prefix`, see `pacman.sandbox.child`), so a
@@ -41,6 +43,9 @@ from pacman.files import kind_of, printable_name, show_name
 MAX_FILES = 5000
 #: The most bytes a team folder's files may hold together.
 MAX_BYTES = 256 * 1024 * 1024
+#: The most folders a path inside a team folder may go through, and its longest length.
+MAX_DEPTH = 32
+MAX_PATH = 1024
 
 
 class TeamFolderError(ValueError):
@@ -83,6 +88,10 @@ def team_files(folder: Path) -> list[str]:
                     raise TeamFolderError(
                         f"{folder}: more than {MAX_FILES} files and folders; a team folder "
                         "holds its agent's sources and data")
+                if len(rel) > MAX_PATH or rel.count("/") >= MAX_DEPTH:
+                    raise TeamFolderError(
+                        f"{folder}: the path {show_name(rel[:80])}... is longer than "
+                        f"{MAX_PATH} characters or deeper than {MAX_DEPTH} folders")
                 if stat.S_ISDIR(info.st_mode):
                     pending.append(rel)
                     continue
@@ -138,7 +147,13 @@ def _listing(top: int, folder: Path, relative: str) -> list[tuple[str, os.stat_r
     where = _descend(top, folder, relative.split("/") if relative else [])
     found: list[tuple[str, os.stat_result]] = []
     try:
-        for name in sorted(os.listdir(where)):
+        names = []
+        with os.scandir(where) as listing:
+            for entry in listing:  # no more than the caller can accept, however many there are
+                names.append(entry.name)
+                if len(names) > MAX_FILES:
+                    break
+        for name in sorted(names):
             rel = f"{relative}/{name}" if relative else name
             if not printable_name(name):
                 raise TeamFolderError(
@@ -149,8 +164,6 @@ def _listing(top: int, folder: Path, relative: str) -> list[tuple[str, os.stat_r
             except OSError as exc:
                 raise TeamFolderError(
                     f"{folder / rel}: cannot be read: {exc.strerror or exc}") from None
-            if len(found) > MAX_FILES:
-                break  # the caller says why
     except OSError as exc:
         raise TeamFolderError(
             f"{folder / relative}: cannot be read: {exc.strerror or exc}") from None

@@ -18,7 +18,7 @@ from pacman.layout import load_layout
 from pacman.loader import AgentRef, options_in_source, resolve
 from pacman.sandbox import confine, wire
 from pacman.sandbox.limits import CONTEST, UNTIMED, Limits, TimeKeeper
-from pacman.sandbox.process import AgentFault, AgentProcess, Placement
+from pacman.sandbox.process import AgentFault, AgentProcess, Placement, hidden_paths
 from pacman.state import GameState
 from pacman.teamfolder import team_digest
 from tests.conftest import TEST_AGENTS
@@ -534,3 +534,17 @@ def test_a_tournament_team_plays_the_files_it_was_hashed_with_or_none(tmp_path: 
         team_view(ref, tmp_path)
     assert fault.value.kind == "load_error"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("pacman-agent")] == []
+
+
+def test_a_copied_team_folder_is_not_walked_again_for_hidden_folders(tmp_path: Path) -> None:
+    # Found by the sixth hostile review: the walk for the team's __pycache__ ran on the live
+    # folder after the copy; a __pycache__ swapped for a link to / then covered the whole view.
+    team = tmp_path / "team"
+    (team / "__pycache__").mkdir(parents=True)
+    (team / "lib").mkdir()
+    (team / "lib" / "__pycache__").symlink_to("/")
+    (team / "agent.py").write_text("class A: pass\n")
+    ref = AgentRef("A", module="", path=str(team / "agent.py"))
+    platform = hidden_paths(AgentRef("RandomGhost", module="pacman.agents.ghosts"))
+    assert hidden_paths(ref, bound=False) == platform
+    assert hidden_paths(ref, bound=True) == (*platform, (str(team / "__pycache__"), ()))

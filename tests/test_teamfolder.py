@@ -401,3 +401,27 @@ def test_a_file_that_grows_after_the_listing_is_read_no_further_than_the_limit(
     with pytest.raises(TeamFolderError, match="grew while they were read"):
         team_digest(folder, copy_to=copy)
     assert sum(p.stat().st_size for p in copy.rglob("*") if p.is_file()) <= 2 * 1024 * 1024
+
+
+@pytest.mark.parametrize("parts", [["d"] * 33, ["n" * 250] * 5], ids=["deep", "long"])
+def test_a_path_too_deep_or_too_long_is_refused(tmp_path: Path, parts: list[str]) -> None:
+    # Found by the sixth hostile review: a 4,080-character path was hashed but could not be
+    # copied beneath a sandbox's folder (every game an unscored infra_error), and a chain of
+    # 4,990 folders cost 12 million opens to list.
+    folder = team(tmp_path, "deep")
+    where = folder.joinpath(*parts)
+    where.mkdir(parents=True)
+    (where / "notes.txt").write_text("")
+    with pytest.raises(TeamFolderError, match="longer than 1024 characters or deeper than 32"):
+        team_files(folder)
+
+
+def test_a_path_as_deep_and_long_as_allowed_is_copied(tmp_path: Path) -> None:
+    folder = team(tmp_path, "deep")
+    where = folder.joinpath(*["d" * 30] * 31)
+    where.mkdir(parents=True)
+    (where / "notes.txt").write_text("deep")
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    team_digest(folder, copy_to=copy)
+    assert (copy.joinpath(*["d" * 30] * 31) / "notes.txt").read_text() == "deep"

@@ -158,17 +158,20 @@ PLATFORM_HIDDEN: tuple[tuple[Path, tuple[str, ...]], ...] = (
 MAX_WALKED = 5000
 
 
-def hidden_paths(ref: AgentRef) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """What the mounts layer covers in an agent's view: the platform's own code and every
-    `__pycache__` of the team's folder (found without following any link)."""
+def hidden_paths(ref: AgentRef, bound: bool = True) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """What the mounts layer covers in an agent's view: the platform's own code and, when the
+    team's folder is `bound` as it is rather than copied, every `__pycache__` in it (a copy
+    has none; and a team able to write its folder could swap one for a link between this walk
+    and the mounts, so a copied folder is never walked again)."""
     hidden = [(str(folder), keep) for folder, keep in PLATFORM_HIDDEN if folder.is_dir()]
     team = team_folder(ref)
-    if team is not None:
+    if team is not None and bound:
         for seen, (folder, dirs, _) in enumerate(os.walk(team)):
             if seen >= MAX_WALKED:  # a team folder holds at most 5,000 entries anyway
                 break
-            if "__pycache__" in dirs:
-                hidden.append((os.path.join(folder, "__pycache__"), ()))
+            cache = os.path.join(folder, "__pycache__")
+            if "__pycache__" in dirs and not os.path.islink(cache):
+                hidden.append((cache, ()))
     return tuple(hidden)
 
 
@@ -256,7 +259,7 @@ class AgentProcess:
             root=str(self.root),
             scratch_bytes=self.limits.scratch_mb * 1024 * 1024,
             scratch_files=self.limits.scratch_mb * SCRATCH_FILES_PER_MB,
-            hidden=hidden_paths(self.ref),
+            hidden=hidden_paths(self.ref, bound=not team_source),
             team=team,
             team_source=team_source,
             memory_bytes=mem,
