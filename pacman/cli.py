@@ -64,7 +64,8 @@ def check_options(ref: AgentRef, sandboxed: bool) -> None:
     source; where the source cannot tell, its start-up in the sandbox reports them.
     """
     if sandboxed and ref.path is not None:
-        options = options_in_source(Path(ref.path), ref.name)
+        options = options_in_source(Path(ref.path), ref.name,
+                                    Path(ref.team) if ref.team else None)
         if options is None:
             return
         for key, _ in ref.args:

@@ -38,7 +38,7 @@ from typing import Any
 from pacman import compat
 from pacman.describe import clean
 from pacman.files import FileProblem, read_bounded
-from pacman.teamfolder import TeamFolderError, team_files
+from pacman.teamfolder import TeamFolderError, read_team_file, team_files
 
 
 class SubmissionError(ValueError):
@@ -206,7 +206,7 @@ def _within_budget(files: list[Path], what: str, instead: str) -> None:
     total = 0
     for file in files:
         try:
-            total += file.stat().st_size
+            total += file.lstat().st_size
         except OSError:
             continue
     if total > SOURCE_LIMIT:
@@ -223,7 +223,23 @@ def syntax_message(exc: SyntaxError, path: Path) -> str:
     return f"{where}: syntax error: {clean(str(exc.msg), 200)}{shown}"
 
 
-def compile_source(path: Path, check: bool = True) -> ast.Module:
+def _read_source(path: Path, team: Path | None) -> bytes:
+    """A source's bytes: a team's file (`path` is `team / rel`) through the team folder's
+    descriptors and no link (`pacman.teamfolder.read_team_file`: a file swapped for a link
+    after the folder was checked is refused, never read elsewhere); another by its path."""
+    if team is None:
+        return read_bounded(path, SOURCE_LIMIT)
+    try:
+        rel = path.relative_to(team).as_posix()
+    except ValueError:
+        raise FileProblem(f"{path}: not in its team's folder {team}") from None
+    try:
+        return read_team_file(team, rel, SOURCE_LIMIT)
+    except TeamFolderError as exc:
+        raise FileProblem(str(exc)) from None
+
+
+def compile_source(path: Path, check: bool = True, team: Path | None = None) -> ast.Module:
     """A file's syntax tree, after checking (with `check`) that it compiles as importing it
     would; without `check` only the tree (a parse, about half the cost: callers that forgive
     a broken file, such as a tournament resolving a team before each game, need no more).
@@ -233,7 +249,7 @@ def compile_source(path: Path, check: bool = True) -> ast.Module:
     (RecursionError, MemoryError): hostile source is an error about that file, never a crash.
     """
     try:
-        source = read_bounded(path, SOURCE_LIMIT)
+        source = _read_source(path, team)
     except FileProblem as exc:
         raise SourceError(str(exc)) from exc
     except OSError as exc:
@@ -258,10 +274,10 @@ def compile_source(path: Path, check: bool = True) -> ast.Module:
         raise SourceError(f"{path}: not Python source: {clean(str(exc), 200)}") from exc
 
 
-def classes_in_source(path: Path, check: bool = True) -> list[str]:
-    """Top-level class names of a file, read without executing it; SourceError if it does not
-    compile (with `check`) or parse."""
-    return _classes(compile_source(path, check))
+def classes_in_source(path: Path, check: bool = True, team: Path | None = None) -> list[str]:
+    """Top-level class names of a file (of `team`, see `compile_source`), read without
+    executing it; SourceError if it does not compile (with `check`) or parse."""
+    return _classes(compile_source(path, check, team))
 
 
 def _classes(tree: ast.Module) -> list[str]:
@@ -324,9 +340,14 @@ def _bound_names(tree: ast.Module) -> list[str]:
     return names
 
 
-def agent_files(folder: Path) -> list[Path]:
+def agent_files(folder: Path, listed: list[str] | None = None) -> list[Path]:
     """The files the course looks in: `*gents.py` and `submission.py` (regular files only: a
-    folder or a pipe of that name is no agent file, and reading a pipe would block)."""
+    folder or a pipe of that name is no agent file, and reading a pipe would block); of a
+    team, from its checked listing (`team_files`) rather than the folder as it is now."""
+    if listed is not None:
+        names = [n for n in listed if "/" not in n and not n.startswith(".")]
+        files = sorted(folder / n for n in names if n.endswith("gents.py"))
+        return files + [folder / n for n in names if n == "submission.py"]
     files = sorted(p for p in folder.glob("*gents.py") if p.is_file())
     if (folder / "submission.py").is_file():
         files.append(folder / "submission.py")
@@ -422,15 +443,18 @@ def _builtin(
     return AgentRef(name, module=module, args=args, builtin=True)
 
 
-def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...]) -> AgentRef:
+def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...],
+               team: Path | None = None) -> AgentRef:
     """A reference to a class in a file, checked by reading the source, never by running it:
-    the file may be an untrusted submission that must only ever run in its sandbox."""
-    if not path.is_file():
+    the file may be an untrusted submission that must only ever run in its sandbox. A team's
+    file (`team` given, `path` one of its checked listing) is read through the team folder's
+    descriptors and never resolved through a link."""
+    if team is None and not path.is_file():
         raise SubmissionError(f"{path}: no such agent file")
     if not cls_name.isidentifier():
         raise SubmissionError(f"{path}:{cls_name}: {cls_name!r} is not a class name")
     try:
-        tree = compile_source(path, check=False)
+        tree = compile_source(path, check=False, team=team)
     except SourceError:
         # A named file (a team's, say) that does not compile is that agent's own failure:
         # its sandbox reports the syntax error as a `load_error` when its games are played,
@@ -446,7 +470,8 @@ def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...]) -> 
             f"{', '.join(classes) or 'none'}"
         )
     # No name in the source at all (a syntax error, say): loading it reports why.
-    return AgentRef(cls_name, module="", path=str(path.resolve()), args=args)
+    where = path.resolve() if team is None else team.resolve() / path.relative_to(team)
+    return AgentRef(cls_name, module="", path=str(where), args=args)
 
 
 def _from_folder(folder: Path, args: tuple[tuple[str, str], ...]) -> AgentRef:
@@ -467,17 +492,17 @@ def _agent_of_folder(folder: Path, files: list[str],
         return _from_team_yaml(folder, files, args)
     candidates: list[tuple[Path, str]] = []
     broken: list[str] = []
-    _within_budget(agent_files(folder), f"{folder}: its agent files",
+    _within_budget(agent_files(folder, files), f"{folder}: its agent files",
                    "add a team.yaml with 'agent: file.py:ClassName'")
-    for file in agent_files(folder):
+    for file in agent_files(folder, files):
         try:
-            candidates += [(file, n) for n in classes_in_source(file, check=False)
+            candidates += [(file, n) for n in classes_in_source(file, check=False, team=folder)
                            if n.endswith("Agent")]
         except SourceError as exc:
             broken.append(str(exc).splitlines()[0])
     if len(candidates) == 1:
         file, name = candidates[0]
-        return _from_file(file, name, args)
+        return _from_file(file, name, args, team=folder)
     listed = ", ".join(f"{f.name}:{n}" for f, n in candidates) or "none found"
     unread = f"; files that do not compile: {'; '.join(broken)}" if broken else ""
     raise SubmissionError(
@@ -525,7 +550,7 @@ def _from_team_yaml(
             else "no such file in the team's folder"
         )
         raise SubmissionError(f"{team_file}: agent: {file_part!r} {where}")
-    return _from_file(folder / relative, cls_name, tuple(merged.items()))
+    return _from_file(folder / relative, cls_name, tuple(merged.items()), team=folder)
 
 
 def describe_signature(cls: type) -> str:
@@ -537,14 +562,14 @@ def describe_signature(cls: type) -> str:
 
 
 
-def options_in_source(path: Path, cls_name: str) -> list[str] | None:
+def options_in_source(path: Path, cls_name: str, team: Path | None = None) -> list[str] | None:
     """The keyword options a class's constructor takes, read from source without running it.
 
     None when the source cannot tell (a `**kwargs`, a base class from another module other
     than the course's `Agent`); the check is then left to the agent's own start-up.
     """
     try:
-        tree = compile_source(path, check=False)
+        tree = compile_source(path, check=False, team=team)
     except SourceError:
         return None
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}

@@ -16,8 +16,8 @@ refuses, with an error naming the entry, any of:
   imports it when no source stands beside it) or a native extension module (`.so`): what
   plays must be the source the team submitted, that a reviewer or a plagiarism check reads;
 - more than `MAX_FILES` entries or `MAX_BYTES` bytes in all (the hash reads every byte);
-- a path more than `MAX_DEPTH` folders deep or longer than `MAX_PATH` characters (every file
-  is reached one folder at a time, and copied beneath a sandbox's own folder).
+- a path more than `MAX_DEPTH` folders deep or longer than `MAX_PATH` bytes (every file is
+  reached one folder at a time, and copied beneath a sandbox's own folder).
 
 Every file counts for the hash, `__pycache__` included, but a sandbox never reads a team's
 `__pycache__` (it sets its own `sys.pycache_prefix`, see `pacman.sandbox.child`), so a
@@ -43,7 +43,8 @@ from pacman.files import kind_of, printable_name, show_name
 MAX_FILES = 5000
 #: The most bytes a team folder's files may hold together.
 MAX_BYTES = 256 * 1024 * 1024
-#: The most folders a path inside a team folder may go through, and its longest length.
+#: The most folders a path inside a team folder may go through, and its longest length in
+#: bytes (as the kernel counts it, UTF-8).
 MAX_DEPTH = 32
 MAX_PATH = 1024
 
@@ -88,10 +89,10 @@ def team_files(folder: Path) -> list[str]:
                     raise TeamFolderError(
                         f"{folder}: more than {MAX_FILES} files and folders; a team folder "
                         "holds its agent's sources and data")
-                if len(rel) > MAX_PATH or rel.count("/") >= MAX_DEPTH:
+                if len(os.fsencode(rel)) > MAX_PATH or rel.count("/") >= MAX_DEPTH:
                     raise TeamFolderError(
                         f"{folder}: the path {show_name(rel[:80])}... is longer than "
-                        f"{MAX_PATH} characters or deeper than {MAX_DEPTH} folders")
+                        f"{MAX_PATH} bytes or deeper than {MAX_DEPTH} folders")
                 if stat.S_ISDIR(info.st_mode):
                     pending.append(rel)
                     continue
@@ -263,6 +264,23 @@ def team_digest(folder: Path, copy_to: Path | None = None) -> str:
         os.chmod(made_folder, 0o755)
         os.utime(made_folder, ns=(0, 0))
     return digest.hexdigest()
+
+
+def read_team_file(folder: Path, rel: str, limit: int) -> bytes:
+    """The bytes of the team's file `rel` (at most `limit`), read as `team_digest` reads: from
+    the folder's descriptor one name at a time, through no link, so a file or folder swapped
+    for a link after the folder was checked is refused, never read elsewhere."""
+    top = _open_top(folder)
+    try:
+        with _open_beneath(top, folder, rel) as fd:
+            data = os.read(fd, limit + 1)
+            while len(data) <= limit and (more := os.read(fd, limit + 1 - len(data))):
+                data += more
+    finally:
+        os.close(top)
+    if len(data) > limit:
+        raise TeamFolderError(f"{folder / rel}: more than the {limit} bytes allowed")
+    return data
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -403,16 +403,17 @@ def test_a_file_that_grows_after_the_listing_is_read_no_further_than_the_limit(
     assert sum(p.stat().st_size for p in copy.rglob("*") if p.is_file()) <= 2 * 1024 * 1024
 
 
-@pytest.mark.parametrize("parts", [["d"] * 33, ["n" * 250] * 5], ids=["deep", "long"])
+@pytest.mark.parametrize("parts", [["d"] * 33, ["n" * 250] * 5, ["\U0001f600" * 63] * 5],
+                         ids=["deep", "long", "long-in-bytes"])
 def test_a_path_too_deep_or_too_long_is_refused(tmp_path: Path, parts: list[str]) -> None:
-    # Found by the sixth hostile review: a 4,080-character path was hashed but could not be
-    # copied beneath a sandbox's folder (every game an unscored infra_error), and a chain of
+    # Found by the sixth and seventh hostile reviews: a 4,080-byte path was hashed but could not
+    # be copied beneath a sandbox's folder (every game an unscored infra_error), and a chain of
     # 4,990 folders cost 12 million opens to list.
     folder = team(tmp_path, "deep")
     where = folder.joinpath(*parts)
     where.mkdir(parents=True)
     (where / "notes.txt").write_text("")
-    with pytest.raises(TeamFolderError, match="longer than 1024 characters or deeper than 32"):
+    with pytest.raises(TeamFolderError, match="longer than 1024 bytes or deeper than 32"):
         team_files(folder)
 
 
@@ -425,3 +426,28 @@ def test_a_path_as_deep_and_long_as_allowed_is_copied(tmp_path: Path) -> None:
     copy.mkdir()
     team_digest(folder, copy_to=copy)
     assert (copy.joinpath(*["d" * 30] * 31) / "notes.txt").read_text() == "deep"
+
+
+@pytest.mark.parametrize("team_yaml", [AGENT, None], ids=["team.yaml", "found-by-name"])
+def test_resolving_a_team_never_reads_a_file_swapped_for_a_link_after_the_check(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, team_yaml: str | None) -> None:
+    # Found by the seventh hostile review: the agent file was read again by its path after the
+    # folder was checked; swapped for a link to another team's file, that team's class names
+    # reached the error message and the agent's path pointed into the other folder.
+    from pacman import loader
+
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "multiAgents.py").write_text("class VictimSecretAgent:\n    pass\n")
+    folder = team(tmp_path, "racer", team_yaml)
+    listed = team_files(folder)
+    (folder / "multiAgents.py").unlink()
+    (folder / "multiAgents.py").symlink_to(victim / "multiAgents.py")
+    monkeypatch.setattr(loader, "team_files", lambda _: listed)  # the check came first
+    try:
+        ref = resolve(str(folder))
+    except SubmissionError as error:  # no class found: the message names none of the victim's
+        assert "symbolic link" in str(error) or "none found" in str(error), str(error)
+        assert "VictimSecret" not in str(error)
+    else:  # the file named in team.yaml: its sandbox will say it cannot load it
+        assert ref.path == str(folder.resolve() / "multiAgents.py")

@@ -579,7 +579,7 @@ class _Parser:
             ref = resolve(str(sub), (), kind="pacman")
         except SubmissionError as exc:
             return Entrant(sub.name, "team", str(sub), (), folder=sub, problem=str(exc))
-        options = _source_options(ref.path, ref.name)
+        options = _source_options(ref.path, ref.name, ref.team)
         takes_depth = options is None or "depth" in options
         return Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=takes_depth)
 
@@ -612,7 +612,7 @@ class _Parser:
         options = (
             _builtin_options(ref.module, ref.name)
             if ref.builtin
-            else _source_options(ref.path, ref.name)
+            else _source_options(ref.path, ref.name, ref.team)
         )
         if takes_depth is None:
             takes_depth = options is None or "depth" in options
@@ -991,11 +991,13 @@ def _builtin_class(module: str, cls_name: str) -> Any:
     return getattr(importlib.import_module(module), cls_name)
 
 
-def _source_options(path: str | None, cls_name: str) -> list[str] | None:
-    """A file agent's option names read from its source (never run), or None if unknown."""
-    if path is None or not Path(path).is_file():
+def _source_options(path: str | None, cls_name: str,
+                    team: str | None = None) -> list[str] | None:
+    """A file agent's option names read from its source (never run; a team's through its
+    folder's descriptors), or None if unknown."""
+    if path is None or (team is None and not Path(path).is_file()):
         return None
-    return options_in_source(Path(path), cls_name)
+    return options_in_source(Path(path), cls_name, Path(team) if team else None)
 
 
 def _builtin_options(module: str, cls_name: str) -> list[str] | None:
