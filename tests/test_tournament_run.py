@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from pacman.rules import DEATH_PENALTY
 from pacman.sandbox.guarantees import missing
 from tests.chaos import pool_workers
 from tests.test_sandbox_zoo import ACTIVE, UNAVAILABLE, ZOO
@@ -292,6 +293,12 @@ def test_leaderboard_writes_csv_markdown_json_and_every_game(tmp_path: Path) -> 
         games = list(csv.DictReader(fh))
     assert len(games) == 3 * 2 * 2
     assert {g["outcome"] for g in games if g["entrant"] == "crasher"} == {"crash"}
+    # A failure scores its score at that moment less what being caught costs.
+    with sqlite3.connect(folder / "results.sqlite") as conn:
+        crashes = list(conn.execute("SELECT replay, score FROM games WHERE outcome = 'crash'"))
+    assert len(crashes) == 4
+    for replay, score in crashes:
+        assert score == json.loads(Path(replay).read_text())["score"] - DEATH_PENALTY
     assert (folder / "leaderboard.csv").read_text().splitlines()[0].startswith("rank,")
     with open(folder / "cells.csv", newline="") as fh:
         cells = list(csv.DictReader(fh))
@@ -421,7 +428,7 @@ def test_teams_that_cannot_be_resolved_lose_their_games_and_the_others_play(
                f"load_error: {problem}" in ran.stdout
     outcomes = {r[1]: (r[5], r[6], r[7]) for r in rows(config)}
     assert {name: outcomes[name] for name in broken} == {
-        name: ("load_error", 0, 0) for name in broken}
+        name: ("load_error", 0, -500) for name in broken}  # scored as a death at move 0
     assert outcomes["alpha"][0] in ("win", "loss", "move_limit")
     assert outcomes["greedy"][0] in ("win", "loss", "move_limit")
     with sqlite3.connect(tmp_path / "out" / "results.sqlite") as conn:
@@ -456,3 +463,16 @@ def test_games_csv_neutralises_formulas_an_agent_chose_and_keeps_numbers(
     with open(tmp_path / "out" / "leaderboard.csv", newline="", encoding="utf-8") as fh:
         board = {row["entrant"]: row for row in csv.DictReader(fh)}
     assert float(board["alpha"]["mean_score"]) == -517.0
+
+
+def test_failing_never_scores_better_than_being_caught() -> None:
+    # Found by the eighth hostile review: a Pacman that raised just before a certain death kept
+    # the 500 points a death costs (mean 665 against 502 for the same agent dying).
+    from tournament.runner import tournament_score
+
+    assert tournament_score("crash", 0, 746) == 746 - DEATH_PENALTY
+    assert tournament_score("load_error", 0, 0) == -DEATH_PENALTY
+    assert tournament_score("timeout", 0, 120) == tournament_score("loss", 0, 120 - 500)
+    assert tournament_score("crash", 1, 300) == 300  # a ghost failed: not Pacman's fault
+    assert tournament_score("loss", None, -400) == -400
+    assert tournament_score("win", None, 1200) == 1200

@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from pacman.game import FAILURES, INFRA_ERROR
 from tournament.config import RANKING_KEYS, RankingConfig
 
-#: Ways a game can end because an agent failed (the culprit's fault).
-FAILURE_KINDS = ("load_error", "crash", "timeout", "illegal_action", "memory", "killed")
-#: The platform itself failed; never scored.
-INFRA_ERROR = "infra_error"
+#: Ways a game can end because an agent failed (the culprit's fault), and the platform's own
+#: failure, never scored: named where the games are played (`pacman.game`).
+FAILURE_KINDS = FAILURES
 OUTCOMES = ("win", "loss", "move_limit", *FAILURE_KINDS, INFRA_ERROR)
 
 #: Columns the results table must have (it may have more).

@@ -31,8 +31,9 @@ from urllib.parse import quote
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from pacman.game import INFRA_ERROR
 from tournament.config import TournamentConfig
-from tournament.leaderboard import FAILURE_KINDS, INFRA_ERROR, cell_table, leaderboard
+from tournament.leaderboard import FAILURE_KINDS, cell_table, leaderboard
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -22,9 +22,10 @@ from typing import Any
 from pacman import __version__
 from pacman import replay as replays
 from pacman.describe import clean
-from pacman.game import INFRA_ERROR, MESSAGE_LIMIT, GameResult, GameSpec, play
+from pacman.game import FAILURES, INFRA_ERROR, MESSAGE_LIMIT, GameResult, GameSpec, play
 from pacman.layout import load_layout
 from pacman.loader import AgentRef, SubmissionError, resolve
+from pacman.rules import DEATH_PENALTY
 from pacman.sandbox import guarantees
 from pacman.sandbox.limits import Limits
 from pacman.sandbox.process import Placement
@@ -180,6 +181,18 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
     return make_row(task, result, replay)
 
 
+def tournament_score(outcome: str, culprit: int | None, score: int) -> int:
+    """What a game scores in a tournament: the engine's score, but a game the entrant itself
+    failed (culprit 0) scores its score at that moment less what being caught costs
+    (`rules.DEATH_PENALTY`). The course scores a failure at the score of that moment, so a
+    Pacman that raised on purpose just before a certain death kept the 500 points a death
+    costs, and a team that never loaded (0 a game) ranked above teams that played and lost:
+    in a tournament, failing never pays better than being caught."""
+    if outcome in FAILURES and culprit == 0:
+        return score - DEATH_PENALTY
+    return score
+
+
 def make_row(task: GameTask, result: GameResult | None, replay: str | None,
              outcome: str | None = None, message: str = "", trace: str = "",
              culprit: int | None = None) -> dict[str, Any]:
@@ -187,6 +200,9 @@ def make_row(task: GameTask, result: GameResult | None, replay: str | None,
     timing = result.timing[0] if result is not None and result.timing else None
     moves = timing.moves if timing is not None else 0
     cpu_moves = timing.cpu if timing is not None else None
+    final = outcome or (result.outcome if result is not None else INFRA_ERROR)
+    blamed = result.culprit if result is not None else culprit
+    score = result.score if result is not None and outcome is None else 0
     return {
         "game_id": game.game_id,
         "entrant": game.entrant,
@@ -199,11 +215,11 @@ def make_row(task: GameTask, result: GameResult | None, replay: str | None,
         "ruleset": game.cell.ruleset,
         "seed": game.seed,
         "game_index": game.index,
-        "outcome": outcome or (result.outcome if result is not None else INFRA_ERROR),
-        "culprit": result.culprit if result is not None else culprit,
+        "outcome": final,
+        "culprit": blamed,
         "message": message or (result.message if result is not None else ""),
         "trace": trace or (result.trace if result is not None else ""),
-        "score": result.score if result is not None and outcome is None else 0,
+        "score": tournament_score(final, blamed, score),
         "win": bool(result is not None and outcome is None and result.win),
         "moves": result.moves if result is not None else 0,
         "wall_mean": timing.wall / moves if timing is not None and moves else None,
