@@ -53,6 +53,12 @@ class TeamFolderError(ValueError):
     """A team folder that holds something a team may not; the message names the entry."""
 
 
+def team_size(folder: Path) -> int:
+    """The bytes of the team's files as listed (at most MAX_BYTES): what a copy of the team
+    for a sandbox needs on disk. TeamFolderError as `team_files`."""
+    return _list_team(folder)[1]
+
+
 def team_files(folder: Path) -> list[str]:
     """The team's files, as sorted '/'-separated paths relative to `folder`.
 
@@ -61,6 +67,11 @@ def team_files(folder: Path) -> list[str]:
     from a descriptor reached one name at a time from the team folder's own (`_descend`), so
     a subfolder swapped for a link while it is listed fails, never lists another folder.
     """
+    return _list_team(folder)[0]
+
+
+def _list_team(folder: Path) -> tuple[list[str], int]:
+    """`team_files` and the bytes its files hold together."""
     try:
         top = os.lstat(folder)
     except OSError as exc:
@@ -105,7 +116,7 @@ def team_files(folder: Path) -> list[str]:
                 files.append(rel)
     finally:
         os.close(top_fd)
-    return sorted(files)
+    return sorted(files), total
 
 
 #: MAX_BYTES in MiB, for messages.

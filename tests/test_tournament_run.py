@@ -476,3 +476,36 @@ def test_failing_never_scores_better_than_being_caught() -> None:
     assert tournament_score("crash", 1, 300) == 300  # a ghost failed: not Pacman's fault
     assert tournament_score("loss", None, -400) == -400
     assert tournament_score("win", None, 1200) == 1200
+
+
+def test_a_run_without_room_for_the_teams_copies_says_so_before_playing() -> None:
+    # Found by the eighth hostile review: with a small TMPDIR, a legal 200 MiB team's copies
+    # found no room and every one of its games was an unscored infra_error, run after run.
+    from tournament.runner import copy_room_problem
+
+    mib = 1024 * 1024
+    assert copy_room_problem(600 * mib, 2, 200 * mib, "/tmp") == ""
+    problem = copy_room_problem(200 * mib, 2, 200 * mib, "/small")
+    assert problem.startswith("the sandbox folder /small has 200 MiB free, but 2 games")
+    assert "give it 201 MiB more" in problem and "TMPDIR" in problem
+
+
+def test_the_room_check_measures_the_largest_team(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from collections import namedtuple
+
+    from tournament import cli
+    from tournament.config import load_config
+
+    config = make_tournament(tmp_path, {"alpha": "example", "heavy": "example"}, games=1)
+    with open(tmp_path / "submissions" / "heavy" / "weights.bin", "wb") as fh:
+        fh.truncate(30 * 1024 * 1024)  # sparse: no disk used here, 30 MiB in a copy
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(cli.shutil, "disk_usage", lambda _: usage(0, 0, 50 * 1024 * 1024))
+    cli.check_copy_room(load_config(config), 1)  # one copy of 30 MiB fits in 50
+    with pytest.raises(SystemExit) as stop:
+        cli.check_copy_room(load_config(config), 2)
+    assert stop.value.code == 2
+    assert "50 MiB free, but 2 games at once may each copy the largest team's files (30 MiB)" \
+        in capsys.readouterr().err

@@ -8,9 +8,11 @@ with everything finished so far kept.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -30,6 +32,7 @@ from rich.text import Text
 from pacman import __version__
 from pacman.game import INFRA_ERROR
 from pacman.replay import ReplayError
+from pacman.teamfolder import TeamFolderError, team_size
 from tournament.browse import (
     OUTCOME_CHOICES,
     Replay,
@@ -139,6 +142,8 @@ def run(config_path: Path, workers: int | None) -> None:
     warn_unplayable_teams(config)
     if todo:
         layers = check_sandbox(config)
+        if "mounts" in layers and not config.scheduler:
+            check_copy_room(config, workers or config.worker_count)
         hashes = {e.name: submission_hash(e) for e in config.entrants}
         try:
             tasks = tasks_for(config, todo, hashes, checked_secret(config, store), layers)
@@ -187,6 +192,22 @@ def warn_unplayable_teams(config: TournamentConfig) -> None:
             console.print(f"warning: team {entrant.name} cannot play, so its games are "
                           f"recorded as its load_error: {clean(entrant.problem)}", markup=False,
                           style="yellow")
+
+
+def check_copy_room(config: TournamentConfig, workers: int) -> None:
+    """Exit 2 when the sandbox folder (TMPDIR) cannot hold a copy of the largest team's files
+    per worker (`tournament.runner.copy_room_problem`)."""
+    from tournament.runner import copy_room_problem
+
+    largest = 0
+    for entrant in config.entrants:
+        if entrant.folder is not None:
+            with contextlib.suppress(TeamFolderError):  # that team's own load_error
+                largest = max(largest, team_size(entrant.folder))
+    where = tempfile.gettempdir()
+    problem = copy_room_problem(shutil.disk_usage(where).free, workers, largest, where)
+    if problem:
+        die(problem)
 
 
 def check_sandbox(config: TournamentConfig) -> tuple[str, ...]:

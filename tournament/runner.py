@@ -181,6 +181,24 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
     return make_row(task, result, replay)
 
 
+def copy_room_problem(free: int, workers: int, largest: int, where: str) -> str:
+    """Why the sandbox folder is too small for the copies of the teams' files, or ''.
+
+    Each sandbox holds a copy of its team's files (`pacman.sandbox.process`); with `workers`
+    games at once, up to `workers` copies of the largest team. A copy that finds no room is
+    the platform's failure (infra_error), so a run without room would leave a legal team's
+    games unscored, run after run: better said before it starts.
+    """
+    need = workers * largest
+    if need <= free:
+        return ""
+    mib = 1024 * 1024
+    return (f"the sandbox folder {where} has {free // mib} MiB free, but {workers} games at "
+            f"once may each copy the largest team's files ({largest // mib} MiB): give it "
+            f"{(need - free) // mib + 1} MiB more (set TMPDIR to a larger folder) or use fewer "
+            "workers")
+
+
 def tournament_score(outcome: str, culprit: int | None, score: int) -> int:
     """What a game scores in a tournament: the engine's score, but a game the entrant itself
     failed (culprit 0) scores its score at that moment less what being caught costs
