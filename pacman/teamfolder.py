@@ -53,10 +53,17 @@ class TeamFolderError(ValueError):
     """A team folder that holds something a team may not; the message names the entry."""
 
 
+#: The unit a file system allocates in (a copy's file of one byte takes one of these).
+BLOCK = 4096
+
+
 def team_size(folder: Path) -> int:
-    """The bytes of the team's files as listed (at most MAX_BYTES): what a copy of the team
-    for a sandbox needs on disk. TeamFolderError as `team_files`."""
-    return _list_team(folder)[1]
+    """What a copy of the team for a sandbox needs on disk: each file's bytes rounded up to
+    whole blocks, and a block per file and folder besides (5,000 one-byte files take some 40
+    MiB, not 5 kB). TeamFolderError as `team_files`."""
+    files, _, sizes = _list_team(folder)
+    folders = {rel.rpartition("/")[0] for rel in files}
+    return sum(-(-size // BLOCK) * BLOCK + BLOCK for size in sizes) + BLOCK * len(folders)
 
 
 def team_files(folder: Path) -> list[str]:
@@ -70,8 +77,8 @@ def team_files(folder: Path) -> list[str]:
     return _list_team(folder)[0]
 
 
-def _list_team(folder: Path) -> tuple[list[str], int]:
-    """`team_files` and the bytes its files hold together."""
+def _list_team(folder: Path) -> tuple[list[str], int, list[int]]:
+    """`team_files`, the bytes its files hold together, and each file's size."""
     try:
         top = os.lstat(folder)
     except OSError as exc:
@@ -86,6 +93,7 @@ def _list_team(folder: Path) -> tuple[list[str], int]:
     if not stat.S_ISDIR(top.st_mode):
         raise TeamFolderError(f"{folder}: is {kind_of(top.st_mode)}, not a team folder")
     files: list[str] = []
+    sizes: list[int] = []
     entries = 0
     total = 0
     pending = [""]
@@ -114,9 +122,11 @@ def _list_team(folder: Path) -> tuple[list[str], int]:
                 if total > MAX_BYTES:
                     raise TeamFolderError(f"{folder}: its files hold more than {_MIB} MiB")
                 files.append(rel)
+                sizes.append(info.st_size)
     finally:
         os.close(top_fd)
-    return sorted(files), total
+    order = sorted(range(len(files)), key=files.__getitem__)
+    return [files[i] for i in order], total, [sizes[i] for i in order]
 
 
 #: MAX_BYTES in MiB, for messages.

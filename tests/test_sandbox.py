@@ -548,3 +548,33 @@ def test_a_copied_team_folder_is_not_walked_again_for_hidden_folders(tmp_path: P
     platform = hidden_paths(AgentRef("RandomGhost", module="pacman.agents.ghosts"))
     assert hidden_paths(ref, bound=False) == platform
     assert hidden_paths(ref, bound=True) == (*platform, (str(team / "__pycache__"), ()))
+
+
+def test_a_copy_without_room_is_the_teams_failure_only_if_its_files_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found by the ninth hostile review: a team that grew its folder during the run filled the
+    # sandbox folder; its games became the platform's unscored infra_error.
+    import errno
+
+    from pacman.sandbox import process
+    from pacman.sandbox.process import SandboxError
+
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "agent.py").write_text("class A: pass\n")
+    hashed = team_digest(team)[:16]
+    ref = AgentRef("A", module="", path=str(team / "agent.py"), team=str(team), team_hash=hashed)
+    digest = team_digest
+
+    def no_room(folder: Path, copy_to: Path | None = None) -> str:
+        if copy_to is not None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return digest(folder)
+
+    monkeypatch.setattr(process, "team_digest", no_room)
+    with pytest.raises(SandboxError, match="No space left"):  # the same files: the platform's
+        team_view(ref, tmp_path)
+    (team / "weights.bin").write_bytes(b"\0" * 1000)
+    with pytest.raises(AgentFault, match="changed since the run hashed them") as fault:
+        team_view(ref, tmp_path)
+    assert fault.value.kind == "load_error"

@@ -451,3 +451,13 @@ def test_resolving_a_team_never_reads_a_file_swapped_for_a_link_after_the_check(
         assert "VictimSecret" not in str(error)
     else:  # the file named in team.yaml: its sandbox will say it cannot load it
         assert ref.path == str(folder.resolve() / "multiAgents.py")
+
+
+def test_the_room_a_copy_needs_counts_whole_blocks(tmp_path: Path) -> None:
+    # Found by the ninth hostile review: 4,000 one-byte files were counted as 4 kB, and their
+    # copy filled a TMPDIR the room check had let through.
+    folder = team(tmp_path, "many", team_yaml=None)
+    (folder / "data").mkdir()
+    for i in range(100):
+        (folder / "data" / f"{i}.txt").write_text("x")
+    assert teamfolder.team_size(folder) >= 100 * 2 * teamfolder.BLOCK

@@ -298,7 +298,7 @@ def test_leaderboard_writes_csv_markdown_json_and_every_game(tmp_path: Path) -> 
         crashes = list(conn.execute("SELECT replay, score FROM games WHERE outcome = 'crash'"))
     assert len(crashes) == 4
     for replay, score in crashes:
-        assert score == json.loads(Path(replay).read_text())["score"] - DEATH_PENALTY
+        assert score == json.loads(Path(replay).read_text())["score"] - DEATH_PENALTY - 1
     assert (folder / "leaderboard.csv").read_text().splitlines()[0].startswith("rank,")
     with open(folder / "cells.csv", newline="") as fh:
         cells = list(csv.DictReader(fh))
@@ -428,7 +428,7 @@ def test_teams_that_cannot_be_resolved_lose_their_games_and_the_others_play(
                f"load_error: {problem}" in ran.stdout
     outcomes = {r[1]: (r[5], r[6], r[7]) for r in rows(config)}
     assert {name: outcomes[name] for name in broken} == {
-        name: ("load_error", 0, -500) for name in broken}  # scored as a death at move 0
+        name: ("load_error", 0, -501) for name in broken}  # scored as a death at move 1
     assert outcomes["alpha"][0] in ("win", "loss", "move_limit")
     assert outcomes["greedy"][0] in ("win", "loss", "move_limit")
     with sqlite3.connect(tmp_path / "out" / "results.sqlite") as conn:
@@ -470,9 +470,9 @@ def test_failing_never_scores_better_than_being_caught() -> None:
     # the 500 points a death costs (mean 665 against 502 for the same agent dying).
     from tournament.runner import tournament_score
 
-    assert tournament_score("crash", 0, 746) == 746 - DEATH_PENALTY
-    assert tournament_score("load_error", 0, 0) == -DEATH_PENALTY
-    assert tournament_score("timeout", 0, 120) == tournament_score("loss", 0, 120 - 500)
+    assert tournament_score("crash", 0, 746) == 746 - DEATH_PENALTY - 1
+    assert tournament_score("load_error", 0, 0) == -DEATH_PENALTY - 1
+    assert tournament_score("timeout", 0, 120) == tournament_score("loss", 0, 120 - 1 - 500)
     assert tournament_score("crash", 1, 300) == 300  # a ghost failed: not Pacman's fault
     assert tournament_score("loss", None, -400) == -400
     assert tournament_score("win", None, 1200) == 1200

@@ -25,7 +25,7 @@ from pacman.describe import clean
 from pacman.game import FAILURES, INFRA_ERROR, MESSAGE_LIMIT, GameResult, GameSpec, play
 from pacman.layout import load_layout
 from pacman.loader import AgentRef, SubmissionError, resolve
-from pacman.rules import DEATH_PENALTY
+from pacman.rules import DEATH_PENALTY, TIME_PENALTY
 from pacman.sandbox import guarantees
 from pacman.sandbox.limits import Limits
 from pacman.sandbox.process import Placement
@@ -201,13 +201,15 @@ def copy_room_problem(free: int, workers: int, largest: int, where: str) -> str:
 
 def tournament_score(outcome: str, culprit: int | None, score: int) -> int:
     """What a game scores in a tournament: the engine's score, but a game the entrant itself
-    failed (culprit 0) scores its score at that moment less what being caught costs
-    (`rules.DEATH_PENALTY`). The course scores a failure at the score of that moment, so a
-    Pacman that raised on purpose just before a certain death kept the 500 points a death
-    costs, and a team that never loaded (0 a game) ranked above teams that played and lost:
-    in a tournament, failing never pays better than being caught."""
+    failed (culprit 0) scores its score at that moment less what the move into a ghost
+    costs (`rules.DEATH_PENALTY` and `TIME_PENALTY`). The course scores a failure at the score
+    of that moment, so a Pacman that raised on purpose just before a certain death kept the
+    points a death costs, and a team that never loaded (0 a game) ranked above teams that
+    played and lost: in a tournament, failing instead of stepping into a ghost never pays.
+    (A Pacman that fails at once still saves the time penalty of the moves it would have
+    played before losing; a team whose losses cost more than that ranks by win rate first.)"""
     if outcome in FAILURES and culprit == 0:
-        return score - DEATH_PENALTY
+        return score - DEATH_PENALTY - TIME_PENALTY  # as the move into a ghost would
     return score
 
 

@@ -380,14 +380,28 @@ class AgentProcess:
                 raise AgentFault("load_error", clean(str(exc))) from None
             return "", ""
         except OSError as exc:
+            # No room (say): the platform's failure, unless the team's files changed since
+            # the run hashed them (a team that grew its folder to fill the disk).
+            self._changed_since_hashed(team)
             raise SandboxError(f"cannot copy the team's files for its sandbox: {exc}") from exc
         if self.ref.team_hash and not digest.startswith(self.ref.team_hash):
-            raise AgentFault("load_error", f"{team}: its files changed since the run hashed "
-                             f"them ({self.ref.team_hash} then, {digest[:16]} now); the next "
-                             "run plays the new files")
+            self._changed_since_hashed(team)  # hashes again: raises the team's load_error
         os.chmod(copy, 0o755)
         os.utime(copy, ns=(0, 0))
         return str(team), str(copy)
+
+    def _changed_since_hashed(self, team: Path) -> None:
+        """Raise the team's load_error if its files are no longer those the run hashed."""
+        if not self.ref.team_hash:
+            return
+        try:
+            digest = team_digest(team)
+        except TeamFolderError as exc:
+            raise AgentFault("load_error", clean(str(exc))) from None
+        if not digest.startswith(self.ref.team_hash):
+            raise AgentFault("load_error", f"{team}: its files changed since the run hashed "
+                             f"them ({self.ref.team_hash} then, {digest[:16]} now); the next "
+                             "run plays the new files")
 
     def _keeper_status(self, timeout: float) -> int | None:
         """How the keeper ended, from the zygote that forked it (None: unknown or running)."""
