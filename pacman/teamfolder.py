@@ -57,13 +57,14 @@ class TeamFolderError(ValueError):
 BLOCK = 4096
 
 
-def team_size(folder: Path) -> int:
-    """What a copy of the team for a sandbox needs on disk: each file's bytes rounded up to
-    whole blocks, and a block per file and folder besides (5,000 one-byte files take some 40
-    MiB, not 5 kB). TeamFolderError as `team_files`."""
+def team_size(folder: Path) -> tuple[int, int]:
+    """What a copy of the team for a sandbox needs on disk: bytes (each file's rounded up to
+    whole blocks, and a block per file and folder besides: 5,000 one-byte files take some 40
+    MiB, not 5 kB) and inodes (one per file and folder). TeamFolderError as `team_files`."""
     files, _, sizes = _list_team(folder)
     folders = {rel.rpartition("/")[0] for rel in files}
-    return sum(-(-size // BLOCK) * BLOCK + BLOCK for size in sizes) + BLOCK * len(folders)
+    space = sum(-(-size // BLOCK) * BLOCK + BLOCK for size in sizes) + BLOCK * len(folders)
+    return space, len(files) + len(folders)
 
 
 def team_files(folder: Path) -> list[str]:

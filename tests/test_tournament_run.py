@@ -484,10 +484,14 @@ def test_a_run_without_room_for_the_teams_copies_says_so_before_playing() -> Non
     from tournament.runner import copy_room_problem
 
     mib = 1024 * 1024
-    assert copy_room_problem(600 * mib, 2, 200 * mib, "/tmp") == ""
-    problem = copy_room_problem(200 * mib, 2, 200 * mib, "/small")
+    assert copy_room_problem((600 * mib, 10_000), 2, (200 * mib, 30), "/tmp") == ""
+    problem = copy_room_problem((200 * mib, 10_000), 2, (200 * mib, 30), "/small")
     assert problem.startswith("the sandbox folder /small has 200 MiB free, but 2 games")
     assert "give it 201 MiB more" in problem and "TMPDIR" in problem
+    # Found by the tenth hostile review: room in bytes, but not in inodes, for 4,000 files.
+    problem = copy_room_problem((100 * mib, 2999), 2, (31 * mib, 4002), "/few-inodes")
+    assert problem.startswith("the sandbox folder /few-inodes has room for 2999 more files")
+    assert "4002 files and folders" in problem
 
 
 def test_the_room_check_measures_the_largest_team(
@@ -501,8 +505,8 @@ def test_the_room_check_measures_the_largest_team(
     config = make_tournament(tmp_path, {"alpha": "example", "heavy": "example"}, games=1)
     with open(tmp_path / "submissions" / "heavy" / "weights.bin", "wb") as fh:
         fh.truncate(30 * 1024 * 1024)  # sparse: no disk used here, 30 MiB in a copy
-    usage = namedtuple("usage", "total used free")
-    monkeypatch.setattr(cli.shutil, "disk_usage", lambda _: usage(0, 0, 50 * 1024 * 1024))
+    statvfs = namedtuple("statvfs", "f_bavail f_frsize f_favail")
+    monkeypatch.setattr(cli.os, "statvfs", lambda _: statvfs(50 * 256, 4096, 100_000))
     cli.check_copy_room(load_config(config), 1)  # one copy of 30 MiB fits in 50
     with pytest.raises(SystemExit) as stop:
         cli.check_copy_room(load_config(config), 2)

@@ -12,7 +12,6 @@ import contextlib
 import json
 import math
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -199,13 +198,16 @@ def check_copy_room(config: TournamentConfig, workers: int) -> None:
     per worker (`tournament.runner.copy_room_problem`)."""
     from tournament.runner import copy_room_problem
 
-    largest = 0
+    largest = (0, 0)
     for entrant in config.entrants:
         if entrant.folder is not None:
             with contextlib.suppress(TeamFolderError):  # that team's own load_error
-                largest = max(largest, team_size(entrant.folder))
+                size = team_size(entrant.folder)
+                largest = (max(largest[0], size[0]), max(largest[1], size[1]))
     where = tempfile.gettempdir()
-    problem = copy_room_problem(shutil.disk_usage(where).free, workers, largest, where)
+    room = os.statvfs(where)
+    problem = copy_room_problem((room.f_bavail * room.f_frsize, room.f_favail), workers,
+                                largest, where)
     if problem:
         die(problem)
 

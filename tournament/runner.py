@@ -181,22 +181,28 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
     return make_row(task, result, replay)
 
 
-def copy_room_problem(free: int, workers: int, largest: int, where: str) -> str:
+def copy_room_problem(free: tuple[int, int], workers: int, largest: tuple[int, int],
+                      where: str) -> str:
     """Why the sandbox folder is too small for the copies of the teams' files, or ''.
 
     Each sandbox holds a copy of its team's files (`pacman.sandbox.process`); with `workers`
-    games at once, up to `workers` copies of the largest team. A copy that finds no room is
-    the platform's failure (infra_error), so a run without room would leave a legal team's
-    games unscored, run after run: better said before it starts.
+    games at once, up to `workers` copies of the largest team. `free` and `largest` are
+    (bytes, inodes). A copy that finds no room is the platform's failure (infra_error), so a
+    run without room would leave a legal team's games unscored, run after run: better said
+    before it starts.
     """
-    need = workers * largest
-    if need <= free:
-        return ""
     mib = 1024 * 1024
-    return (f"the sandbox folder {where} has {free // mib} MiB free, but {workers} games at "
-            f"once may each copy the largest team's files ({largest // mib} MiB): give it "
-            f"{(need - free) // mib + 1} MiB more (set TMPDIR to a larger folder) or use fewer "
-            "workers")
+    need_bytes, need_inodes = workers * largest[0], workers * largest[1]
+    if need_bytes > free[0]:
+        return (f"the sandbox folder {where} has {free[0] // mib} MiB free, but {workers} "
+                f"games at once may each copy the largest team's files ({largest[0] // mib} "
+                f"MiB): give it {(need_bytes - free[0]) // mib + 1} MiB more (set TMPDIR to a "
+                "larger folder) or use fewer workers")
+    if need_inodes > free[1]:
+        return (f"the sandbox folder {where} has room for {free[1]} more files, but {workers} "
+                f"games at once may each copy the largest team's {largest[1]} files and "
+                "folders: set TMPDIR to a folder with more free inodes, or use fewer workers")
+    return ""
 
 
 def tournament_score(outcome: str, culprit: int | None, score: int) -> int:

@@ -381,7 +381,9 @@ class AgentProcess:
             return "", ""
         except OSError as exc:
             # No room (say): the platform's failure, unless the team's files changed since
-            # the run hashed them (a team that grew its folder to fill the disk).
+            # the run hashed them (a team that grew its folder to fill the disk). The partial
+            # copy goes first, so that it takes no other sandbox's room meanwhile.
+            remove_tree(copy)
             self._changed_since_hashed(team)
             raise SandboxError(f"cannot copy the team's files for its sandbox: {exc}") from exc
         if self.ref.team_hash and not digest.startswith(self.ref.team_hash):
