@@ -505,9 +505,15 @@ def test_the_room_check_measures_the_largest_team(
     config = make_tournament(tmp_path, {"alpha": "example", "heavy": "example"}, games=1)
     with open(tmp_path / "submissions" / "heavy" / "weights.bin", "wb") as fh:
         fh.truncate(30 * 1024 * 1024)  # sparse: no disk used here, 30 MiB in a copy
-    statvfs = namedtuple("statvfs", "f_bavail f_frsize f_favail")
-    monkeypatch.setattr(cli.os, "statvfs", lambda _: statvfs(50 * 256, 4096, 100_000))
-    cli.check_copy_room(load_config(config), 1)  # one copy of 30 MiB fits in 50
+    statvfs = namedtuple("statvfs", "f_bavail f_frsize f_files f_favail")
+    monkeypatch.setattr(cli.os, "statvfs", lambda _: statvfs(50 * 256, 4096, 0, 0))
+    cli.check_copy_room(load_config(config), 1)  # one copy of 30 MiB fits in 50, and a file
+    # system that reports no inode count at all (btrfs) has no limit on them
+    monkeypatch.setattr(cli.os, "statvfs", lambda _: statvfs(50 * 256, 4096, 10, 2))
+    with pytest.raises(SystemExit):
+        cli.check_copy_room(load_config(config), 1)  # 2 inodes left: too few for its files
+    capsys.readouterr()
+    monkeypatch.setattr(cli.os, "statvfs", lambda _: statvfs(50 * 256, 4096, 10**6, 10**6))
     with pytest.raises(SystemExit) as stop:
         cli.check_copy_room(load_config(config), 2)
     assert stop.value.code == 2

@@ -206,8 +206,10 @@ def check_copy_room(config: TournamentConfig, workers: int) -> None:
                 largest = (max(largest[0], size[0]), max(largest[1], size[1]))
     where = tempfile.gettempdir()
     room = os.statvfs(where)
-    problem = copy_room_problem((room.f_bavail * room.f_frsize, room.f_favail), workers,
-                                largest, where)
+    # A file system with no fixed number of inodes (btrfs) reports none at all.
+    inodes = room.f_favail if room.f_files else sys.maxsize
+    problem = copy_room_problem((room.f_bavail * room.f_frsize, inodes), workers, largest,
+                                where)
     if problem:
         die(problem)
 
