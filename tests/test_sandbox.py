@@ -578,3 +578,26 @@ def test_a_copy_without_room_is_the_teams_failure_only_if_its_files_changed(
     with pytest.raises(AgentFault, match="changed since the run hashed them") as fault:
         team_view(ref, tmp_path)
     assert fault.value.kind == "load_error"
+
+
+def test_a_copy_of_other_bytes_than_hashed_never_plays(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The verdict is on the bytes copied: a folder changed during the copy and changed back
+    before a second look must not let the copy play."""
+    from pacman.sandbox import process
+
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "agent.py").write_text("class A: pass\n")
+    hashed = team_digest(team)[:16]
+    ref = AgentRef("A", module="", path=str(team / "agent.py"), team=str(team), team_hash=hashed)
+    digest = team_digest
+
+    def changed_while_copied(folder: Path, copy_to: Path | None = None) -> str:
+        real = digest(folder, copy_to=copy_to)
+        return "f" * 64 if copy_to is not None else real
+
+    monkeypatch.setattr(process, "team_digest", changed_while_copied)
+    with pytest.raises(AgentFault, match="changed since the run hashed them") as fault:
+        team_view(ref, tmp_path)
+    assert fault.value.kind == "load_error"

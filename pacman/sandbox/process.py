@@ -386,20 +386,21 @@ class AgentProcess:
             remove_tree(copy)
             self._changed_since_hashed(team)
             raise SandboxError(f"cannot copy the team's files for its sandbox: {exc}") from exc
-        if self.ref.team_hash and not digest.startswith(self.ref.team_hash):
-            self._changed_since_hashed(team)  # hashes again: raises the team's load_error
+        self._changed_since_hashed(team, digest)  # the copy's own bytes, not a new read
         os.chmod(copy, 0o755)
         os.utime(copy, ns=(0, 0))
         return str(team), str(copy)
 
-    def _changed_since_hashed(self, team: Path) -> None:
-        """Raise the team's load_error if its files are no longer those the run hashed."""
+    def _changed_since_hashed(self, team: Path, digest: str | None = None) -> None:
+        """Raise the team's load_error if its files (`digest`, else read again now) are no
+        longer those the run hashed."""
         if not self.ref.team_hash:
             return
-        try:
-            digest = team_digest(team)
-        except TeamFolderError as exc:
-            raise AgentFault("load_error", clean(str(exc))) from None
+        if digest is None:
+            try:
+                digest = team_digest(team)
+            except TeamFolderError as exc:
+                raise AgentFault("load_error", clean(str(exc))) from None
         if not digest.startswith(self.ref.team_hash):
             raise AgentFault("load_error", f"{team}: its files changed since the run hashed "
                              f"them ({self.ref.team_hash} then, {digest[:16]} now); the next "
