@@ -80,17 +80,24 @@ def read_bounded(path: Path, limit: int, follow_links: bool = True) -> bytes:
     with open_regular(path, follow_links) as (fd, info):
         if info.st_size > limit:
             raise FileProblem(f"{path}: {info.st_size} bytes, more than the {limit} allowed")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
+        data = read_at_most(fd, limit)
+        if len(data) > limit:
             raise FileProblem(f"{path}: more than the {limit} bytes allowed")
-        return b"".join(chunks)
+        return data
+
+
+def read_at_most(fd: int, limit: int) -> bytes:
+    """What `fd` holds, read until its end or until `limit` + 1 bytes (so that a caller can
+    tell a file over its limit, however it grows while read)."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def read_text_bounded(path: Path, limit: int, follow_links: bool = True) -> str:

@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pacman.files import kind_of, printable_name, show_name
+from pacman.files import kind_of, printable_name, read_at_most, show_name
 
 #: The most entries (files and folders) a team folder may hold.
 MAX_FILES = 5000
@@ -295,9 +295,7 @@ def read_team_file(folder: Path, rel: str, limit: int) -> bytes:
     top = _open_top(folder)
     try:
         with _open_beneath(top, folder, rel) as fd:
-            data = os.read(fd, limit + 1)
-            while len(data) <= limit and (more := os.read(fd, limit + 1 - len(data))):
-                data += more
+            data = read_at_most(fd, limit)
     finally:
         os.close(top)
     if len(data) > limit:
