@@ -29,14 +29,7 @@ import click
 
 from pacman import replay as replays
 from pacman.display import Display, WindowClosed, WindowUnavailable, make_display
-from pacman.game import (
-    FAILURES,
-    AgentFailure,
-    GameSpec,
-    derive_seed,
-    play,
-    sandboxed,
-)
+from pacman.game import AgentFailure, GameSpec, derive_seed, play, sandboxed
 from pacman.layout import Layout, LayoutError, is_project_layout, load_layout
 from pacman.loader import (
     AgentRef,
@@ -46,6 +39,7 @@ from pacman.loader import (
     parse_agent_args,
     resolve,
 )
+from pacman.outcomes import FAILURES
 from pacman.rules import RULESETS
 from pacman.sandbox.limits import CONTEST, UNTIMED, Limits, limit_problem
 

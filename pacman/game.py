@@ -27,22 +27,17 @@ from pacman.describe import describe, safe_text
 from pacman.display import Display, NullDisplay, WindowClosed
 from pacman.layout import Layout
 from pacman.loader import AgentRef, describe_signature
+from pacman.outcomes import FAILURES, INFRA_ERROR
 from pacman.rules import IllegalMove
 from pacman.sandbox.limits import UNTIMED, Limits, TimeKeeper
 from pacman.sandbox.process import AgentFault, Placement, SandboxedAgent, SandboxError
 from pacman.state import GameState
 
-#: How a game ended. The first three are the rules' endings; the rest name an agent failure
-#: (the agent at fault is the result's `culprit`), which ends the game as a loss for Pacman.
-ENDINGS = ("win", "loss", "move_limit")
 #: What agent code may raise without stopping the referee. SystemExit is included because the
 #: course's `util.raiseNotDefined()` exits; KeyboardInterrupt is not (Ctrl-C stops the batch).
 AGENT_ERRORS = (Exception, SystemExit, GeneratorExit)
 #: Longest message kept from an agent's failure (its exception text can be anything).
 MESSAGE_LIMIT = 300
-FAILURES = ("load_error", "crash", "timeout", "illegal_action", "memory", "killed")
-#: The platform itself failed (a sandbox could not start...): recorded, never scored.
-INFRA_ERROR = "infra_error"
 
 
 class AgentFailure(Exception):

@@ -20,8 +20,9 @@ from typing import Any
 from pacman import __version__
 from pacman.actions import is_direction
 from pacman.files import FileProblem, read_text_bounded
-from pacman.game import ENDINGS, GameResult
+from pacman.game import GameResult
 from pacman.layout import Layout, LayoutError, parse_layout
+from pacman.outcomes import ENDINGS
 from pacman.rules import RULESETS
 from pacman.state import GameState
 

@@ -8,9 +8,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from pacman.outcomes import FAILURES
 from tournament.config import RankingConfig
 from tournament.leaderboard import (
-    FAILURE_KINDS,
     RESULT_COLUMNS,
     bootstrap_mean_interval,
     cell_table,
@@ -252,7 +252,7 @@ def test_failures_by_kind_count_only_the_entrants_own() -> None:
         game("a", 6, "move_limit", score=300),
     ]
     a = by_entrant(leaderboard(table(rows)))["a"]
-    assert {kind: a[kind] for kind in FAILURE_KINDS} == {
+    assert {kind: a[kind] for kind in FAILURES} == {
         "load_error": 0,
         "crash": 1,
         "timeout": 2,
@@ -319,7 +319,7 @@ def test_cell_table_without_depths() -> None:
 def test_empty_results_give_an_empty_board_with_all_columns() -> None:
     board = leaderboard(table())
     assert board.empty
-    assert {"rank", "rank_group", "win_rate", "infra_errors", *FAILURE_KINDS} <= set(board)
+    assert {"rank", "rank_group", "win_rate", "infra_errors", *FAILURES} <= set(board)
 
 
 def test_bad_tables_are_refused() -> None:

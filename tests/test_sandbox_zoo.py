@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from pacman.game import FAILURES, GameResult, GameSpec, derive_seed, play
+from pacman.game import GameResult, GameSpec, derive_seed, play
 from pacman.layout import load_layout
 from pacman.loader import resolve
+from pacman.outcomes import FAILURES
 from pacman.sandbox.check import run_check
 from pacman.sandbox.confine import LAYERS
 from pacman.sandbox.limits import Limits

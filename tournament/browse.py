@@ -22,7 +22,7 @@ from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from tournament.leaderboard import FAILURE_KINDS, OUTCOMES
+from pacman.outcomes import FAILURES, OUTCOMES
 
 #: `--outcome failed`: any agent failure (Pacman's or a ghost's), whatever its kind.
 FAILED = "failed"
@@ -53,7 +53,7 @@ def filter_games(results: Any, team: str | None = None, layout: str | None = Non
         depths = pd.to_numeric(results["depth"], errors="coerce")
         keep &= depths.isna() if depth == DEFAULT_DEPTH else depths == depth
     if outcome == FAILED:
-        keep &= results["outcome"].isin(FAILURE_KINDS)
+        keep &= results["outcome"].isin(FAILURES)
     elif outcome is not None:
         keep &= results["outcome"] == outcome
     if game is not None:
@@ -208,7 +208,7 @@ def viewer_start(replays: Sequence[Replay], pick: int | None) -> tuple[list[Path
 
 def outcome_label(outcome: str, culprit: Any) -> str:
     """The outcome, naming the ghost when a ghost (not the entrant's Pacman) failed."""
-    if outcome in FAILURE_KINDS and not _missing(culprit) and int(culprit) != 0:
+    if outcome in FAILURES and not _missing(culprit) and int(culprit) != 0:
         return f"{outcome} (ghost {int(culprit)})"
     return outcome
 

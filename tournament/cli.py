@@ -29,7 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pacman import __version__
-from pacman.game import INFRA_ERROR
+from pacman.outcomes import FAILURES, INFRA_ERROR
 from pacman.replay import ReplayError
 from pacman.teamfolder import TeamFolderError, team_size
 from tournament.browse import (
@@ -48,7 +48,7 @@ from tournament.browse import (
     viewer_start,
 )
 from tournament.config import ConfigError, TournamentConfig, describe_config, load_config
-from tournament.leaderboard import FAILURE_KINDS, cell_table, leaderboard
+from tournament.leaderboard import cell_table, leaderboard
 from tournament.schedule import ScheduledGame, schedule
 from tournament.secret import SecretError, checked_secret
 from tournament.store import Store, StoreError
@@ -160,7 +160,7 @@ def run(config_path: Path, workers: int | None) -> None:
             def on_result(row: dict[str, Any]) -> None:
                 nonlocal failures
                 store.put(row)
-                if row["outcome"] in FAILURE_KINDS or row["outcome"] == INFRA_ERROR:
+                if row["outcome"] in FAILURES or row["outcome"] == INFRA_ERROR:
                     failures += 1
                 progress.update(bar, advance=1, failures=failures)
 
@@ -264,7 +264,7 @@ def status(config_path: Path) -> None:
     for entrant in config.entrants:
         counts = {k: sum(g.entrant == entrant.name for g in v) for k, v in split.items()}
         mine = results[results["entrant"] == entrant.name]
-        failed = int((mine["outcome"].isin(FAILURE_KINDS) & (mine["culprit"] == 0)).sum())
+        failed = int((mine["outcome"].isin(FAILURES) & (mine["culprit"] == 0)).sum())
         table.add_row(entrant.name, str(counts["done"]), str(counts["missing"]),
                       str(counts["stale"]), str(failed), str(counts["infra"]))
     console.print(table)

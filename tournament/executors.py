@@ -26,7 +26,7 @@ from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from typing import Any, Protocol
 
-from pacman.game import INFRA_ERROR
+from pacman.outcomes import INFRA_ERROR
 from tournament.runner import GameTask, make_row, play_task, worker_environment
 
 #: Plays of one game after its worker died, before it is recorded as an infrastructure error.

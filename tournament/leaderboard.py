@@ -22,13 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from pacman.game import FAILURES, INFRA_ERROR
+from pacman.outcomes import FAILURES, INFRA_ERROR, OUTCOMES
 from tournament.config import RANKING_KEYS, RankingConfig
-
-#: Ways a game can end because an agent failed (the culprit's fault), and the platform's own
-#: failure, never scored: named where the games are played (`pacman.game`).
-FAILURE_KINDS = FAILURES
-OUTCOMES = ("win", "loss", "move_limit", *FAILURE_KINDS, INFRA_ERROR)
 
 #: Columns the results table must have (it may have more).
 RESULT_COLUMNS = (
@@ -58,7 +53,7 @@ RESULT_COLUMNS = (
 #: left out): `games`, `wins`, `win_rate` with its Wilson interval `win_low`/`win_high`;
 #: `mean_score` with a bootstrap interval `score_low`/`score_high`; `mean_score_wins` (over
 #: won games) with `score_wins_low`/`score_wins_high`; `failures`, the entrant's own (culprit
-#: 0), also split by kind into one column per `FAILURE_KINDS`; `other_failures`, failures of
+#: 0), also split by kind into one column per `FAILURES`; `other_failures`, failures of
 #: another agent (a ghost); `infra_errors`, the games not scored; `move_time_mean`, the mean
 #: over games of each game's mean wall-clock seconds per Pacman move, and `move_time_max`, the
 #: longest single move; `cpu_time_mean`/`cpu_time_max`, the same in CPU seconds where
@@ -76,7 +71,7 @@ STAT_COLUMNS = (
     "score_wins_low",
     "score_wins_high",
     "failures",
-    *FAILURE_KINDS,
+    *FAILURES,
     "other_failures",
     "infra_errors",
     "move_time_mean",
@@ -256,9 +251,9 @@ def _stats(games: Any, confidence: float) -> dict[str, Any]:
     scores = scored["score"].to_numpy(dtype=float)
     win_scores = scored.loc[scored["win"], "score"].to_numpy(dtype=float)
     win_low, win_high = wilson_interval(wins, n, confidence) if n else (math.nan, math.nan)
-    failed = scored["outcome"].isin(FAILURE_KINDS)
+    failed = scored["outcome"].isin(FAILURES)
     own = failed & (scored["culprit"] == 0)
-    by_kind = {kind: int((own & (scored["outcome"] == kind)).sum()) for kind in FAILURE_KINDS}
+    by_kind = {kind: int((own & (scored["outcome"] == kind)).sum()) for kind in FAILURES}
     return {
         "games": n,
         "wins": wins,
@@ -295,5 +290,5 @@ def _nan_stat(column: Any, how: str) -> float:
 
 def _typed(table: Any) -> Any:
     """Counts as integers whatever pandas inferred for an empty or all-missing frame."""
-    counts = ["games", "wins", "failures", *FAILURE_KINDS, "other_failures", "infra_errors"]
+    counts = ["games", "wins", "failures", *FAILURES, "other_failures", "infra_errors"]
     return table.astype({c: "int64" for c in counts})

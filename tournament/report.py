@@ -31,9 +31,9 @@ from urllib.parse import quote
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from pacman.game import INFRA_ERROR
+from pacman.outcomes import FAILURES, INFRA_ERROR
 from tournament.config import TournamentConfig
-from tournament.leaderboard import FAILURE_KINDS, cell_table, leaderboard
+from tournament.leaderboard import cell_table, leaderboard
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -175,7 +175,7 @@ def _leaderboard_table(board: Any, slugs: dict[str, str], previous: dict[str, in
 
 def _stat_cells(row: dict[str, Any]) -> list[str]:
     """The statistics both the leaderboard and a team's cells table show, as <td>s."""
-    kinds = ", ".join(f"{kind} {row[kind]}" for kind in FAILURE_KINDS if row[kind])
+    kinds = ", ".join(f"{kind} {row[kind]}" for kind in FAILURES if row[kind])
     failures = f"{row['failures']}" + (f' <span class="ci">({kinds})</span>' if kinds else "")
     return [
         f"<td>{row['games']}</td>",
@@ -212,7 +212,7 @@ def _team_page(
             ),
         ),
         ("Own failures", str(row["failures"])),
-        *((f"&nbsp;&nbsp;{kind}", str(row[kind])) for kind in FAILURE_KINDS if row[kind]),
+        *((f"&nbsp;&nbsp;{kind}", str(row[kind])) for kind in FAILURES if row[kind]),
         ("Failures of ghosts", str(row["other_failures"])),
         ("Not scored (platform errors)", str(row["infra_errors"])),
         (
@@ -266,7 +266,7 @@ def _failures(results: Any, name: str, config: TournamentConfig, out_dir: Path) 
     """
     culprit = pd.to_numeric(results["culprit"], errors="coerce")
     mine = results[
-        (results["entrant"] == name) & results["outcome"].isin(FAILURE_KINDS) & (culprit == 0)
+        (results["entrant"] == name) & results["outcome"].isin(FAILURES) & (culprit == 0)
     ].sort_values(["cell", "game_index", "game_id"], kind="mergesort")
     if mine.empty:
         return "<p>No failures.</p>"

@@ -22,9 +22,10 @@ from typing import Any
 from pacman import __version__
 from pacman import replay as replays
 from pacman.describe import clean
-from pacman.game import FAILURES, INFRA_ERROR, MESSAGE_LIMIT, GameResult, GameSpec, play
+from pacman.game import MESSAGE_LIMIT, GameResult, GameSpec, play
 from pacman.layout import load_layout
 from pacman.loader import AgentRef, SubmissionError, resolve
+from pacman.outcomes import FAILURES, INFRA_ERROR
 from pacman.rules import DEATH_PENALTY, TIME_PENALTY
 from pacman.sandbox import guarantees
 from pacman.sandbox.limits import Limits

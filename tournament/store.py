@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from tournament.leaderboard import OUTCOMES
+from pacman.outcomes import OUTCOMES
 
 #: (column, SQL type) in table order; `game_id` is the key.
 COLUMNS: tuple[tuple[str, str], ...] = (

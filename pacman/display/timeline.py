@@ -30,7 +30,7 @@ from pacman.display.scene import (
     tween,
 )
 from pacman.files import read_text_bounded
-from pacman.game import ENDINGS
+from pacman.outcomes import ENDINGS
 from pacman.replay import Mismatch, Replay, ReplayError
 from pacman.state import GameState
 
