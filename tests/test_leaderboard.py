@@ -11,13 +11,13 @@ import pytest
 from pacman.outcomes import FAILURES
 from tournament.config import RankingConfig
 from tournament.leaderboard import (
-    RESULT_COLUMNS,
     bootstrap_mean_interval,
     cell_table,
     leaderboard,
     rank_groups,
     wilson_interval,
 )
+from tournament.results import SCORED_COLUMNS
 
 Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal distribution
 
@@ -67,7 +67,7 @@ def record(entrant: str, wins: int, n: int, **kw: Any) -> list[dict[str, Any]]:
 
 
 def table(*groups: list[dict[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame([row for group in groups for row in group], columns=RESULT_COLUMNS)
+    return pd.DataFrame([row for group in groups for row in group], columns=SCORED_COLUMNS)
 
 
 def by_entrant(board: pd.DataFrame) -> dict[str, dict[str, Any]]:

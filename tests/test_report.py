@@ -12,12 +12,13 @@ import pandas as pd
 import pytest
 
 from tournament.config import TournamentConfig, parse_config
-from tournament.leaderboard import RESULT_COLUMNS, leaderboard
+from tournament.leaderboard import leaderboard
 from tournament.report import PREVIOUS_LEADERBOARD, write_report
+from tournament.results import SCORED_COLUMNS
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 HOSTILE = "<script>alert('pwned')</script> & \"quotes\""
-COLUMNS = [*RESULT_COLUMNS, "submission_hash", "host", "replay", "version"]
+COLUMNS = [*SCORED_COLUMNS, "submission_hash", "host", "replay", "version"]
 
 
 def game(

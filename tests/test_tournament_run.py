@@ -359,7 +359,8 @@ def test_report_shows_each_teams_best_and_worst_game(tmp_path: Path, kind: str,
 
 
 def test_the_store_refuses_an_unknown_outcome(tmp_path: Path) -> None:
-    from tournament.store import NAMES, Store, StoreError
+    from tournament.results import NAMES
+    from tournament.store import Store, StoreError
 
     row = dict.fromkeys(NAMES, "")
     row.update(game_id="a@c#0", outcome="win", culprit=None, depth=None, replay=None)
@@ -519,3 +520,27 @@ def test_the_room_check_measures_the_largest_team(
     assert stop.value.code == 2
     assert "50 MiB free, but 2 games at once may each copy the largest team's files (30 MiB)" \
         in capsys.readouterr().err
+
+
+def test_a_results_file_of_the_previous_schema_is_extended_not_refused(tmp_path: Path) -> None:
+    """A results file written before the match columns existed keeps its games: the store
+    adds the new columns (empty: those games are fixed-format games) instead of refusing it."""
+    import sqlite3
+
+    from tournament.results import ADDED, COLUMNS
+    from tournament.store import Store
+
+    old = [(name, kind) for name, kind in COLUMNS if name not in ADDED]
+    path = tmp_path / "r.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"CREATE TABLE games ({', '.join(f'{n} {k}' for n, k in old)})")
+        values = {name: 0 for name, _ in old}
+        values.update(game_id="a@c#0", entrant="a", submission_hash="h", outcome="win")
+        marks = ", ".join("?" for _ in old)
+        conn.execute(f"INSERT INTO games VALUES ({marks})", [values[n] for n, _ in old])
+    conn.close()
+    with Store(path) as store:
+        frame = store.frame()
+        assert list(frame.columns) == [name for name, _ in COLUMNS]
+        assert (frame.loc[0, "ghost_entrant"], frame.loc[0, "ghost_hash"]) == ("", "")
+        assert store.hashes() == {"a@c#0": ("h", "win")}

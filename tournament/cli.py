@@ -49,6 +49,7 @@ from tournament.browse import (
 )
 from tournament.config import ConfigError, TournamentConfig, describe_config, load_config
 from tournament.leaderboard import cell_table, leaderboard
+from tournament.results import GameRow
 from tournament.schedule import ScheduledGame, schedule
 from tournament.secret import SecretError, checked_secret
 from tournament.store import Store, StoreError
@@ -157,7 +158,7 @@ def run(config_path: Path, workers: int | None) -> None:
                       console=console, transient=False) as progress:
             bar = progress.add_task("playing", total=len(tasks), failures=0)
 
-            def on_result(row: dict[str, Any]) -> None:
+            def on_result(row: GameRow) -> None:
                 nonlocal failures
                 store.put(row)
                 if row["outcome"] in FAILURES or row["outcome"] == INFRA_ERROR:

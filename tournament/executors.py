@@ -27,6 +27,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Protocol
 
 from pacman.outcomes import INFRA_ERROR
+from tournament.results import GameRow
 from tournament.runner import GameTask, make_row, play_task, worker_environment
 
 #: Plays of one game after its worker died, before it is recorded as an infrastructure error.
@@ -34,10 +35,10 @@ RETRIES = 2
 #: Seconds a worker gets to exit by itself at the end of a run before it is killed.
 RETIRE_LIMIT = 5.0
 
-OnResult = Callable[[dict[str, Any]], None]
+OnResult = Callable[[GameRow], None]
 #: What a worker does with a task: play it with a sandbox uid slot and return its row. Tests
 #: pass their own (a module-level function, so that it can be sent to a worker process).
-Play = Callable[[GameTask, int], dict[str, Any]]
+Play = Callable[[GameTask, int], GameRow]
 
 
 class Executor(Protocol):
@@ -95,7 +96,7 @@ class Ledger:
         self.put_back(task)
         return False
 
-    def death_row(self, task: GameTask, cause: str = "its worker process died") -> dict[str, Any]:
+    def death_row(self, task: GameTask, cause: str = "its worker process died") -> GameRow:
         """The `infra_error` row of a task that died more than `RETRIES` times."""
         return make_row(task, None, None, INFRA_ERROR,
                         f"{cause} {self.deaths[task.game.game_id]} times")
@@ -179,10 +180,10 @@ class _Worker:
         self.task = task
         return True
 
-    def receive(self) -> dict[str, Any] | None:
+    def receive(self) -> GameRow | None:
         """The row the worker sent, or None when it died (before or while sending)."""
         try:
-            row: dict[str, Any] = self.conn.recv()
+            row: GameRow = self.conn.recv()
         except (EOFError, OSError):
             return None
         return row

@@ -6,7 +6,7 @@ overlap share a rank group. Everything is a function of the table's contents onl
 its row order: games are sorted by id before anything order-dependent), so a resumed run and
 an uninterrupted one, or one and two workers, print the same leaderboard.
 
-The results table has one row per game with at least the columns in `RESULT_COLUMNS`.
+The results table has one row per game with at least the columns in `SCORED_COLUMNS`.
 `outcome` is one of `OUTCOMES`. A failure kind with `culprit` 0 is the entrant's Pacman
 failing; another culprit is a ghost. `infra_error` means the platform failed, not an agent:
 such games are never scored (left out of every statistic) and only counted.
@@ -24,30 +24,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from pacman.outcomes import FAILURES, INFRA_ERROR, OUTCOMES
 from tournament.config import RANKING_KEYS, RankingConfig
-
-#: Columns the results table must have (it may have more).
-RESULT_COLUMNS = (
-    "game_id",
-    "entrant",
-    "cell",
-    "layout",
-    "depth",
-    "ghost",
-    "num_ghosts",
-    "ruleset",
-    "seed",
-    "game_index",
-    "outcome",
-    "culprit",
-    "message",
-    "score",
-    "win",
-    "moves",
-    "wall_mean",
-    "wall_max",
-    "cpu_mean",
-    "cpu_max",
-)
+from tournament.results import SCORED_COLUMNS
 
 #: The statistics of one group of games, in column order. Over scored games (infra errors
 #: left out): `games`, `wins`, `win_rate` with its Wilson interval `win_low`/`win_high`;
@@ -222,7 +199,7 @@ def _check_confidence(confidence: float) -> None:
 
 def _prepare(results: Any) -> Any:
     """The table checked and normalised, sorted by game id so row order cannot matter."""
-    missing = [c for c in RESULT_COLUMNS if c not in results.columns]
+    missing = [c for c in SCORED_COLUMNS if c not in results.columns]
     if missing:
         raise ValueError(f"the results table lacks the columns {', '.join(missing)}")
     unknown = sorted(set(results["outcome"]) - set(OUTCOMES))

@@ -17,7 +17,6 @@ import socket
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pacman import __version__
 from pacman import replay as replays
@@ -32,6 +31,7 @@ from pacman.sandbox.limits import Limits
 from pacman.sandbox.process import Placement
 from pacman.teamfolder import TeamFolderError, team_digest
 from tournament.config import Entrant, TournamentConfig
+from tournament.results import GameRow
 from tournament.schedule import ScheduledGame, agent_args
 from tournament.secret import game_key, game_secret
 
@@ -142,7 +142,7 @@ def replay_path(replay_dir: str, game_id: str) -> Path:
     return Path(replay_dir, entrant, *cell.split("/"), f"{index}.json")
 
 
-def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) -> dict[str, Any]:
+def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) -> GameRow:
     """Play one game and return its row; never raises for what a game or an agent does."""
     game = task.game
     result: GameResult | None = None
@@ -222,7 +222,9 @@ def tournament_score(outcome: str, culprit: int | None, score: int) -> int:
 
 def make_row(task: GameTask, result: GameResult | None, replay: str | None,
              outcome: str | None = None, message: str = "", trace: str = "",
-             culprit: int | None = None) -> dict[str, Any]:
+             culprit: int | None = None) -> GameRow:
+    """The row of `task`'s game: from its `result`, or, when it has none, from the
+    `outcome` (and `message`, `trace`, `culprit`) the caller decided."""
     game = task.game
     timing = result.timing[0] if result is not None and result.timing else None
     moves = timing.moves if timing is not None else 0
@@ -230,7 +232,7 @@ def make_row(task: GameTask, result: GameResult | None, replay: str | None,
     final = outcome or (result.outcome if result is not None else INFRA_ERROR)
     blamed = result.culprit if result is not None else culprit
     score = result.score if result is not None and outcome is None else 0
-    return {
+    return GameRow(**{
         "game_id": game.game_id,
         "entrant": game.entrant,
         "submission_hash": task.submission_hash,
@@ -259,7 +261,9 @@ def make_row(task: GameTask, result: GameResult | None, replay: str | None,
         "replay": replay,
         "version": __version__,
         "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    }
+        "ghost_entrant": "",
+        "ghost_hash": "",
+    })
 
 
 def worker_environment() -> None:

@@ -16,39 +16,7 @@ from typing import Any
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from pacman.outcomes import OUTCOMES
-
-#: (column, SQL type) in table order; `game_id` is the key.
-COLUMNS: tuple[tuple[str, str], ...] = (
-    ("game_id", "TEXT PRIMARY KEY"),
-    ("entrant", "TEXT NOT NULL"),
-    ("submission_hash", "TEXT NOT NULL"),
-    ("cell", "TEXT NOT NULL"),
-    ("layout", "TEXT NOT NULL"),
-    ("depth", "INTEGER"),
-    ("ghost", "TEXT NOT NULL"),
-    ("num_ghosts", "INTEGER NOT NULL"),
-    ("ruleset", "TEXT NOT NULL"),
-    ("seed", "INTEGER NOT NULL"),
-    ("game_index", "INTEGER NOT NULL"),
-    ("outcome", "TEXT NOT NULL"),
-    ("culprit", "INTEGER"),
-    ("message", "TEXT NOT NULL"),
-    ("trace", "TEXT NOT NULL"),
-    ("score", "INTEGER NOT NULL"),
-    ("win", "INTEGER NOT NULL"),
-    ("moves", "INTEGER NOT NULL"),
-    ("wall_mean", "REAL"),
-    ("wall_max", "REAL"),
-    ("cpu_mean", "REAL"),
-    ("cpu_max", "REAL"),
-    ("warnings", "INTEGER NOT NULL"),
-    ("sandbox", "TEXT NOT NULL"),
-    ("host", "TEXT NOT NULL"),
-    ("replay", "TEXT"),
-    ("version", "TEXT NOT NULL"),
-    ("finished_at", "TEXT NOT NULL"),
-)
-NAMES = tuple(name for name, _ in COLUMNS)
+from tournament.results import ADDED, COLUMNS, NAMES, GameRow
 
 
 class StoreError(RuntimeError):
@@ -71,10 +39,24 @@ class Store:
                 self.conn.execute(
                     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
             found = [row[1] for row in self.conn.execute("PRAGMA table_info(games)")]
+            found += self._extend(found)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: not a results database ({exc})") from exc
         if tuple(found) != NAMES:
             raise StoreError(f"{path}: results of another platform version (columns {found})")
+
+    def _extend(self, found: list[str]) -> list[str]:
+        """Add the columns a results file of an older version lacks (`results.ADDED`, which
+        come last), so that its games stay usable; returns the names added."""
+        missing = NAMES[len(found):]
+        if tuple(found) != NAMES[:len(found)] or not set(missing) <= set(ADDED):
+            return []
+        kinds = dict(COLUMNS)
+        with self.conn:
+            for name in missing:
+                self.conn.execute(f"ALTER TABLE games ADD COLUMN {name} {kinds[name]} "
+                                  f"DEFAULT {ADDED[name]}")
+        return list(missing)
 
     def close(self) -> None:
         self.conn.close()
@@ -85,12 +67,12 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def put(self, row: dict[str, Any]) -> None:
+    def put(self, row: GameRow) -> None:
         """Record one game (replacing an older result of the same game) in one transaction."""
         if row["outcome"] not in OUTCOMES:
             raise StoreError(f"refusing to store game {row['game_id']!r} with the unknown "
                              f"outcome {row['outcome']!r}")
-        values = [row[name] for name in NAMES]
+        values = [row[name] for name in NAMES]  # type: ignore[literal-required]
         marks = ", ".join("?" for _ in NAMES)
         with self.conn:
             self.conn.execute(f"INSERT OR REPLACE INTO games VALUES ({marks})", values)
