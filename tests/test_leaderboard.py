@@ -14,9 +14,9 @@ from tournament.leaderboard import (
     bootstrap_mean_interval,
     cell_table,
     leaderboard,
-    rank_groups,
     wilson_interval,
 )
+from tournament.ranking import rank_groups
 from tournament.results import SCORED_COLUMNS
 
 Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal distribution

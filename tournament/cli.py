@@ -49,6 +49,7 @@ from tournament.browse import (
 )
 from tournament.config import ConfigError, TournamentConfig, describe_config, load_config
 from tournament.leaderboard import cell_table, leaderboard
+from tournament.ranking import words as ranking_words
 from tournament.results import GameRow
 from tournament.schedule import ScheduledGame, schedule
 from tournament.secret import SecretError, checked_secret
@@ -279,7 +280,7 @@ def status(config_path: Path) -> None:
 
 def print_leaderboard(config: TournamentConfig, results: Any) -> Any:
     board = leaderboard(results, config.ranking)
-    table = Table(title=f"{config.name}: ranked by {', then '.join(config.ranking.by)} "
+    table = Table(title=f"{config.name}: ranked by {ranking_words(config.ranking.by)} "
                         f"({config.ranking.confidence:.0%} intervals)")
     for column in ("rank", "entrant", "games", "win rate", "mean score", "score (wins)",
                    "failures", "move ms (mean/max)"):

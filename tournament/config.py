@@ -37,6 +37,7 @@ from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.sandbox.limits import ALWAYS, COUNTS, DESCRIPTIONS, Limits, limit_problem
 from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, load_yaml
+from tournament.ranking import RANKING_KEYS
 
 ReplayPolicy = Literal["none", "failures", "all"]
 EntrantKind = Literal["team", "baseline"]
@@ -45,7 +46,6 @@ T = TypeVar("T")
 #: What `record.replays` may say: keep no replay, the replays of games an agent failed, or all.
 REPLAY_POLICIES: tuple[ReplayPolicy, ...] = ("none", "failures", "all")
 #: The statistics a ranking may sort by (columns of `tournament.leaderboard.leaderboard`).
-RANKING_KEYS = ("win_rate", "mean_score", "mean_score_wins")
 #: Moves of all agents together after which a tournament game ends as `move_limit` unless the
 #: config says otherwise (`grid.max_moves`). A tournament needs an end to every game; the
 #: `pacman` command has none by default, as the course engine.

@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from pacman.outcomes import FAILURES, INFRA_ERROR, OUTCOMES
-from tournament.config import RANKING_KEYS, RankingConfig
+from tournament.config import RankingConfig
+from tournament.ranking import ranked
 from tournament.results import SCORED_COLUMNS
 
 #: The statistics of one group of games, in column order. Over scored games (infra errors
@@ -57,13 +58,6 @@ STAT_COLUMNS = (
     "cpu_time_max",
 )
 
-#: Each ranking key's point estimate and the columns holding its interval.
-INTERVALS = {
-    "win_rate": ("win_low", "win_high"),
-    "mean_score": ("score_low", "score_high"),
-    "mean_score_wins": ("score_wins_low", "score_wins_high"),
-}
-assert set(INTERVALS) == set(RANKING_KEYS)
 
 #: The bootstrap draws in blocks of this many resampled means, so its memory stays bounded
 #: for large groups; fixed, because the draws (and so the interval) depend on it.
@@ -123,17 +117,8 @@ def bootstrap_mean_interval(
 def leaderboard(results: Any, ranking: RankingConfig | None = None) -> Any:
     """One row per entrant, ranked, with `rank` and `rank_group` first, then `STAT_COLUMNS`.
 
-    Order: by each of `ranking.by` in turn, higher first, missing values (no games, no wins)
-    last, then by entrant name so ties are printed the same way every time. `rank` is the
-    position, 1 to N.
-
-    Rank groups, on the first ranking key's interval only: walk the sorted list; the first
-    entrant opens a group and is its anchor; each next entrant joins the current group when its
-    interval overlaps the anchor's (both ends included), and otherwise opens a new group and
-    becomes its anchor. An entrant without an interval (no games) is a group of its own.
-    Comparing with the anchor, rather than with the previous entrant, keeps a long chain of
-    small steps from merging clearly different entrants into one group. `rank_group` shows the
-    group's positions: "1-3" for each of three entrants that share one, "4" alone.
+    Ranked by `ranking.by` (`tournament.ranking.ranked`: each key higher first, missing
+    values last, ties by entrant name; rank groups on the first key's interval).
     """
     ranking = ranking or RankingConfig()
     table = _prepare(results)
@@ -142,34 +127,7 @@ def leaderboard(results: Any, ranking: RankingConfig | None = None) -> Any:
         for entrant, games in table.groupby("entrant", sort=True)
     ]
     board = pd.DataFrame(rows, columns=["entrant", *STAT_COLUMNS])
-    board = board.sort_values(
-        by=[*ranking.by, "entrant"],
-        ascending=[False] * len(ranking.by) + [True],
-        na_position="last",
-        kind="mergesort",
-    ).reset_index(drop=True)
-    board.insert(0, "rank", range(1, len(board) + 1))
-    low, high = INTERVALS[ranking.by[0]]
-    board.insert(1, "rank_group", rank_groups(list(board[low]), list(board[high])))
-    return _typed(board)
-
-
-def rank_groups(lows: Sequence[float], highs: Sequence[float]) -> list[str]:
-    """Shared rank labels for intervals already in rank order (see `leaderboard`)."""
-    groups: list[tuple[int, int]] = []  # (first position, last position), 0-based
-    anchor = (math.nan, math.nan)
-    for i, (low, high) in enumerate(zip(lows, highs)):
-        overlaps = anchor[0] <= high and low <= anchor[1]  # False when anything is nan
-        if groups and overlaps:
-            groups[-1] = (groups[-1][0], i)
-        else:
-            groups.append((i, i))
-            anchor = (low, high)
-    labels: list[str] = []
-    for first, last in groups:
-        label = str(first + 1) if first == last else f"{first + 1}-{last + 1}"
-        labels += [label] * (last - first + 1)
-    return labels
+    return _typed(ranked(board, ranking.by))
 
 
 def cell_table(results: Any, confidence: float = 0.95) -> Any:

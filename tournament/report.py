@@ -34,6 +34,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from pacman.outcomes import FAILURES, INFRA_ERROR
 from tournament.config import TournamentConfig
 from tournament.leaderboard import cell_table, leaderboard
+from tournament.ranking import words as ranking_words
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -46,11 +47,6 @@ MOVE_TIME_PNG = "move-time.png"
 #: A failure message longer than this is cut: a hostile agent must not bloat the pages.
 MESSAGE_LIMIT = 2000
 
-_KEY_WORDS = {
-    "win_rate": "win rate",
-    "mean_score": "mean score",
-    "mean_score_wins": "mean score over wins",
-}
 _STAT_HEADERS = ("Games", "Win rate", "Mean score", "Mean score (wins)", "Failures", "Move time")
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 75rem;
@@ -102,8 +98,8 @@ def write_report(
     _scores(results, entrants, out_dir / SCORES_PNG)
     _move_times(board, out_dir / MOVE_TIME_PNG)
 
-    ranked_by = ", then ".join(_KEY_WORDS.get(key, key) for key in config.ranking.by)
-    first = _KEY_WORDS.get(config.ranking.by[0], config.ranking.by[0])
+    ranked_by = ranking_words(config.ranking.by)
+    first = ranking_words(config.ranking.by[:1])
     unscored = int(board["infra_errors"].sum())
     absent = [e.name for e in config.entrants if e.name not in slugs]
     parts = [

@@ -1,0 +1,93 @@
+"""How entrants are ranked: the one home of the ranking rule.
+
+A ranking orders entrants by a measure that comes with an interval, and groups those whose
+intervals overlap, because with 20 games a win rate is only known to about +-22 points and a
+bare order would mislead. Two kinds of measure share this rule:
+
+- per-entrant statistics of the games an entrant played against fixed ghosts
+  (`tournament.leaderboard`: win rate, mean score, mean score over wins), the ones a config's
+  `ranking.by` may name;
+- a rating model fitted on match outcomes (`tournament.ratings`: Bradley-Terry on the Elo
+  scale), where each entrant's rating depends on whom it met.
+
+Both tables are handed to `ranked`, which sorts, numbers and groups them the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A quantity entrants are ranked by: the column of its estimate, the columns of its
+    interval, and how people call it."""
+
+    column: str
+    low: str
+    high: str
+    words: str
+
+
+#: The per-entrant statistics a leaderboard may be ranked by (`ranking.by` of a config).
+STATISTICS: Mapping[str, Measure] = {
+    "win_rate": Measure("win_rate", "win_low", "win_high", "win rate"),
+    "mean_score": Measure("mean_score", "score_low", "score_high", "mean score"),
+    "mean_score_wins": Measure("mean_score_wins", "score_wins_low", "score_wins_high",
+                               "mean score over wins"),
+}
+RANKING_KEYS = tuple(STATISTICS)
+#: A rating fitted on match outcomes.
+RATING = Measure("rating", "rating_low", "rating_high", "rating")
+MEASURES: Mapping[str, Measure] = {**STATISTICS, RATING.column: RATING}
+
+
+def words(keys: Sequence[str]) -> str:
+    """`win rate, then mean score`: what a ranking is ordered by, for people."""
+    return ", then ".join(MEASURES[key].words if key in MEASURES else key for key in keys)
+
+
+def ranked(table: Any, by: Sequence[str], tie: Sequence[str] = ("entrant",)) -> Any:
+    """`table` sorted by each of `by` in turn (higher first, missing values last), then by
+    `tie` (ascending, so that ties print the same way every time), with `rank` (1 to N) and
+    `rank_group` (`rank_groups` on the interval of the first key) inserted first."""
+    board = table.sort_values(
+        by=[*by, *tie],
+        ascending=[False] * len(by) + [True] * len(tie),
+        na_position="last",
+        kind="mergesort",
+    ).reset_index(drop=True)
+    board.insert(0, "rank", range(1, len(board) + 1))
+    first = MEASURES[by[0]]
+    board.insert(1, "rank_group", rank_groups(list(board[first.low]), list(board[first.high])))
+    return board
+
+
+def rank_groups(lows: Sequence[float], highs: Sequence[float]) -> list[str]:
+    """Shared rank labels for intervals already in rank order.
+
+    Walk the sorted list; the first entrant opens a group and is its anchor; each next
+    entrant joins the current group when its interval overlaps the anchor's (both ends
+    included), and otherwise opens a new group and becomes its anchor. An entrant without an
+    interval (no games) is a group of its own. Comparing with the anchor, rather than with the
+    previous entrant, keeps a long chain of small steps from merging clearly different
+    entrants into one group. A label shows the group's positions: "1-3" for each of three
+    entrants that share one, "4" alone.
+    """
+    groups: list[tuple[int, int]] = []  # (first position, last position), 0-based
+    anchor = (math.nan, math.nan)
+    for i, (low, high) in enumerate(zip(lows, highs)):
+        overlaps = anchor[0] <= high and low <= anchor[1]  # False when anything is nan
+        if groups and overlaps:
+            groups[-1] = (groups[-1][0], i)
+        else:
+            groups.append((i, i))
+            anchor = (low, high)
+    labels: list[str] = []
+    for first, last in groups:
+        label = str(first + 1) if first == last else f"{first + 1}-{last + 1}"
+        labels += [label] * (last - first + 1)
+    return labels
