@@ -9,14 +9,12 @@ with everything finished so far kept.
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import os
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -41,20 +39,21 @@ from tournament.browse import (
     outcome_label,
     parse_depth,
     pick_problem,
-    recreated_replay,
     replay_of,
     replays_of,
     short_message,
     viewer_start,
 )
 from tournament.config import ConfigError, TournamentConfig, describe_config, load_config
-from tournament.leaderboard import cell_table, leaderboard
+from tournament.exports import write_leaderboard_files
+from tournament.leaderboard import leaderboard
 from tournament.ranking import words as ranking_words
+from tournament.recreate import recreate
 from tournament.results import GameRow
-from tournament.schedule import ScheduledGame, schedule
+from tournament.resume import current_results, entrant_hashes, store_plan
+from tournament.schedule import schedule
 from tournament.secret import SecretError, checked_secret
 from tournament.store import Store, StoreError
-from tournament.tables import markdown, write_csv
 
 console = Console(highlight=False, soft_wrap=True)
 if not console.is_terminal:
@@ -92,33 +91,6 @@ def main() -> None:
 
 # --- plan: what is done, missing, stale ---------------------------------------------------------
 
-def plan(config: TournamentConfig, store: Store) -> dict[str, list[ScheduledGame]]:
-    """The schedule split by what the store holds: done, missing, stale, infra (to replay)."""
-    from tournament.runner import submission_hash
-
-    hashes = {e.name: submission_hash(e) for e in config.entrants}
-    stored = store.hashes()
-    split: dict[str, list[ScheduledGame]] = {"done": [], "missing": [], "stale": [],
-                                             "infra": []}
-    for game in schedule(config):
-        found = stored.get(game.game_id)
-        if found is None:
-            split["missing"].append(game)
-        elif found[0] != hashes[game.entrant]:
-            split["stale"].append(game)
-        elif found[1] == INFRA_ERROR:
-            split["infra"].append(game)
-        else:
-            split["done"].append(game)
-    return split
-
-
-def current_results(config: TournamentConfig, store: Store) -> Any:
-    """Stored rows of the games the config schedules now, with the current submissions."""
-    split = plan(config, store)
-    return store.frame(g.game_id for g in split["done"] + split["infra"])
-
-
 # --- run ---------------------------------------------------------------------------------------
 
 @main.command()
@@ -128,24 +100,24 @@ def run(config_path: Path, workers: int | None) -> None:
     """Play every game not yet stored (all of them the first time), then print the ranking
     and write it (leaderboard.csv, .md, .json and games.csv in the output folder)."""
     from tournament.executors import DaskExecutor, Executor, LocalExecutor
-    from tournament.runner import submission_hash, tasks_for
+    from tournament.runner import tasks_for
 
     config = load(config_path)
     if workers is not None and workers < 1:
         die("--workers: expected at least 1")
     store = open_store(config)
-    split = plan(config, store)
-    todo = split["missing"] + split["stale"] + split["infra"]
-    total = sum(len(v) for v in split.values())
-    console.print(f"[bold]{config.name}[/]: {total} games; {len(split['done'])} already stored, "
-                  f"{len(todo)} to play ({len(split['stale'])} stale, "
-                  f"{len(split['infra'])} to retry)")
+    hashes = entrant_hashes(config)
+    split = store_plan(config, store, hashes)
+    todo = split.todo
+    total = split.total
+    console.print(f"[bold]{config.name}[/]: {total} games; {len(split.done)} already stored, "
+                  f"{len(todo)} to play ({len(split.stale)} stale, "
+                  f"{len(split.infra)} to retry)")
     warn_unplayable_teams(config)
     if todo:
         layers = check_sandbox(config)
         if "mounts" in layers and not config.scheduler:
             check_copy_room(config, workers or config.worker_count)
-        hashes = {e.name: submission_hash(e) for e in config.entrants}
         try:
             tasks = tasks_for(config, todo, hashes, checked_secret(config, store), layers)
         except SecretError as exc:
@@ -170,7 +142,7 @@ def run(config_path: Path, workers: int | None) -> None:
                 executor.run(tasks, on_result)
             except KeyboardInterrupt:
                 progress.stop()
-                kept = len(plan(config, store)["done"])
+                kept = len(store_plan(config, store, hashes).done)
                 console.print(f"stopped: {kept} of {total} games stored in "
                               f"{store.path}; run the same command again to finish")
                 sys.exit(130)
@@ -179,7 +151,8 @@ def run(config_path: Path, workers: int | None) -> None:
                       f"({elapsed / len(tasks) * 1000:.0f} ms per game on "
                       f"{workers or config.worker_count} workers)")
     results = current_results(config, store)
-    write_leaderboard_files(config, results, print_leaderboard(config, results))
+    print_written(write_leaderboard_files(config, results, print_leaderboard(config, results)),
+                  len(results))
     store.close()
 
 
@@ -258,19 +231,20 @@ def status(config_path: Path) -> None:
     """Show per entrant how many games are done, missing, stale and failed."""
     config = load(config_path)
     store = open_store(config)
-    split = plan(config, store)
-    results = store.frame(g.game_id for g in split["done"])
+    split = store_plan(config, store)
+    results = store.frame(g.game_id for g in split.done)
     table = Table(title=f"{config.name}: {store.path}")
     for column in ("entrant", "done", "missing", "stale", "agent failures", "infra errors"):
         table.add_column(column, justify="left" if column == "entrant" else "right")
     for entrant in config.entrants:
-        counts = {k: sum(g.entrant == entrant.name for g in v) for k, v in split.items()}
+        counts = {k: sum(g.entrant == entrant.name for g in getattr(split, k))
+                  for k in ("done", "missing", "stale", "infra")}
         mine = results[results["entrant"] == entrant.name]
         failed = int((mine["outcome"].isin(FAILURES) & (mine["culprit"] == 0)).sum())
         table.add_row(entrant.name, str(counts["done"]), str(counts["missing"]),
                       str(counts["stale"]), str(failed), str(counts["infra"]))
     console.print(table)
-    remaining = len(split["missing"]) + len(split["stale"]) + len(split["infra"])
+    remaining = len(split.todo)
     console.print("complete" if remaining == 0 else
                   f"{remaining} games to play: tournament run {config_path}")
     store.close()
@@ -319,20 +293,15 @@ def leaderboard_command(config_path: Path) -> None:
     config = load(config_path)
     store = open_store(config)
     results = current_results(config, store)
-    write_leaderboard_files(config, results, print_leaderboard(config, results))
+    print_written(write_leaderboard_files(config, results, print_leaderboard(config, results)),
+                  len(results))
     store.close()
 
 
-def write_leaderboard_files(config: TournamentConfig, results: Any, board: Any) -> None:
-    out = config.output
-    write_csv(board, out / "leaderboard.csv")
-    (out / "leaderboard.md").write_text(markdown(board), encoding="utf-8")
-    (out / "leaderboard.json").write_text(
-        json.dumps(json.loads(board.to_json(orient="records")), indent=2), encoding="utf-8")
-    write_csv(cell_table(results, config.ranking.confidence), out / "cells.csv")
-    write_csv(results, out / "games.csv")
-    console.print(f"wrote {out / 'leaderboard.csv'}, leaderboard.md, leaderboard.json, "
-                  f"cells.csv (per layout x depth) and games.csv ({len(results)} games)")
+def print_written(paths: list[Path], games: int) -> None:
+    first, *rest = paths
+    console.print(f"wrote {first}, {', '.join(p.name for p in rest)} ({games} games)",
+                  markup=False)
 
 
 # --- report ------------------------------------------------------------------------------------
@@ -606,8 +575,6 @@ def recreate_replays(config: TournamentConfig, games: Any, replays: Sequence[Rep
     when they agree, under a name that carries the submission hash and seed
     (`tournament.browse.recreated_replay`).
     """
-    from tournament.runner import submission_hash
-
     rows = [row for row, found in zip(games.to_dict("records"), replays) if found.file is None]
     if not rows:
         console.print("every matching game already has a replay; nothing to re-create")
@@ -615,7 +582,7 @@ def recreate_replays(config: TournamentConfig, games: Any, replays: Sequence[Rep
     # The teams' code plays again: under the same confinement as `run`, or not at all.
     check_sandbox(config)
     scheduled = {g.game_id: g for g in schedule(config)}
-    hashes = {e.name: submission_hash(e) for e in config.entrants}
+    hashes = entrant_hashes(config)
     try:
         with open_store(config) as store:
             checked_secret(config, store)
@@ -625,60 +592,13 @@ def recreate_replays(config: TournamentConfig, games: Any, replays: Sequence[Rep
     kept = 0
     with tempfile.TemporaryDirectory(prefix=".recreating-", dir=config.output) as scratch:
         try:
-            kept = _recreate(config, rows, scheduled, hashes, scratch)
+            for done in recreate(config, rows, scheduled, hashes, scratch):
+                if done.path is None:
+                    console.print(f"  {done.game_id}: not re-created: {done.why}", markup=False)
+                else:
+                    kept += 1
+                    console.print(f"  {done.game_id}: re-created, {done.path}", markup=False)
         except KeyboardInterrupt:
             console.print("stopped: the replays re-created so far are kept")
             sys.exit(130)
     console.print(f"re-created {kept} of {len(rows)} replay(s)")
-
-
-def _recreate(config: TournamentConfig, rows: list[dict[str, Any]],
-              scheduled: dict[str, ScheduledGame], hashes: dict[str, str], scratch: str) -> int:
-    """The loop of `recreate_replays`; returns how many replays were kept."""
-    from tournament.runner import play_task, tasks_for
-
-    kept = 0
-    for row in rows:
-        name = str(row["game_id"])
-        game = scheduled.get(name)
-        if row["outcome"] == INFRA_ERROR:
-            console.print(f"  {name}: not re-created: the platform failed to play it "
-                          "(`tournament run` plays it again)", markup=False)
-            continue
-        if (game is None or game.seed != int(row["seed"])
-                or hashes.get(game.entrant) != row["submission_hash"]):
-            console.print(f"  {name}: not re-created: the config or submission changed "
-                          "since it was played", markup=False)
-            continue
-        task = replace(tasks_for(config, [game], hashes)[0], replays="all",
-                       replay_dir=scratch)
-        new = play_task(task)
-        differences = [f"{key} {_plain(row[key])} stored, {_plain(new[key])} now"
-                       for key in ("outcome", "culprit", "score", "moves")
-                       if _plain(row[key]) != _plain(new[key])]
-        if new["replay"] is None or differences:
-            if new["replay"] is not None:
-                Path(new["replay"]).unlink(missing_ok=True)
-            why = "; ".join(differences) or f"no replay ({new['outcome']}: {new['message']})"
-            console.print(f"  {name}: not kept, the game did not end as stored: {why}",
-                          markup=False)
-            continue
-        target = recreated_replay(config.output, name, str(row["submission_hash"]),
-                                  int(row["seed"]))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(new["replay"], target)
-        kept += 1
-        console.print(f"  {name}: re-created, {target}", markup=False)
-    return kept
-
-
-def _plain(value: Any) -> object:
-    """A results value comparable with a fresh row's: missing is None, numbers are ints."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    if isinstance(value, bool | str):
-        return value
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return str(value)
