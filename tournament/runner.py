@@ -82,6 +82,11 @@ class GameTask:
     #: sandbox gave fewer guarantees is not scored (`infra_error`, played again by the next
     #: run).
     layers: tuple[str, ...] = ()
+    #: A match game's ghost entrant (empty: the cell's built-in ghosts), its submission hash,
+    #: and why its ghosts cannot be resolved (then the game is the ghost side's load_error).
+    ghost_entrant: str = ""
+    ghost_hash: str = ""
+    ghost_problem: str = ""
 
 
 def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
@@ -151,13 +156,18 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
         layout = load_layout(task.layout_path)
         if task.pacman is None:
             return make_row(task, None, None, "load_error", task.problem, culprit=0)
+        if task.ghost_problem:
+            # The ghost team cannot play: it forfeits the game (its first ghost is blamed).
+            return make_row(task, None, None, "load_error", task.ghost_problem, culprit=1)
         spec = GameSpec(layout, task.pacman, task.ghost, num_ghosts=game.cell.num_ghosts,
                         seed=game.seed, ruleset=game.cell.ruleset, max_moves=task.max_moves,
                         limits=task.limits, secret=task.secret)
         placement = Placement(root=Path(sandbox_root) if sandbox_root else None, slot=slot,
                               expected=task.layers or None)
         result = play(spec, placement=placement)
-        lost = guarantees.lost(task.layers, result.sandbox[0]) if result.sandbox[0] else []
+        # Every sandbox of the game (Pacman's, a ghost team's) had the run's guarantees.
+        lost = sorted({g for active in result.sandbox if active
+                       for g in guarantees.lost(task.layers, active)}, key=lambda g: g.name)
         if task.layers and lost:
             # Confined less than the run's check promised: not a game to score.
             return make_row(task, None, None, INFRA_ERROR, "the sandbox of this game lacked "
@@ -261,8 +271,8 @@ def make_row(task: GameTask, result: GameResult | None, replay: str | None,
         "replay": replay,
         "version": __version__,
         "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "ghost_entrant": "",
-        "ghost_hash": "",
+        "ghost_entrant": task.ghost_entrant,
+        "ghost_hash": task.ghost_hash,
     })
 
 
