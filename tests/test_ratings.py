@@ -214,6 +214,9 @@ def test_a_ghost_teams_failure_counts_for_pacman_and_pacmans_for_the_ghosts() ->
     )
     with_forfeits = fit_ratings(forfeits, ("G", "ghosts"))
     pd.testing.assert_frame_equal(with_forfeits, fit_ratings(played, ("G", "ghosts")))
+    # The same with culprits as a nullable integer column, as the store gives them.
+    nullable = forfeits.astype({"culprit": "Int64"})
+    pd.testing.assert_frame_equal(fit_ratings(nullable, ("G", "ghosts")), with_forfeits)
     pacman = by_entity(with_forfeits)[("P", "pacman")]
     assert (pacman.games, pacman.points) == (7, 4.0)
     ghost = by_entity(with_forfeits)[("G", "ghosts")]

@@ -251,7 +251,8 @@ def _match_games(games: Any) -> Any:
     table["ghost_entrant"] = table["ghost_entrant"].astype(str)
     table["entrant"] = table["entrant"].astype(str)
     table["score"] = pd.to_numeric(table["score"])
-    culprits = pd.to_numeric(table["culprit"], errors="coerce")
+    # A nullable integer column (SQLite's) or floats with NaN (a CSV's): missing is NaN.
+    culprits = pd.to_numeric(table["culprit"], errors="coerce").astype("float64")
     table["points"] = [
         _points(outcome, culprit) for outcome, culprit in zip(table["outcome"], culprits)
     ]
