@@ -353,5 +353,8 @@ def test_crosstable_numbers_on_a_small_table() -> None:
     assert list(ordered.index) == ["B", "A"] and list(ordered.columns) == ["Y", "X"]
     assert math.isnan(ordered.loc["B", "Y"]) and ordered.loc["B", "X"] == 4
     assert ordered.loc["A"].tolist() == [2, 1]
+    empty = crosstable(games[games["ghost_entrant"] == ""])
+    assert empty.empty and list(empty.columns) == list(CROSSTABLE_COLUMNS)
+    assert empty.dtypes.to_dict() == table.dtypes.to_dict()
     with pytest.raises(ValueError, match="no crosstable column 'wins_rate'"):
         crosstable_grid(table, "wins_rate")

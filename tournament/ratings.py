@@ -207,7 +207,8 @@ def crosstable(games: Any) -> Any:
             }
         )
     out = pd.DataFrame(rows, columns=list(CROSSTABLE_COLUMNS))
-    return out.astype({"games": "int64", "wins": "int64", "points": "float64"})
+    floats = ("points", "points_rate", "win_rate", "mean_score")
+    return out.astype({"games": "int64", "wins": "int64", **dict.fromkeys(floats, "float64")})
 
 
 def crosstable_grid(
