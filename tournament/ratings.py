@@ -180,7 +180,9 @@ def fit_ratings(
     board.insert(
         1, "rank_group", rank_groups(list(board["rating_low"]), list(board["rating_high"]))
     )
-    return board.astype({"rank": "int64", "games": "int64", "points": "float64"})
+    return board.astype(
+        {"rank": "int64", "rank_group": "str", "entrant": "str", "side": "str", "games": "int64"}
+    )
 
 
 def crosstable(games: Any) -> Any:
@@ -208,7 +210,10 @@ def crosstable(games: Any) -> Any:
         )
     out = pd.DataFrame(rows, columns=list(CROSSTABLE_COLUMNS))
     floats = ("points", "points_rate", "win_rate", "mean_score")
-    return out.astype({"games": "int64", "wins": "int64", **dict.fromkeys(floats, "float64")})
+    names = dict.fromkeys(("entrant", "ghost_entrant"), "str")
+    return out.astype(
+        {**names, "games": "int64", "wins": "int64", **dict.fromkeys(floats, "float64")}
+    )
 
 
 def crosstable_grid(
