@@ -24,7 +24,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from pacman.outcomes import FAILURES, INFRA_ERROR, OUTCOMES
 from tournament.config import RankingConfig
-from tournament.ranking import ranked
+from tournament.ranking import check_confidence, ranked
 from tournament.results import SCORED_COLUMNS
 
 #: The statistics of one group of games, in column order. Over scored games (infra errors
@@ -71,7 +71,7 @@ def wilson_interval(wins: int, n: int, confidence: float = 0.95) -> tuple[float,
     0/n and n/n, which is exactly where strong agents live; Wilson's stays inside [0, 1] and
     keeps a sensible width. With n = 0 nothing is known: (0, 1).
     """
-    _check_confidence(confidence)
+    check_confidence(confidence)
     if n < 0 or wins < 0 or wins > n:
         raise ValueError(f"expected 0 <= wins <= n, got wins={wins}, n={n}")
     if n == 0:
@@ -97,7 +97,7 @@ def bootstrap_mean_interval(
     formula. The draws come from a generator seeded with `seed`, so the same scores in the
     same order always give the same interval. Empty: (nan, nan).
     """
-    _check_confidence(confidence)
+    check_confidence(confidence)
     if resamples < 1:
         raise ValueError(f"expected at least one resample, got {resamples}")
     values = np.asarray(scores, dtype=float)
@@ -148,11 +148,6 @@ def cell_table(results: Any, confidence: float = 0.95) -> Any:
     out["depth"] = out["depth"].astype("Int64")
     out = out.sort_values(["layout", "depth", "entrant"], kind="mergesort", na_position="first")
     return _typed(out.reset_index(drop=True))
-
-
-def _check_confidence(confidence: float) -> None:
-    if not 0 < confidence < 1:
-        raise ValueError(f"expected a confidence level between 0 and 1, got {confidence}")
 
 
 def _prepare(results: Any) -> Any:

@@ -66,6 +66,12 @@ def ranked(table: Any, by: Sequence[str], tie: Sequence[str] = ("entrant",)) -> 
     return board
 
 
+def check_confidence(confidence: float) -> None:
+    """Raise ValueError unless `confidence` is a level strictly between 0 and 1."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"expected a confidence level between 0 and 1, got {confidence}")
+
+
 def rank_groups(lows: Sequence[float], highs: Sequence[float]) -> list[str]:
     """Shared rank labels for intervals already in rank order.
 
