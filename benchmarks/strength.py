@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pacman.game import GameSpec, derive_seed, play
 from pacman.layout import load_layout
 from pacman.loader import parse_agent_args, resolve
+from tournament.config import DEFAULT_MAX_MOVES
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ class Protocol:
     short_ghost_args: str | None = None
     #: Whose decision time is reported: "pacman", or "ghosts" (the ghost section).
     timed: str = "pacman"
+    #: Moves of all agents after which a game ends (`move_limit`, not a win): deterministic
+    #: ghosts and a deterministic Pacman can go round in circles for ever.
+    max_moves: int | None = None
 
     @property
     def seed_label(self) -> str:
@@ -66,7 +70,9 @@ class Protocol:
         ghost = f"-g {self.ghost}" + (f" --ghostArgs {ghost_args}" if ghost_args else "")
         return (
             f"pacman -l {self.layout} -p {self.pacman} -a {args} {ghost} "
-            f"-k {self.num_ghosts} --rules {self.rules} -q -n {games}"
+            f"-k {self.num_ghosts} --rules {self.rules}"
+            + (f" --max-moves {self.max_moves}" if self.max_moves else "")
+            + f" -q -n {games}"
         )
 
 
@@ -90,7 +96,7 @@ PROTOCOLS = (
     *(
         Protocol(f"ghosts-{name}", "smallClassic", "ExpectimaxAgent", "evalFn=better,depth=2",
                  ghost, 2, 20, "classic", target, ghost_args=ghost_args,
-                 short_ghost_args=short, timed="ghosts")
+                 short_ghost_args=short, timed="ghosts", max_moves=DEFAULT_MAX_MOVES)
         for name, ghost, ghost_args, short, target in (
             ("random", "RandomGhost", "", None, "(reference: Pacman wins about 95%)"),
             ("directional", "DirectionalGhost", "", None, "(reference)"),
@@ -134,6 +140,7 @@ def play_one(protocol: Protocol, setup: Setup, index: int) -> GameFigures:
         num_ghosts=protocol.num_ghosts,
         seed=derive_seed(0, setup.seeds, index),
         ruleset=protocol.rules,
+        max_moves=protocol.max_moves,
     )
     result = play(spec, catch=True)
     timed = result.timing[:1] if protocol.timed == "pacman" else result.timing[1:]
@@ -170,7 +177,7 @@ def report(protocol: Protocol, games: list[GameFigures], seconds: float, setup: 
           f" {think_ms:.2f} ms (longest {longest:.1f} ms) over {decisions} decisions"
           f"  distinct games {distinct}"
           f"  mean moves {statistics.fmean(g.moves for g in games):.0f}"
-          f"  wall {seconds:.1f} s" + (f"  failures {failures}" if failures else ""))
+          f"  wall {seconds:.1f} s" + (f"  other outcomes {failures}" if failures else ""))
     print(f"   target: {protocol.target}", flush=True)
 
 
