@@ -64,6 +64,8 @@ def _builtins() -> dict[str, tuple[str, str]]:
     return {
         "RandomGhost": ("pacman.agents.ghosts", "ghost"),
         "DirectionalGhost": ("pacman.agents.ghosts", "ghost"),
+        "AlphaBetaGhost": ("pacman.agents.ghost_search", "ghost"),
+        "AnytimeGhost": ("pacman.agents.ghost_search", "ghost"),
         "RandomAgent": ("pacman.agents.simple", "pacman"),
         "GreedyAgent": ("pacman.agents.simple", "pacman"),
         "LeftTurnAgent": ("pacman.agents.simple", "pacman"),
