@@ -29,8 +29,9 @@ import click
 
 from pacman import replay as replays
 from pacman.display import Display, WindowClosed, WindowUnavailable, make_display
-from pacman.game import AgentFailure, GameSpec, derive_seed, play, sandboxed
+from pacman.game import AgentFailure, GameSpec, play, sandboxed
 from pacman.layout import Layout, LayoutError, is_project_layout, load_layout
+from pacman.limits import CONTEST, UNTIMED, Limits, limit_problem
 from pacman.loader import (
     AgentRef,
     SubmissionError,
@@ -41,7 +42,7 @@ from pacman.loader import (
 )
 from pacman.outcomes import FAILURES
 from pacman.rules import RULESETS
-from pacman.sandbox.limits import CONTEST, UNTIMED, Limits, limit_problem
+from pacman.seeds import derive_seed
 
 FIXED_SEED = 188  # `-f`: the same games every run (the course fixes its seed too)
 

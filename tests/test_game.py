@@ -4,12 +4,13 @@ import random
 
 import pytest
 
-from pacman.game import AgentFailure, GameSpec, derive_seed, play
+from pacman.game import AgentFailure, GameSpec, play
 from pacman.layout import load_layout, parse_layout
+from pacman.limits import UNTIMED
 from pacman.loader import resolve
 from pacman.outcomes import FAILURES
 from pacman.replay import check, from_json, to_json
-from pacman.sandbox.limits import UNTIMED
+from pacman.seeds import derive_seed
 from tests.conftest import TEST_AGENTS
 
 

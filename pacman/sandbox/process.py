@@ -1,7 +1,7 @@
 """The referee's side of a sandboxed agent: start it, ask it for moves, time it, kill it.
 
-`SandboxedAgent` looks like a course agent to the game runner (`registerInitialState`,
-`getAction`, `final`), but every call is a request to a child process, timed by the referee
+`SandboxedHandle` is the game runner's handle on such an agent (`pacman.handles`): every
+call is a request to a child process, timed by the referee
 against its `Limits`. The child is stopped (SIGSTOP) whenever it is not its turn, so an idle
 agent cannot burn CPU the opponent is thinking with; when a move runs past the hard limit the
 child is killed. Whatever goes wrong on the agent's side raises `AgentFault` (kind, message,
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import math
 import os
 import secrets
@@ -36,11 +37,12 @@ from typing import Any
 
 import pacman
 from pacman.describe import clean, describe_parts
+from pacman.handles import AgentFault, AgentRecord, InfraFailure
 from pacman.layout import Layout
+from pacman.limits import SCRATCH_FILES_PER_MB, Limits, TimeKeeper
 from pacman.loader import AgentRef
 from pacman.sandbox import confine, guarantees, wire
 from pacman.sandbox.cgroup import AgentCgroup, sweep_cgroups
-from pacman.sandbox.limits import SCRATCH_FILES_PER_MB, Limits, TimeKeeper
 from pacman.sandbox.zygote import Zygote, ZygoteGone, discard_zygote, zygote
 from pacman.state import GameState
 from pacman.teamfolder import TeamFolderError, team_digest
@@ -68,17 +70,7 @@ SIGNAL_NAMES: dict[int, str] = {
 }
 
 
-class AgentFault(Exception):
-    """The agent failed: `kind` is an outcome (crash, timeout, memory, ...)."""
-
-    def __init__(self, kind: str, message: str, trace: str = "") -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-        self.trace = trace
-
-
-class SandboxError(RuntimeError):
+class SandboxError(InfraFailure):
     """The platform could not run the sandbox; never the agent's fault."""
 
 
@@ -834,22 +826,12 @@ def remove_tree(path: Path) -> None:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-class SandboxedAgent:
-    """A course-shaped proxy for an agent in its own process (see the module docstring)."""
+class SandboxedHandle:
+    """The agent handle (`pacman.handles.AgentHandle`) of a team's agent in its sandbox: every
+    call is a request to the child process, timed by the referee against its `Limits`."""
 
-    #: The runner leaves timing and its limits to this object.
-    enforces_limits = True
-
-    def __init__(self, process: AgentProcess, keeper: TimeKeeper) -> None:
-        self.process = process
-        self.keeper = keeper
-        self.has_register = False
-        self.has_final = False
-        self.moves = 0
-
-    @classmethod
-    def launch(
-        cls,
+    def __init__(
+        self,
         ref: AgentRef,
         index: int,
         layout: Layout,
@@ -858,27 +840,69 @@ class SandboxedAgent:
         seed: int,
         limits: Limits,
         placement: Placement | None = None,
-    ) -> SandboxedAgent:
-        """Start the sandbox and build the agent in it; AgentFault or SandboxError on failure.
+        on_output: Callable[[int, str], None] | None = None,
+        idle: Callable[[], None] | None = None,
+    ) -> None:
+        """Nothing starts yet (`start`): `on_output(index, text)` gets what the agent prints as
+        it prints it, `idle()` is called while the referee waits for it."""
+        self.indices: tuple[int, ...] = (index,)
+        self._make = functools.partial(AgentProcess, ref, index, layout, num_ghosts, ruleset,
+                                       seed, limits, placement)
+        self._on_output = on_output
+        self._idle = idle
+        self._process: AgentProcess | None = None
+        self.keeper = TimeKeeper(limits)
+        self.has_register = False
+        self.has_final = False
+        self.moves = 0
+        self._records = {i: AgentRecord() for i in self.indices}
 
-        On failure the process is already closed; on success the caller must `close()` it.
-        """
-        process = AgentProcess(ref, index, layout, num_ghosts, ruleset, seed, limits, placement)
-        agent = cls(process, TimeKeeper(limits))
+    @classmethod
+    def launch(cls, *args: Any, **kwargs: Any) -> SandboxedHandle:
+        """A started handle (the arguments are the constructor's): AgentFault or SandboxError
+        on failure, when the process is already closed; on success the caller must
+        `close()` it."""
+        handle = cls(*args, **kwargs)
+        handle.start()
+        return handle
+
+    @property
+    def process(self) -> AgentProcess:
+        """The sandbox's process (once `start` was called)."""
+        if self._process is None:
+            raise RuntimeError("the sandbox was not started")
+        return self._process
+
+    def start(self) -> None:
+        """Start the sandbox and build the agent in it (time spent importing and building
+        counts against the start-up limit). On failure the process is closed."""
+        process = self._process = self._make()
+        if self._on_output is not None:
+            process.on_output = functools.partial(self._on_output, self.indices[0])
+        process.on_wait = self._idle
         try:
             process.start()
-            agent.has_register, agent.has_final = process.load(agent.keeper)
+            self.has_register, self.has_final = process.load(self.keeper)
         except BaseException:
             process.close()
             raise
-        return agent
 
-    def registerInitialState(self, state: GameState) -> None:
+    def register(self, state: GameState) -> None:
         if self.has_register:
             self.process.register(state, self.keeper)
 
-    def getAction(self, state: GameState) -> Any:
-        action, description, _ = self.process.move(state, self.keeper, self.moves)
+    def act(self, index: int, state: GameState, move: int) -> Any:
+        timing = self._records[index].timing
+        t0 = time.perf_counter()
+        try:
+            action, description, _ = self.process.move(state, self.keeper, self.moves)
+        except AgentFault:
+            # A move the sandbox ended (a timeout, a death) still counts in its times.
+            timing.add(time.perf_counter() - t0)
+            timing.warnings = self.keeper.warnings
+            raise
+        timing.add(time.perf_counter() - t0)
+        timing.warnings = self.keeper.warnings
         self.moves += 1
         if action is None:
             return _Unprintable(description)
@@ -889,7 +913,18 @@ class SandboxedAgent:
             self.process.final(state)
 
     def close(self) -> None:
-        self.process.close()
+        process = self._process
+        if process is None:
+            return
+        process.close()
+        for record in self._records.values():
+            record.timing.cpu = process.cpu.total
+            record.timing.cpu_max = process.cpu.move_max if process.cpu.moves else None
+            record.log = process.log
+            record.layers = sorted(process.active)
+
+    def record(self, index: int) -> AgentRecord:
+        return self._records[index]
 
 
 class _Unprintable:
