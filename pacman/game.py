@@ -150,7 +150,7 @@ def play(
         seed=spec.seed,
         ruleset=spec.ruleset,
         num_ghosts=n - 1,
-        agents=[r.label for r in refs],
+        agents=[r.shown for r in refs],
         outcome="",
         score=0,
         moves=0,
@@ -161,7 +161,7 @@ def play(
     random.seed(stream_seed(spec.seed, spec.secret, "agents"))
     name_agents = getattr(display, "name_agents", None)
     if name_agents is not None:
-        name_agents([ref.name for ref in refs])
+        name_agents([ref.shown for ref in refs])
     idle: Callable[[], None] | None = getattr(display, "idle", None)
 
     def fail(kind: str, index: int | None, message: str, trace: str = "",
@@ -253,34 +253,41 @@ def _handles(
     on_output: Callable[[int, str], None] | None,
     idle: Callable[[], None] | None,
 ) -> list[AgentHandle]:
-    """The game's handles, not started yet: agents from files in sandboxes by default, the
-    others (built-ins, module-named agents, `--no-sandbox`) in one in-process handle."""
+    """The game's handles, not started yet, one per side: Pacman's, and one for every ghost
+    (a ghost team is one sandbox process, or one in-process handle). Agents from files play
+    sandboxed by default, the others (built-ins, module-named agents, `--no-sandbox`)
+    in-process, built-ins with random streams of their own, course code with its side's own
+    state of the global `random`."""
     ghost_rng = random.Random(stream_seed(spec.seed, spec.secret, "ghosts"))
     n = len(refs)
     handles: list[AgentHandle] = []
-    local: dict[int, InProcessAgent] = {}
-    for i, ref in enumerate(refs):
+    for side in ((0,), tuple(range(1, n))):
+        if not side:
+            continue
+        ref = refs[side[0]]
+        # Pacman's stream is where the global one starts; a side's starts at its first index.
+        labels = ("agents", side[0]) if side[0] else ("agents",)
+        seed = stream_seed(spec.seed, spec.secret, *labels)
         if sandboxed(ref, spec.sandbox):
-            seed = stream_seed(spec.seed, spec.secret, "agents", *((i,) if i else ()))
-            handles.append(SandboxedHandle(ref, i, spec.layout, n - 1, spec.ruleset, seed,
+            handles.append(SandboxedHandle(ref, side, spec.layout, n - 1, spec.ruleset, seed,
                                            spec.limits, placement, on_output, idle))
             continue
-        rng: Any = None
-        if ref.builtin:
-            # Built-ins draw from streams of their own (Pacman's starts where the global one
-            # would): a game is then the same even where other threads use `random`.
-            rng = ghost_rng if i > 0 else random.Random(stream_seed(spec.seed, spec.secret,
-                                                                     "agents"))
-        local[i] = InProcessAgent(
-            build=functools.partial(ref.build, i),
-            options=functools.partial(_options, ref),
-            rng=rng,
-            think_in_thread=ref.builtin and ref.name != "KeyboardAgent",
-            label=ref.label,
-        )
-    if local:
-        handles.append(InProcessHandle(local, spec.limits, idle))
-    handles.sort(key=lambda h: h.indices[0])
+        local = {}
+        for i in side:
+            rng: Any = None
+            if ref.builtin:
+                # Built-ins draw from streams of their own (Pacman's starts where the global
+                # one would): a game is then the same even where other threads use `random`.
+                rng = ghost_rng if i > 0 else random.Random(seed)
+            local[i] = InProcessAgent(
+                build=functools.partial(ref.build, i),
+                options=functools.partial(_options, ref),
+                rng=rng,
+                think_in_thread=ref.builtin and ref.name != "KeyboardAgent",
+                label=ref.shown,
+            )
+        handles.append(InProcessHandle(local, spec.limits, idle,
+                                       None if ref.builtin else seed))
     return handles
 
 

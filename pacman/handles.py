@@ -18,10 +18,12 @@ What a handle promises the runner:
 
 from __future__ import annotations
 
+import contextlib
+import random
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -141,17 +143,40 @@ class InProcessAgent:
 
 class InProcessHandle:
     """Agents in the referee's own process: their methods are called if present, their time is
-    the wall clock around each call, checked against the limits when the call returns."""
+    the wall clock around each call, checked against the limits when the call returns.
+
+    Course code draws from the global `random`. With `random_seed`, the handle keeps a state
+    of that stream of its own, swapped in around every call into its agents: the two sides of
+    a game, each in a handle of its own, then draw from independent streams, so nothing one
+    side does with `random` changes the other's draws (as with sandboxes, one process each).
+    """
 
     def __init__(self, agents: dict[int, InProcessAgent], limits: Limits,
-                 idle: Callable[[], None] | None = None) -> None:
+                 idle: Callable[[], None] | None = None,
+                 random_seed: int | None = None) -> None:
         self.indices = tuple(sorted(agents))
         self._agents = agents
         self._keepers = {i: TimeKeeper(limits) for i in self.indices}
         self._records = {i: AgentRecord() for i in self.indices}
         self._idle = idle
+        self._random = None if random_seed is None else random.Random(random_seed).getstate()
+
+    @contextlib.contextmanager
+    def _own_random(self) -> Iterator[None]:
+        if self._random is None:
+            yield
+            return
+        random.setstate(self._random)
+        try:
+            yield
+        finally:
+            self._random = random.getstate()
 
     def start(self) -> None:
+        with self._own_random():
+            self._start()
+
+    def _start(self) -> None:
         for i in self.indices:
             entry = self._agents[i]
             if entry.build is None:
@@ -175,6 +200,10 @@ class InProcessHandle:
                 entry.agent.rng = entry.rng
 
     def register(self, state: GameState) -> None:
+        with self._own_random():
+            self._register(state)
+
+    def _register(self, state: GameState) -> None:
         for i in self.indices:
             hook = getattr(self._agents[i].agent, "registerInitialState", None)
             if hook is None:
@@ -190,11 +219,12 @@ class InProcessHandle:
         record = self._records[index]
         keeper = self._keepers[index]
         t0 = time.perf_counter()
-        if self._idle is not None and entry.think_in_thread:
-            action = self._call(index, "getAction", _think_beside, entry.agent, state,
-                                self._idle)
-        else:
-            action = self._call(index, "getAction", entry.agent.getAction, state)
+        with self._own_random():
+            if self._idle is not None and entry.think_in_thread:
+                action = self._call(index, "getAction", _think_beside, entry.agent, state,
+                                    self._idle)
+            else:
+                action = self._call(index, "getAction", entry.agent.getAction, state)
         wall = time.perf_counter() - t0
         record.timing.add(wall)
         over = keeper.account(wall, move)
@@ -211,7 +241,8 @@ class InProcessHandle:
             hook = getattr(self._agents[i].agent, "final", None)
             if hook is not None:
                 try:
-                    self._call(i, "final()", hook, state)
+                    with self._own_random():
+                        self._call(i, "final()", hook, state)
                 except AgentFault as fault:
                     first = first or fault
         if first is not None:
