@@ -159,10 +159,8 @@ def play(
         sandbox=[[] for _ in range(n)],
     )
     random.seed(stream_seed(spec.seed, spec.secret, "agents"))
-    name_agents = getattr(display, "name_agents", None)
-    if name_agents is not None:
-        name_agents([ref.shown for ref in refs])
-    idle: Callable[[], None] | None = getattr(display, "idle", None)
+    display.name_agents([ref.shown for ref in refs])
+    idle = display.while_thinking()
 
     def fail(kind: str, index: int | None, message: str, trace: str = "",
              cause: BaseException | None = None) -> None:

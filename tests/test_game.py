@@ -298,6 +298,9 @@ def test_people_read_team_and_class_names_never_paths(tmp_path):
         def name_agents(self, names):
             named.append(list(names))
 
+        def while_thinking(self):
+            return None
+
         def initialize(self, state):
             pass
 

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from pacman.cli import main
+from pacman.display import NullDisplay
 from pacman.game import GameSpec, play
 from pacman.handles import AgentFault
 from pacman.layout import load_layout
@@ -432,7 +433,7 @@ def test_what_an_agent_prints_reaches_the_caller_as_it_prints(tmp_path: Path) ->
         "        return state.getLegalActions(0)[0]\n")
     events: list[str] = []
 
-    class Recorder:
+    class Recorder(NullDisplay):
         def initialize(self, state: GameState) -> None:
             pass
 
