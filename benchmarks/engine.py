@@ -18,9 +18,10 @@ import random
 import time
 import tracemalloc
 
-from pacman.game import GameSpec, derive_seed, play
+from pacman.game import GameSpec, play
 from pacman.layout import load_layout
 from pacman.loader import resolve
+from pacman.seeds import derive_seed
 from pacman.state import GameState
 
 

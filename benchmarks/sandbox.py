@@ -22,9 +22,9 @@ from pathlib import Path
 
 from pacman.game import GameSpec, play
 from pacman.layout import load_layout
+from pacman.limits import Limits
 from pacman.loader import AgentRef, resolve
-from pacman.sandbox.limits import Limits
-from pacman.sandbox.process import SandboxedAgent
+from pacman.sandbox.process import SandboxedHandle
 from pacman.state import GameState
 
 TRIVIAL = '''
@@ -42,7 +42,7 @@ def bench_start(folder: Path, runs: int) -> tuple[list[float], list[float]]:
     ready, loaded = [], []
     for _ in range(runs):
         t0 = time.perf_counter()
-        agent = SandboxedAgent.launch(ref, 0, layout, 2, "classic", 0, Limits())
+        agent = SandboxedHandle.launch(ref, 0, layout, 2, "classic", 0, Limits())
         loaded.append(time.perf_counter() - t0)
         ready.append(agent.process.started_at - t0)
         agent.close()
@@ -52,13 +52,13 @@ def bench_start(folder: Path, runs: int) -> tuple[list[float], list[float]]:
 def bench_round_trip(folder: Path, moves: int) -> list[float]:
     ref = AgentRef("FirstLegal", module="", path=str(folder / "agent.py"))
     layout = load_layout("mediumClassic")
-    agent = SandboxedAgent.launch(ref, 0, layout, 2, "classic", 0, Limits())
+    agent = SandboxedHandle.launch(ref, 0, layout, 2, "classic", 0, Limits())
     state = GameState.initial(layout, 2)
     times = []
     try:
         for _ in range(moves):
             t0 = time.perf_counter()
-            agent.getAction(state)
+            agent.act(0, state, 0)
             times.append(time.perf_counter() - t0)
     finally:
         agent.close()

@@ -33,9 +33,10 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from pacman.game import GameSpec, derive_seed, play
+from pacman.game import GameSpec, play
 from pacman.layout import load_layout
 from pacman.loader import parse_agent_args, resolve
+from pacman.seeds import derive_seed
 from tournament.config import DEFAULT_MAX_MOVES
 
 

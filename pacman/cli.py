@@ -29,8 +29,9 @@ import click
 
 from pacman import replay as replays
 from pacman.display import Display, WindowClosed, WindowUnavailable, make_display
-from pacman.game import AgentFailure, GameSpec, derive_seed, play, sandboxed
+from pacman.game import AgentFailure, GameSpec, play, sandboxed
 from pacman.layout import Layout, LayoutError, is_project_layout, load_layout
+from pacman.limits import CONTEST, UNTIMED, Limits, limit_problem
 from pacman.loader import (
     AgentRef,
     SubmissionError,
@@ -41,7 +42,7 @@ from pacman.loader import (
 )
 from pacman.outcomes import FAILURES
 from pacman.rules import RULESETS
-from pacman.sandbox.limits import CONTEST, UNTIMED, Limits, limit_problem
+from pacman.seeds import derive_seed
 
 FIXED_SEED = 188  # `-f`: the same games every run (the course fixes its seed too)
 
@@ -51,8 +52,9 @@ def die(message: str, status: int = 2) -> NoReturn:
     sys.exit(status)
 
 
-def check_options(ref: AgentRef, sandboxed: bool) -> None:
-    """Reject `-a` options the agent's constructor cannot take, before any game starts.
+def check_options(ref: AgentRef, sandboxed: bool, flag: str = "-a") -> None:
+    """Reject `-a` (or `--ghostArgs`, `flag`) options the agent's constructor cannot take,
+    before any game starts.
 
     A sandboxed agent's code must not run in the referee, so its options are read from its
     source; where the source cannot tell, its start-up in the sandbox reports them.
@@ -64,7 +66,7 @@ def check_options(ref: AgentRef, sandboxed: bool) -> None:
             return
         for key, _ in ref.args:
             if key not in options:
-                die(f"-a {key}=...: {ref.label} takes no option {key!r} "
+                die(f"{flag} {key}=...: {ref.shown} takes no option {key!r} "
                     f"(its options: {', '.join(options) or 'none'})")
         return
     cls = ref.load_class()
@@ -75,8 +77,8 @@ def check_options(ref: AgentRef, sandboxed: bool) -> None:
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return
     for key, _ in ref.args:
-        if key not in params:
-            die(f"-a {key}=...: {ref.label} takes no option {key!r} "
+        if key not in params or key == "index":
+            die(f"{flag} {key}=...: {ref.shown} takes no option {key!r} "
                 f"(its options: {describe_signature(cls)})")
 
 
@@ -171,7 +173,8 @@ def layout_line(layout: Layout) -> str:
     return f"{layout.name} (from {layout.source})"
 
 
-def played_by_line(ref: AgentRef, options: str, in_sandbox: bool, count: int = 1) -> str:
+def played_by_line(ref: AgentRef, options: str, in_sandbox: bool, count: int = 1,
+                   flag: str = "-a") -> str:
     """Which agent played, said plainly: `./multiAgents.py:ExpectimaxAgent -a evalFn=better,
     sandboxed` or `built-in RandomGhost x 2, in-process` (a local file wins over a built-in
     of the same name, so the summary says which one it was)."""
@@ -181,7 +184,7 @@ def played_by_line(ref: AgentRef, options: str, in_sandbox: bool, count: int = 1
     if count != 1:
         text += f" x {count}"
     if options.strip():
-        text += f" -a {options.strip()}"
+        text += f" {flag} {options.strip()}"
     return f"{text}, {'sandboxed' if in_sandbox else 'in-process'}"
 
 
@@ -209,7 +212,10 @@ def summary_lines(games: list[dict[str, Any]]) -> list[str]:
 @click.option("-a", "--agentArgs", "agent_args", default="",
               help='Options for the Pacman agent, e.g. "depth=2,evalFn=better" (strings).')
 @click.option("-g", "--ghosts", "ghost_ref", default="RandomGhost", show_default=True,
-              help="The ghost agent.")
+              help="The ghost team: a built-in ghost, file.py:Class (built once per ghost, "
+                   "all in one sandbox) or a team folder whose team.yaml names a ghost.")
+@click.option("--ghostArgs", "ghost_args", default="",
+              help="Options of the ghosts, as -a (key=value,...).")
 @click.option("-k", "--numghosts", "num_ghosts", type=int, default=None,
               help="Play with the first K ghosts of the layout [default: all].")
 @click.option("-n", "--numGames", "num_games", type=int, default=1, show_default=True)
@@ -275,6 +281,7 @@ def main(
     pacman_ref: str,
     agent_args: str,
     ghost_ref: str,
+    ghost_args: str,
     num_ghosts: int | None,
     num_games: int,
     quiet: bool,
@@ -343,6 +350,7 @@ def main(
         pacman_ref=pacman_ref,
         agent_args=agent_args,
         ghost_ref=ghost_ref,
+        ghost_args=ghost_args,
         num_ghosts=num_ghosts,
         num_games=num_games,
         display_kind=display_kind,
@@ -371,6 +379,7 @@ class Batch:
     pacman_ref: str
     agent_args: str
     ghost_ref: str
+    ghost_args: str
     num_ghosts: int | None
     num_games: int
     display_kind: str
@@ -394,13 +403,16 @@ def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
         for warning in layout.warnings:
             click.echo(f"pacman: warning: {warning}", err=True)
         pacman = resolve(b.pacman_ref, parse_agent_args(b.agent_args), kind="pacman")
-        ghost = resolve(b.ghost_ref, kind="ghost")
+        ghost = resolve(b.ghost_ref, parse_agent_args(b.ghost_args, "--ghostArgs"),
+                        kind="ghost")
         check_options(pacman, sandboxed=not pacman.builtin and b.sandbox is not False)
-        if ghost.builtin or b.sandbox is False:
-            ghost.load_class()
+        check_options(ghost, sandboxed=not ghost.builtin and b.sandbox is not False,
+                      flag="--ghostArgs")
+        # A built-in checks its option values when built: report them before any game.
         if pacman.builtin:
-            # A built-in checks its option values when built: report them before any game.
             pacman.build(0)
+        if ghost.builtin:
+            ghost.build(1)
     except (LayoutError, SubmissionError, ValueError) as exc:
         die(str(exc))
     if pacman.name == "KeyboardAgent" and pacman.builtin and b.display_kind != "window":
@@ -476,7 +488,8 @@ def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
         return None
     played_by = {
         "pacman": played_by_line(pacman, b.agent_args, sandboxed(pacman, b.sandbox)),
-        "ghosts": played_by_line(ghost, "", sandboxed(ghost, b.sandbox), ghosts),
+        "ghosts": played_by_line(ghost, b.ghost_args, sandboxed(ghost, b.sandbox), ghosts,
+                                 "--ghostArgs"),
     }
     if not b.as_json:
         for line in summary_lines(records):

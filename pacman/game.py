@@ -12,30 +12,33 @@ per game, removes that).
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 import random
-import threading
-import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pacman.actions import action_name
-from pacman.describe import describe, safe_text
-from pacman.display import Display, NullDisplay, WindowClosed
+from pacman.describe import safe_text
+from pacman.display import Display, NullDisplay
+from pacman.handles import (
+    AgentFault,
+    AgentHandle,
+    AgentTiming,
+    InfraFailure,
+    InProcessAgent,
+    InProcessHandle,
+    given_agents,
+)
 from pacman.layout import Layout
+from pacman.limits import UNTIMED, Limits
 from pacman.loader import AgentRef, describe_signature
 from pacman.outcomes import FAILURES, INFRA_ERROR
 from pacman.rules import IllegalMove
-from pacman.sandbox.limits import UNTIMED, Limits, TimeKeeper
-from pacman.sandbox.process import AgentFault, Placement, SandboxedAgent, SandboxError
+from pacman.sandbox.process import Placement, SandboxedHandle
+from pacman.seeds import stream_seed
 from pacman.state import GameState
 
-#: What agent code may raise without stopping the referee. SystemExit is included because the
-#: course's `util.raiseNotDefined()` exits; KeyboardInterrupt is not (Ctrl-C stops the batch).
-AGENT_ERRORS = (Exception, SystemExit, GeneratorExit)
 #: Longest message kept from an agent's failure (its exception text can be anything).
 MESSAGE_LIMIT = 300
 
@@ -52,18 +55,6 @@ class AgentFailure(Exception):
         self.trace = trace
         #: The game so far (its logs included), filled in as the failure leaves `play`.
         self.result: GameResult | None = None
-
-
-def stream_seed(spec: GameSpec, *labels: object) -> int:
-    """The seed of one of the game's random streams: from its seed and, when it has one, its
-    secret (without a secret, what `derive_seed(seed, *labels)` gives, as before)."""
-    return derive_seed(spec.seed, *labels, *((spec.secret,) if spec.secret else ()))
-
-
-def derive_seed(seed: int, *labels: object) -> int:
-    """A 63-bit seed from a parent seed and labels; stable across Python versions and runs."""
-    text = ":".join([str(seed), *map(str, labels)])
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
 
 @dataclass(frozen=True)
@@ -95,30 +86,6 @@ def sandboxed(ref: AgentRef, sandbox: bool | None) -> bool:
     """Whether `ref` plays in a sandbox given `GameSpec.sandbox`: agents from files do unless
     told otherwise; built-ins (and agents named by module) are trusted and play in-process."""
     return ref.path is not None and sandbox is not False
-
-
-@dataclass
-class AgentTiming:
-    """An agent's thinking time over a game, in seconds of wall-clock time.
-
-    `cpu` is the agent's own CPU time where it runs in a process of its own (the sandbox
-    measures it there); for an agent playing inside the referee's process it is None.
-    """
-
-    moves: int = 0
-    wall: float = 0.0
-    wall_max: float = 0.0
-    cpu: float | None = None
-    #: Largest CPU time of one move, as the sandbox harness measured it (None in-process).
-    cpu_max: float | None = None
-    #: Moves over the soft per-move limit.
-    warnings: int = 0
-
-    def add(self, wall: float) -> None:
-        self.moves += 1
-        self.wall += wall
-        if wall > self.wall_max:
-            self.wall_max = wall
 
 
 @dataclass
@@ -183,7 +150,7 @@ def play(
         seed=spec.seed,
         ruleset=spec.ruleset,
         num_ghosts=n - 1,
-        agents=[r.label for r in refs],
+        agents=[r.shown for r in refs],
         outcome="",
         score=0,
         moves=0,
@@ -191,38 +158,55 @@ def play(
         logs=["" for _ in range(n)],
         sandbox=[[] for _ in range(n)],
     )
-    random.seed(stream_seed(spec, "agents"))
-    keepers = [TimeKeeper(spec.limits) for _ in range(n)]
-    name_agents = getattr(display, "name_agents", None)
-    if name_agents is not None:
-        name_agents([ref.name for ref in refs])
+    random.seed(stream_seed(spec.seed, spec.secret, "agents"))
+    display.name_agents([ref.shown for ref in refs])
+    idle = display.while_thinking()
 
-    def fail(kind: str, index: int | None, message: str, exc: BaseException | None = None,
-             trace: str = "") -> None:
+    def fail(kind: str, index: int | None, message: str, trace: str = "",
+             cause: BaseException | None = None) -> None:
         result.outcome = kind
         result.culprit = index
         result.message = message[:MESSAGE_LIMIT]
-        result.trace = trace
-        if exc is not None:
-            try:
-                result.trace = "".join(traceback.format_exception(exc)[-12:])[-4000:]
-            except BaseException:
-                result.trace = result.message
+        result.trace = trace or (result.message if cause is not None else "")
         if not catch:
-            raise AgentFailure(kind, index, result.message, result.trace) from exc
+            raise AgentFailure(kind, index, result.message, result.trace) from cause
 
-    built: list[Any] = []
+    def faulted(fault: AgentFault, handle: AgentHandle) -> None:
+        index = handle.indices[0] if fault.index is None else fault.index
+        fail(fault.kind, index, fault.message, fault.trace, fault.__cause__)
+
+    handles: list[AgentHandle] = []
     try:
         if agents is not None:
-            built = list(agents)
+            handles.append(InProcessHandle(given_agents(agents), spec.limits, idle))
         else:
-            _build(spec, refs, n, placement, keepers, fail, built, on_output)
+            handles += _handles(spec, refs, placement, on_output, idle)
+        by_index = {i: h for h in handles for i in h.indices}
+        for handle in handles:
+            try:
+                handle.start()
+            except AgentFault as fault:
+                faulted(fault, handle)
+                break
+            except InfraFailure as exc:
+                fail(INFRA_ERROR, None,
+                     f"the sandbox of agent {handle.indices[0]} failed: {exc}")
+                break
         if not result.outcome:
             display.initialize(state)
-            _register(built, state, keepers, fail)
+            for handle in handles:
+                try:
+                    handle.register(state)
+                except AgentFault as fault:
+                    faulted(fault, handle)
+                    break
+                except InfraFailure as exc:
+                    fail(INFRA_ERROR, None,
+                         f"the sandbox of agent {handle.indices[0]} failed: {exc}")
+                    break
         started = not result.outcome
         if started:
-            _run(spec, state, built, keepers, display, result, fail)
+            _run(spec, state, by_index, display, result, fail, faulted)
         state = result.final_state or state
         result.final_state = state
         result.score = int(state.getScore())
@@ -230,220 +214,111 @@ def play(
             result.outcome = "win" if state.isWin() else "loss" if state.isLose() else "move_limit"
         # The course calls final() on every agent once a game is over; a game that never
         # started (an agent failed to load or register) has nothing to report to them.
-        for i, agent in enumerate(built if started else []):
-            hook = getattr(agent, "final", None)
-            if hook is not None:
-                try:
-                    hook(state)
-                except AGENT_ERRORS as exc:
-                    if not catch:
-                        raise AgentFailure("crash", i, f"final() raised {describe(exc)}") from exc
-                    result.message = result.message or f"final() raised {describe(exc)}"
+        for handle in handles if started else []:
+            try:
+                handle.final(state)
+            except AgentFault as fault:
+                if not catch:
+                    index = handle.indices[0] if fault.index is None else fault.index
+                    raise AgentFailure("crash", index, fault.message) from fault.__cause__
+                result.message = result.message or fault.message
     except AgentFailure as failure:
         failure.result = result
         raise
     finally:
-        # Every sandbox is closed, whatever closing or recording another one raised.
+        # Every handle is closed, whatever closing or recording another one raised.
         problem: BaseException | None = None
-        for i, agent in enumerate(built):
-            if isinstance(agent, SandboxedAgent):
-                try:
-                    agent.close()
-                    _record_sandbox(result, i, agent)
-                except BaseException as exc:
-                    problem = problem or exc
+        for handle in handles:
+            try:
+                handle.close()
+                for i in handle.indices:
+                    record = handle.record(i)
+                    result.timing[i] = record.timing
+                    result.logs[i] = record.log
+                    result.sandbox[i] = record.layers
+            except BaseException as exc:
+                problem = problem or exc
         if problem is not None:
             raise problem
     display.finish(state, result.outcome)
     return result
 
 
-def _build(
+def _handles(
     spec: GameSpec,
     refs: list[AgentRef],
-    n: int,
     placement: Placement | None,
-    keepers: list[TimeKeeper],
-    fail: Any,
-    built: list[Any],
     on_output: Callable[[int, str], None] | None,
-) -> None:
-    """Fresh agents for one game, appended to `built` as they come (so that the caller closes
-    the sandboxes already started, whatever happens to a later one): built-ins in-process,
-    file agents in sandboxes by default.
-
-    Stops at the first agent that cannot be built (the game is then lost before it starts).
-    """
-    ghost_rng = random.Random(stream_seed(spec, "ghosts"))
-    for i, ref in enumerate(refs):
+    idle: Callable[[], None] | None,
+) -> list[AgentHandle]:
+    """The game's handles, not started yet, one per side: Pacman's, and one for every ghost
+    (a ghost team is one sandbox process, or one in-process handle). Agents from files play
+    sandboxed by default, the others (built-ins, module-named agents, `--no-sandbox`)
+    in-process, built-ins with random streams of their own, course code with its side's own
+    state of the global `random`."""
+    ghost_rng = random.Random(stream_seed(spec.seed, spec.secret, "ghosts"))
+    n = len(refs)
+    handles: list[AgentHandle] = []
+    for side in ((0,), tuple(range(1, n))):
+        if not side:
+            continue
+        ref = refs[side[0]]
+        # Pacman's stream is where the global one starts; a side's starts at its first index.
+        labels = ("agents", side[0]) if side[0] else ("agents",)
+        seed = stream_seed(spec.seed, spec.secret, *labels)
         if sandboxed(ref, spec.sandbox):
-            seed = stream_seed(spec, "agents") if i == 0 else stream_seed(spec, "agents", i)
-            try:
-                agent = SandboxedAgent.launch(ref, i, spec.layout, n - 1, spec.ruleset, seed,
-                                              spec.limits, placement)
-            except AgentFault as fault:
-                fail(fault.kind, i, f"{ref.label}: {fault.message}", trace=fault.trace)
-                break
-            except SandboxError as exc:
-                fail(INFRA_ERROR, None, f"the sandbox of agent {i} failed: {exc}")
-                break
-            # Time spent importing and building counts against the start-up limit.
-            keepers[i] = agent.keeper
-            built.append(agent)
-            if on_output is not None:
-                agent.process.on_output = functools.partial(on_output, i)
+            handles.append(SandboxedHandle(ref, side, spec.layout, n - 1, spec.ruleset, seed,
+                                           spec.limits, placement, on_output, idle))
             continue
-        t0 = time.perf_counter()
-        try:
-            agent = ref.build(i)
-        except TypeError as exc:
-            try:
-                params = describe_signature(ref.load_class())
-            except Exception:
-                params = "unknown"
-            fail("load_error", i, f"{ref.label}: {describe(exc)} (its options: {params})", exc)
-            break
-        except AGENT_ERRORS as exc:
-            fail("load_error", i, f"{ref.label}: {describe(exc)}", exc)
-            break
-        keepers[i].account_startup(time.perf_counter() - t0)
-        if ref.builtin:
-            # Built-ins draw from streams of their own (Pacman's starts where the global one
-            # would): a game is then the same even where other threads use `random`.
-            agent.rng = ghost_rng if i > 0 else random.Random(stream_seed(spec, "agents"))
-            # Trusted code may think in a thread while a window stays responsive.
-            agent.think_in_thread = ref.name != "KeyboardAgent"
-        built.append(agent)
+        local = {}
+        for i in side:
+            rng: Any = None
+            if ref.builtin:
+                # Built-ins draw from streams of their own (Pacman's starts where the global
+                # one would): a game is then the same even where other threads use `random`.
+                rng = ghost_rng if i > 0 else random.Random(seed)
+            local[i] = InProcessAgent(
+                build=functools.partial(ref.build, i),
+                options=functools.partial(_options, ref),
+                rng=rng,
+                think_in_thread=ref.builtin and ref.name != "KeyboardAgent",
+                label=ref.shown,
+            )
+        handles.append(InProcessHandle(local, spec.limits, idle,
+                                       None if ref.builtin else seed))
+    return handles
 
 
-def _register(built: list[Any], state: GameState, keepers: list[TimeKeeper], fail: Any) -> None:
-    for i, agent in enumerate(built):
-        hook = getattr(agent, "registerInitialState", None)
-        if hook is None:
-            continue
-        t0 = time.perf_counter()
-        try:
-            hook(state)
-        except BaseException as exc:
-            if _failed(exc, i, "registerInitialState", fail):
-                return
-            raise
-        if not isinstance(agent, SandboxedAgent):
-            over = keepers[i].account_startup(time.perf_counter() - t0)
-            if over:
-                fail("timeout", i, over)
-                return
-
-
-def _failed(
-    exc: BaseException,
-    index: int,
-    what: str,
-    fail: Any,
-    timing: AgentTiming | None = None,
-    keeper: TimeKeeper | None = None,
-    t0: float = 0.0,
-) -> bool:
-    """Record `exc`, raised by a call into agent `index`, as the failure it is; False when it
-    is none (Ctrl-C, a closed window: the caller re-raises those).
-
-    Whom a failure blames: an `AgentFault` is the sandbox's verdict on the agent (a move it
-    ended still counts in the agent's times); a `SandboxError` is the platform's own (nobody);
-    anything else the agent's in-process code raised is its crash. `fail` may raise.
-    """
-    if isinstance(exc, WindowClosed):
-        return False
-    if isinstance(exc, AgentFault):
-        if timing is not None and keeper is not None:
-            timing.add(time.perf_counter() - t0)
-            timing.warnings = keeper.warnings
-        fail(exc.kind, index, exc.message, trace=exc.trace)
-    elif isinstance(exc, SandboxError):
-        fail(INFRA_ERROR, None, f"the sandbox of agent {index} failed: {exc}")
-    elif isinstance(exc, AGENT_ERRORS):
-        fail("crash", index, f"{what} raised {describe(exc)}", exc)
-    else:
-        return False
-    return True
-
-
-def _think_beside(agent: Any, state: GameState, idle: Any) -> Any:
-    """A trusted agent's move computed in a thread while the window's events are pumped.
-
-    Only built-in agents ask for it (`think_in_thread`): course code may rely on being on the
-    main thread (signal-based timers), and sandboxed agents think in their own process.
-    """
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["action"] = agent.getAction(state)
-        except BaseException as exc:
-            box["error"] = exc
-
-    worker = threading.Thread(target=run, name="agent-thinking", daemon=True)
-    worker.start()
-    while worker.is_alive():
-        worker.join(0.03)
-        if worker.is_alive():
-            idle()
-    if "error" in box:
-        raise box["error"]
-    return box["action"]
-
-
-def _record_sandbox(result: GameResult, index: int, agent: SandboxedAgent) -> None:
-    process = agent.process
-    timing = result.timing[index]
-    timing.cpu = process.cpu.total
-    timing.cpu_max = process.cpu.move_max if process.cpu.moves else None
-    result.logs[index] = process.log
-    result.sandbox[index] = sorted(process.active)
+def _options(ref: AgentRef) -> str:
+    return describe_signature(ref.load_class())
 
 
 def _run(
     spec: GameSpec,
     state: GameState,
-    agents: list[Any],
-    keepers: list[TimeKeeper],
+    handles: dict[int, AgentHandle],
     display: Display,
     result: GameResult,
     fail: Any,
+    faulted: Any,
 ) -> None:
     """The move loop: ask, check, apply, record, until the game ends or the limit is hit."""
-    n = len(agents)
-    idle = getattr(display, "idle", None)
-    for agent in agents:
-        if isinstance(agent, SandboxedAgent):
-            agent.process.on_wait = idle
+    n = len(handles)
     actions = result.actions
     scores = result.scores
-    timing = result.timing
-    perf = time.perf_counter
     index = 0
     moves = 0
     limit = spec.max_moves if spec.max_moves is not None else math.inf
     while not state.isTerminal() and moves < limit:
-        agent = agents[index]
-        t0 = perf()
+        handle = handles[index]
         try:
-            if idle is not None and getattr(agent, "think_in_thread", False):
-                action = _think_beside(agent, state, idle)
-            else:
-                action = agent.getAction(state)
-        except BaseException as exc:
-            if _failed(exc, index, "getAction", fail, timing[index], keepers[index], t0):
-                break
-            raise
-        wall = perf() - t0
-        timing[index].add(wall)
-        if not getattr(agent, "enforces_limits", False):
-            over = keepers[index].account(wall, moves)
-            if over:
-                timing[index].warnings = keepers[index].warnings
-                fail("timeout", index, over)
-                break
-        timing[index].warnings = keepers[index].warnings
+            action = handle.act(index, state, moves)
+        except AgentFault as fault:
+            faulted(fault, handle)
+            break
+        except InfraFailure as exc:
+            fail(INFRA_ERROR, None, f"the sandbox of agent {index} failed: {exc}")
+            break
         name = action_name(action)
         try:
             if name is None:

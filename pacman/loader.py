@@ -12,7 +12,13 @@ References, as `-p` and `-g` accept them:
   an error too: a built-in plays for a bare name only where there are no agent files (ghosts
   and `KeyboardAgent` excepted: those are always the built-ins, see `ALWAYS_BUILTIN`);
 - a team folder (`submissions/team`): its `team.yaml` names `agent: file.py:Class` (and
-  optional `args`), or the folder holds exactly one agent class in its agent files.
+  optional `args`) for its Pacman and `ghost: file.py:Class` (and optional `ghost_args`) for
+  its ghost team, at least one of them; without a team.yaml the folder must hold exactly one
+  such class in its agent files (`*Agent` for Pacman, `*Ghost` for ghosts).
+
+A ghost reference (`kind="ghost"`) must name a ghost class: one built as `Class(index)` once
+per ghost. A class whose constructor takes no index (a course Pacman class, for one) is
+refused from its source, before any game.
 
 Loading a course-style file installs the `game` and `util` compatibility modules (see
 `pacman.compat`) and executes the file. Resolving a reference reads source with `ast` and
@@ -98,6 +104,8 @@ class AgentRef:
     #: The team's submission hash as a tournament saw it (a prefix of `team_digest`): its
     #: sandbox then plays exactly those files, or none (see `pacman.sandbox.process`).
     team_hash: str = ""
+    #: The team's name for people (its team.yaml `name`, else its folder's name).
+    team_name: str = ""
 
     def load_class(self) -> type:
         if self.path is None:
@@ -118,7 +126,20 @@ class AgentRef:
 
     @property
     def label(self) -> str:
+        """The reference as text (`path/file.py:Class`, a built-in's name): it resolves to
+        this agent again (tournament configs store it)."""
         return self.name if self.path is None else f"{self.path}:{self.name}"
+
+    @property
+    def shown(self) -> str:
+        """The agent's name for people (results, replays, the viewer): a built-in's name, a
+        team's name and class (`Example Team (ExampleGhost)`), or a file's name and class;
+        never a path, which says where the organizer keeps it and nothing about the agent."""
+        if self.path is None:
+            return self.name
+        if self.team_name:
+            return f"{self.team_name} ({self.name})"
+        return f"{Path(self.path).name}:{self.name}"
 
     def played_by(self, cwd: Path | None = None) -> str:
         """Which agent this is, for people: `built-in ExpectimaxAgent`, or its file
@@ -134,8 +155,9 @@ class AgentRef:
         return f"{shown}:{self.name}"
 
 
-def parse_agent_args(text: str | None) -> tuple[tuple[str, str], ...]:
-    """`-a depth=2,evalFn=better` -> (('depth', '2'), ('evalFn', 'better')), values as strings.
+def parse_agent_args(text: str | None, flag: str = "-a") -> tuple[tuple[str, str], ...]:
+    """`-a depth=2,evalFn=better` -> (('depth', '2'), ('evalFn', 'better')), values as strings
+    (`flag` names the option in errors: `-a`, `--ghostArgs`).
 
     A bare `key` means `key=1`, as in the course.
     """
@@ -149,7 +171,7 @@ def parse_agent_args(text: str | None) -> tuple[tuple[str, str], ...]:
         key, sep, value = part.partition("=")
         key = key.strip()
         if not key.isidentifier():
-            raise SubmissionError(f"-a: {part!r} is not key=value with a valid option name")
+            raise SubmissionError(f"{flag}: {part!r} is not key=value with a valid option name")
         out.append((key, value.strip() if sep else "1"))
     return tuple(out)
 
@@ -359,9 +381,20 @@ def agent_files(folder: Path, listed: list[str] | None = None) -> list[Path]:
 def resolve(
     ref: str, args: tuple[tuple[str, str], ...] = (), kind: str = "pacman", cwd: Path | None = None
 ) -> AgentRef:
-    """Resolve `-p`/`-g` text into an AgentRef, or raise SubmissionError saying why not."""
+    """Resolve `-p`/`-g` text into an AgentRef, or raise SubmissionError saying why not.
+
+    `kind` is `pacman` or `ghost`; a ghost from a file is checked to be a ghost class (see
+    `ghost_problem`)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind: expected one of {', '.join(KINDS)}, got {kind!r}")
     try:
-        return _resolve(ref, args, kind, cwd or Path.cwd())
+        resolved = _resolve(ref, args, kind, cwd or Path.cwd())
+        if kind == "ghost" and resolved.path is not None:
+            team = Path(resolved.team) if resolved.team else None
+            problem = ghost_problem(Path(resolved.path), resolved.name, team)
+            if problem:
+                raise SubmissionError(f"{resolved.path}:{resolved.name} is not a ghost: {problem}")
+        return resolved
     except OSError as exc:  # a name too long for the file system, an unreadable folder...
         raise SubmissionError(
             f"{ref[:80]}: cannot look up this agent: {exc.strerror or exc}"
@@ -380,7 +413,7 @@ def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path) 
         return _from_file(Path(file_part), cls_name, args)
     path = Path(ref)
     if path.is_dir():
-        return _from_folder(path, args)
+        return _from_folder(path, args, kind)
     if path.suffix == ".py":
         raise SubmissionError(f"{ref}: name the class too, as {ref}:ClassName")
     if ref in builtins and (kind == "ghost" or ref in ALWAYS_BUILTIN):
@@ -476,47 +509,58 @@ def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...],
     return AgentRef(cls_name, module="", path=str(where), args=args)
 
 
-def _from_folder(folder: Path, args: tuple[tuple[str, str], ...]) -> AgentRef:
-    """A team folder: its `team.yaml`, or its one agent class. The folder is checked first
-    (`pacman.teamfolder`): a team plays only the regular files of its own folder."""
+def _from_folder(folder: Path, args: tuple[tuple[str, str], ...], kind: str) -> AgentRef:
+    """A team folder: its `team.yaml`, or its one agent (or ghost) class. The folder is
+    checked first (`pacman.teamfolder`): a team plays only the regular files of its own
+    folder."""
     try:
         files = team_files(folder)
     except TeamFolderError as exc:
         raise SubmissionError(str(exc)) from None
-    ref = _agent_of_folder(folder, files, args)
-    return dataclasses.replace(ref, team=str(folder.resolve()))
+    ref, name = _agent_of_folder(folder, files, args, kind)
+    return dataclasses.replace(ref, team=str(folder.resolve()),
+                               team_name=name or clean(folder.resolve().name, 60))
 
 
-def _agent_of_folder(folder: Path, files: list[str],
-                     args: tuple[tuple[str, str], ...]) -> AgentRef:
-    """The agent class a team folder names (team.yaml) or holds (its one *Agent)."""
+#: Per kind: the team.yaml keys of its class and its options, and the suffix of the class
+#: names a folder without team.yaml is searched for.
+KINDS = {"pacman": ("agent", "args", "Agent"), "ghost": ("ghost", "ghost_args", "Ghost")}
+
+
+def _agent_of_folder(folder: Path, files: list[str], args: tuple[tuple[str, str], ...],
+                     kind: str) -> tuple[AgentRef, str]:
+    """The class a team folder names (team.yaml) or holds (its one *Agent or *Ghost), and the
+    team's name when its team.yaml gives one."""
     if "team.yaml" in files:
-        return _from_team_yaml(folder, files, args)
+        return _from_team_yaml(folder, files, args, kind)
+    key, _, suffix = KINDS[kind]
     candidates: list[tuple[Path, str]] = []
     broken: list[str] = []
     _within_budget(agent_files(folder, files), f"{folder}: its agent files",
-                   "add a team.yaml with 'agent: file.py:ClassName'")
+                   f"add a team.yaml with '{key}: file.py:ClassName'")
     for file in agent_files(folder, files):
         try:
             candidates += [(file, n) for n in classes_in_source(file, check=False, team=folder)
-                           if n.endswith("Agent")]
+                           if n.endswith(suffix)]
         except SourceError as exc:
             broken.append(str(exc).splitlines()[0])
     if len(candidates) == 1:
         file, name = candidates[0]
-        return _from_file(file, name, args, team=folder)
+        return _from_file(file, name, args, team=folder), ""
     listed = ", ".join(f"{f.name}:{n}" for f, n in candidates) or "none found"
     unread = f"; files that do not compile: {'; '.join(broken)}" if broken else ""
+    what = "agent" if kind == "pacman" else "ghost"
     raise SubmissionError(
-        f"{folder}: cannot tell which agent to play; add a team.yaml with "
-        f"'agent: file.py:ClassName' (candidates: {listed}{unread})"
+        f"{folder}: cannot tell which {what} to play; add a team.yaml with "
+        f"'{key}: file.py:ClassName' (candidates: {listed}{unread})"
     )
 
 
 def _from_team_yaml(
-    folder: Path, files: list[str], args: tuple[tuple[str, str], ...]
-) -> AgentRef:
-    """The agent a `team.yaml` names: `agent: file.py:ClassName`, optional `args`."""
+    folder: Path, files: list[str], args: tuple[tuple[str, str], ...], kind: str
+) -> tuple[AgentRef, str]:
+    """The class a `team.yaml` names for `kind` (`agent:` with `args:` for its Pacman,
+    `ghost:` with `ghost_args:` for its ghost team), and the team's `name` ('' if none)."""
     from pacman.yamlfile import TEAM_FILE, YamlProblem, load_yaml
 
     team_file = folder / "team.yaml"
@@ -526,22 +570,36 @@ def _from_team_yaml(
         raise SubmissionError(str(exc)) from None
     if team is None:
         team = {}
-    if not isinstance(team, dict) or not isinstance(team.get("agent"), str):
-        raise SubmissionError(f"{team_file}: expected a key 'agent: file.py:ClassName'")
-    file_part, _, cls_name = team["agent"].rpartition(":")
+    key, args_key, _ = KINDS[kind]
+    if not isinstance(team, dict) or not any(k in team for k, _, _ in KINDS.values()):
+        raise SubmissionError(f"{team_file}: expected a key 'agent: file.py:ClassName' (its "
+                              "Pacman) or 'ghost: file.py:ClassName' (its ghosts), or both")
+    # The name is for people only: one that is no text is left out (the folder's name shows).
+    name = team.get("name")
+    name = name if isinstance(name, str) else ""
+    if not isinstance(team.get(key), str):
+        if key in team:
+            raise SubmissionError(f"{team_file}: {key}: expected file.py:ClassName, got "
+                                  f"{clean(repr(team[key]), 60)}")
+        if kind == "ghost":
+            raise SubmissionError(f"{team_file}: the team names no ghost (expected a key "
+                                  "'ghost: file.py:ClassName')")
+        raise SubmissionError(f"{team_file}: the team names only a ghost ('ghost:'), no "
+                              "Pacman (expected a key 'agent: file.py:ClassName')")
+    file_part, _, cls_name = team[key].rpartition(":")
     if not file_part:
         raise SubmissionError(
-            f"{team_file}: agent: expected file.py:ClassName, got {team['agent']!r}"
+            f"{team_file}: {key}: expected file.py:ClassName, got {team[key]!r}"
         )
-    team_args = team.get("args") or {}
+    team_args = team.get(args_key) or {}
     if not isinstance(team_args, dict):
-        raise SubmissionError(f"{team_file}: args: expected a mapping of option: value")
-    for key, value in team_args.items():
-        if not isinstance(key, str) or not key.isidentifier():
-            raise SubmissionError(f"{team_file}: args: {key!r} is not an option name")
+        raise SubmissionError(f"{team_file}: {args_key}: expected a mapping of option: value")
+    for option, value in team_args.items():
+        if not isinstance(option, str) or not option.isidentifier():
+            raise SubmissionError(f"{team_file}: {args_key}: {option!r} is not an option name")
         if isinstance(value, (dict, list)) or value is None:
             raise SubmissionError(
-                f"{team_file}: args.{key}: expected a text, number or true/false"
+                f"{team_file}: {args_key}.{option}: expected a text, number or true/false"
             )
     merged = {str(k): str(v) for k, v in team_args.items()} | dict(args)
     relative = Path(file_part).as_posix()
@@ -551,8 +609,9 @@ def _from_team_yaml(
             if Path(file_part).is_absolute() or ".." in Path(file_part).parts
             else "no such file in the team's folder"
         )
-        raise SubmissionError(f"{team_file}: agent: {file_part!r} {where}")
-    return _from_file(folder / relative, cls_name, tuple(merged.items()), team=folder)
+        raise SubmissionError(f"{team_file}: {key}: {file_part!r} {where}")
+    ref = _from_file(folder / relative, cls_name, tuple(merged.items()), team=folder)
+    return ref, clean(name.strip(), 60)
 
 
 def describe_signature(cls: type) -> str:
@@ -594,6 +653,54 @@ def options_in_source(path: Path, cls_name: str, team: Path | None = None) -> li
             return None
         name = bases[0]
     return None
+
+
+def ghost_problem(path: Path, cls_name: str, team: Path | None = None) -> str:
+    """Why a class cannot be a ghost, read from source without running it ('' when it can, or
+    when the source cannot tell: the ghost's own start-up then reports it).
+
+    A ghost is built as `Class(index)` once per ghost, as the course builds its ghosts: its
+    constructor must take the index as its first argument (the course's `Agent` base does).
+    A constructor without one (a course Pacman class such as `ExpectimaxAgent(evalFn,
+    depth)`, or a class with no constructor of its own on `object`) is no ghost.
+    """
+    try:
+        tree = compile_source(path, check=False, team=team)
+    except SourceError:
+        return ""
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    seen: set[str] = set()
+    name = cls_name
+    while name in classes and name not in seen:
+        seen.add(name)
+        node = classes[name]
+        for item in node.body:
+            if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                args = item.args
+                positional = [a.arg for a in args.posonlyargs + args.args]
+                required = len(positional) - len(args.defaults)
+                # The index may go by another name, but an option with a default (a course
+                # Pacman's `evalFn='scoreEvaluationFunction'`) is no index.
+                if (len(positional) >= 2 and (positional[1] == "index" or required >= 2)) or (
+                        len(positional) < 2 and args.vararg is not None):
+                    return ""
+                if len(positional) >= 2:
+                    return (f"its constructor's first argument is the option "
+                            f"{positional[1]!r} (with a default), not the ghost's index; a "
+                            "ghost is built as Class(index), once per ghost")
+                taken = ", ".join(positional[1:] + [a.arg for a in args.kwonlyargs]) or "none"
+                return ("its constructor takes no index (its options: "
+                        f"{taken}); a ghost is built as Class(index), once per ghost")
+        bases = [_dotted(b) for b in node.bases]
+        if bases in (["Agent"], ["game.Agent"]):
+            return ""
+        if not bases or bases == ["object"]:
+            return ("it has no constructor taking an index; a ghost is built as "
+                    "Class(index), once per ghost")
+        if len(bases) != 1 or bases[0] is None:
+            return ""
+        name = bases[0]
+    return ""
 
 
 def _dotted(node: ast.expr) -> str | None:

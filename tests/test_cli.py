@@ -579,3 +579,69 @@ def test_a_long_base_class_chain_is_read_without_recursion(tmp_path):
     assert options_in_source(tmp_path / "multiAgents.py", "MyAgent") is None
     result = run("-p", str(tmp_path), "-q", "-c", "--seed", "1", "--max-moves", "4")
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+
+
+# --- ghost teams: -g and --ghostArgs --------------------------------------------------------
+
+GHOST_TEAM = ROOT / "tests" / "zoo" / "ghost_team.py"
+
+
+def ghost_folder(tmp_path, yaml: str = "name: Night Shift\nghost: ghostAgents.py:ChasingGhost\n"):
+    folder = tmp_path / "night-shift"
+    folder.mkdir()
+    shutil.copy(GHOST_TEAM, folder / "ghostAgents.py")
+    (folder / "team.yaml").write_text(yaml)
+    return folder
+
+
+@pytest.mark.parametrize("form", ["file", "folder"])
+@pytest.mark.parametrize("sandbox", ["--sandbox", "--no-sandbox"])
+def test_a_ghost_team_from_a_file_or_a_folder_with_ghost_args(tmp_path, form, sandbox):
+    folder = ghost_folder(tmp_path)
+    ref = f"{folder}/ghostAgents.py:ChasingGhost" if form == "file" else str(folder)
+    args = ["-l", "smallClassic", "-p", "GreedyAgent", "-g", ref, "--ghostArgs",
+            "prob_attack=1.0", "-q", "-n", "2", "--seed", "4", "--max-moves", "200", sandbox]
+    result = run(*args, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)  # what the ghosts print goes to stderr
+    assert [g["outcome"] for g in data["games"]] != [] and not data["failures"]
+    assert data["played_by"]["ghosts"].endswith(
+        f"ChasingGhost x 2 --ghostArgs prob_attack=1.0, "
+        f"{'sandboxed' if sandbox == '--sandbox' else 'in-process'}")
+    # Options reach the ghosts: prob_attack=1.0 chases for certain, unlike the default.
+    other = json.loads(run(*args[:7], "prob_attack=0.0", *args[8:], "--json").stdout)
+    assert [g["score"] for g in other["games"]] != [g["score"] for g in data["games"]]
+
+
+def test_a_built_in_ghost_with_ghost_args():
+    result = run("-l", "smallClassic", "-p", "GreedyAgent", "-g", "DirectionalGhost",
+                 "--ghostArgs", "prob_attack=0.5", "-q", "-n", "1", "--seed", "2")
+    assert result.exit_code == 0, result.output
+    assert "built-in DirectionalGhost x 2 --ghostArgs prob_attack=0.5, in-process" in result.output
+
+
+@pytest.mark.parametrize("ghost, ghost_args, words", [
+    ("DirectionalGhost", "speed=2", "--ghostArgs speed=...: DirectionalGhost takes no option"),
+    ("DirectionalGhost", "prob_attack=lots", "could not convert string to float"),
+    ("DirectionalGhost", "9lives", "--ghostArgs: '9lives' is not key=value"),
+    ("{folder}/ghostAgents.py:ChasingGhost", "speed=2",
+     "--ghostArgs speed=...: ghostAgents.py:ChasingGhost takes no option 'speed'"),
+    ("{folder}", "speed=2",
+     "--ghostArgs speed=...: Night Shift (ChasingGhost) takes no option 'speed'"),
+    ("ExpectimaxAgent", "", "ExpectimaxAgent is a pacman agent, not a ghost agent"),
+    (f"{TEST_AGENTS}:MinimaxAgent", "", "MinimaxAgent is not a ghost: its constructor"),
+])
+def test_bad_ghosts_and_ghost_args_exit_2_before_any_game(tmp_path, ghost, ghost_args, words):
+    folder = ghost_folder(tmp_path)
+    result = run("-l", "smallClassic", "-p", "GreedyAgent", "-g", ghost.format(folder=folder),
+                 "--ghostArgs", ghost_args, "-q", "-n", "1")
+    assert result.exit_code == 2
+    assert words in result.output
+    assert "Average Score" not in result.output
+
+
+def test_a_team_with_only_a_pacman_given_as_ghosts_exits_2(tmp_path):
+    folder = ghost_folder(tmp_path, "agent: ghostAgents.py:ChasingGhost\n")
+    result = run("-l", "smallClassic", "-p", "GreedyAgent", "-g", str(folder), "-q")
+    assert result.exit_code == 2
+    assert "team.yaml: the team names no ghost" in result.output

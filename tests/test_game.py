@@ -4,12 +4,13 @@ import random
 
 import pytest
 
-from pacman.game import AgentFailure, GameSpec, derive_seed, play
+from pacman.game import AgentFailure, GameSpec, play
 from pacman.layout import load_layout, parse_layout
+from pacman.limits import UNTIMED
 from pacman.loader import resolve
 from pacman.outcomes import FAILURES
 from pacman.replay import check, from_json, to_json
-from pacman.sandbox.limits import UNTIMED
+from pacman.seeds import derive_seed
 from tests.conftest import TEST_AGENTS
 
 
@@ -276,3 +277,60 @@ def test_directional_ghosts_chase():
                                seed=s)).moves for s in range(15)]
         lengths[ghost] = sum(moves) / len(moves)
     assert lengths["DirectionalGhost"] < lengths["RandomGhost"]
+
+
+def test_people_read_team_and_class_names_never_paths(tmp_path):
+    import json
+    import shutil
+
+    from tests.conftest import ROOT
+
+    folder = tmp_path / "night-shift"
+    folder.mkdir()
+    shutil.copy(ROOT / "tests" / "zoo" / "ghost_team.py", folder / "ghostAgents.py")
+    (folder / "team.yaml").write_text("name: Night Shift\nghost: ghostAgents.py:ChasingGhost\n")
+    pacman = resolve(f"{TEST_AGENTS}:MinimaxAgent", (("depth", "1"),))
+    game = GameSpec(load_layout("smallClassic"), pacman, resolve(str(folder), kind="ghost"),
+                    seed=2, max_moves=20, sandbox=False)
+    named: list[list[str]] = []
+
+    class Recorder:
+        def name_agents(self, names):
+            named.append(list(names))
+
+        def while_thinking(self):
+            return None
+
+        def initialize(self, state):
+            pass
+
+        def update(self, state, index, action):
+            pass
+
+        def finish(self, state, outcome):
+            pass
+
+    result = play(game, display=Recorder())
+    expected = ["multiAgents.py:MinimaxAgent", "Night Shift (ChasingGhost)",
+                "Night Shift (ChasingGhost)"]
+    assert result.agents == expected and named == [expected]
+    assert str(tmp_path) not in json.dumps(to_json(result, game.layout))
+    assert str(TEST_AGENTS.parent) not in json.dumps(to_json(result, game.layout))
+    # The summary of the `pacman` command still says where the agent came from.
+    assert pacman.played_by().endswith("multiAgents.py:MinimaxAgent")
+
+
+def test_an_in_process_ghosts_failure_blames_that_ghost():
+    from pacman.agents.ghosts import RandomGhost
+
+    class FailsSecond(RandomGhost):
+        def getAction(self, state):
+            if self.index == 2:
+                raise LookupError("second ghost lost")
+            return super().getAction(state)
+
+    result = play(spec(), agents=[resolve("GreedyAgent").build(0), FailsSecond(1),
+                                  FailsSecond(2)])
+    assert (result.outcome, result.culprit) == ("crash", 2)
+    assert "getAction raised LookupError" in result.message
+    assert [i for i, _ in result.actions] == [0, 1]

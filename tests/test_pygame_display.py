@@ -487,6 +487,12 @@ class _Pumped:
     def finish(self, state: object, outcome: str) -> None:
         pass
 
+    def name_agents(self, names: object) -> None:
+        pass
+
+    def while_thinking(self) -> object:
+        return self.idle
+
     def idle(self) -> None:
         with self.changed:
             self.pumps += 1

@@ -13,12 +13,14 @@ import pytest
 from click.testing import CliRunner
 
 from pacman.cli import main
+from pacman.display import NullDisplay
 from pacman.game import GameSpec, play
+from pacman.handles import AgentFault
 from pacman.layout import load_layout
+from pacman.limits import CONTEST, UNTIMED, Limits, TimeKeeper
 from pacman.loader import AgentRef, options_in_source, resolve
 from pacman.sandbox import confine, wire
-from pacman.sandbox.limits import CONTEST, UNTIMED, Limits, TimeKeeper
-from pacman.sandbox.process import AgentFault, AgentProcess, Placement, hidden_paths
+from pacman.sandbox.process import AgentProcess, Placement, hidden_paths
 from pacman.state import GameState
 from pacman.teamfolder import team_digest
 from tests.conftest import TEST_AGENTS
@@ -431,7 +433,7 @@ def test_what_an_agent_prints_reaches_the_caller_as_it_prints(tmp_path: Path) ->
         "        return state.getLegalActions(0)[0]\n")
     events: list[str] = []
 
-    class Recorder:
+    class Recorder(NullDisplay):
         def initialize(self, state: GameState) -> None:
             pass
 

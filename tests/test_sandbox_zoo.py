@@ -21,15 +21,16 @@ from pathlib import Path
 
 import pytest
 
-from pacman.game import GameResult, GameSpec, derive_seed, play
+from pacman.game import GameResult, GameSpec, play
 from pacman.layout import load_layout
+from pacman.limits import Limits
 from pacman.loader import resolve
 from pacman.outcomes import FAILURES
 from pacman.sandbox.check import run_check
 from pacman.sandbox.confine import LAYERS
-from pacman.sandbox.limits import Limits
-from pacman.sandbox.process import Placement, SandboxedAgent, SandboxError
+from pacman.sandbox.process import Placement, SandboxedHandle, SandboxError
 from pacman.sandbox.zygote import discard_zygote
+from pacman.seeds import derive_seed
 from pacman.state import GameState
 from pacman.teamfolder import team_digest
 
@@ -595,10 +596,10 @@ def test_concurrent_sandboxes_cannot_find_each_other(arena: Arena) -> None:
     marker = secrets.token_hex(12)
     spec = arena.spec("leave_marker", marker=marker)
     placement = Placement(root=arena.sandboxes)
-    writer = SandboxedAgent.launch(spec.pacman, 0, spec.layout, 2, "classic", 1, LIMITS,
+    writer = SandboxedHandle.launch(spec.pacman, 0, spec.layout, 2, "classic", 1, LIMITS,
                                    placement)
     try:
-        writer.registerInitialState(GameState.initial(spec.layout, 2))  # the marker is there
+        writer.register(GameState.initial(spec.layout, 2))  # the marker is there
         result = arena.play(arena.spec("find_neighbour"))
     finally:
         writer.close()
@@ -613,10 +614,10 @@ def test_filling_its_scratch_stops_at_its_own_cap(arena: Arena) -> None:
     limits = LIMITS.with_changes(scratch_mb=8)
     spec = arena.spec("fill_scratch", limits=limits)
     placement = Placement(root=arena.sandboxes)
-    filler = SandboxedAgent.launch(spec.pacman, 0, spec.layout, 2, "classic", 1, limits,
+    filler = SandboxedHandle.launch(spec.pacman, 0, spec.layout, 2, "classic", 1, limits,
                                    placement)
     try:
-        filler.registerInitialState(GameState.initial(spec.layout, 2))  # full now
+        filler.register(GameState.initial(spec.layout, 2))  # full now
         # A game beside it starts and plays as ever: nothing of the host was filled.
         assert_played_on(arena.play(arena.spec("honest")))
     finally:

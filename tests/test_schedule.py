@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from pacman.game import derive_seed
+from pacman.seeds import derive_seed
 from tournament.config import Entrant, TournamentConfig, parse_config
 from tournament.schedule import Cell, ScheduledGame, agent_args, cells, game_id, schedule
 

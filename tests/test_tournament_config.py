@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pacman.sandbox.limits import Limits
+from pacman.limits import Limits
 from tests.conftest import ROOT
 from tournament.config import (
     DEFAULT_MAX_MOVES,

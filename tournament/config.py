@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pacman.layout import PROJECT_LAYOUTS, LayoutError, available_layouts, load_layout
+from pacman.limits import ALWAYS, COUNTS, DESCRIPTIONS, Limits, limit_problem
 from pacman.loader import SubmissionError, agent_files, options_in_source, resolve
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
-from pacman.sandbox.limits import ALWAYS, COUNTS, DESCRIPTIONS, Limits, limit_problem
 from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, load_yaml
 from tournament.ranking import RANKING_KEYS
 

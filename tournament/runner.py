@@ -23,11 +23,11 @@ from pacman import replay as replays
 from pacman.describe import clean
 from pacman.game import MESSAGE_LIMIT, GameResult, GameSpec, play
 from pacman.layout import load_layout
+from pacman.limits import Limits
 from pacman.loader import AgentRef, SubmissionError, resolve
 from pacman.outcomes import FAILURES, INFRA_ERROR
 from pacman.rules import DEATH_PENALTY, TIME_PENALTY
 from pacman.sandbox import guarantees
-from pacman.sandbox.limits import Limits
 from pacman.sandbox.process import Placement
 from pacman.teamfolder import TeamFolderError, team_digest
 from tournament.config import Entrant, TournamentConfig

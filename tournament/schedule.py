@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pacman.game import derive_seed
+from pacman.seeds import derive_seed
 from tournament.config import Entrant, TournamentConfig
 
 

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Protocol, TextIO
 
 from pacman.state import GameState
@@ -23,7 +24,11 @@ class WindowUnavailable(RuntimeError):
 
 
 class Display(Protocol):
-    """What a game loop tells a display: the start, every applied move, the end."""
+    """What a game loop tells a display: the agents' names, the start, every applied move,
+    the end; and what it asks: whether something must be kept alive while an agent thinks."""
+
+    def name_agents(self, names: Sequence[str]) -> None:
+        """The agents' names for people (Pacman first), before `initialize`."""
 
     def initialize(self, state: GameState) -> None: ...
 
@@ -31,9 +36,20 @@ class Display(Protocol):
 
     def finish(self, state: GameState, outcome: str) -> None: ...
 
+    def while_thinking(self) -> Callable[[], None] | None:
+        """What the game runner calls about every 30 ms while an agent thinks (a window's
+        event pump), or None when nothing needs it (trusted agents then think on the
+        runner's own thread)."""
+
 
 class NullDisplay:
     """Headless play (`-q`): nothing is drawn."""
+
+    def name_agents(self, names: Sequence[str]) -> None:
+        pass
+
+    def while_thinking(self) -> Callable[[], None] | None:
+        return None
 
     def initialize(self, state: GameState) -> None:
         pass

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
@@ -403,6 +403,9 @@ class PygameDisplay:
     def idle(self) -> None:
         """Called by the game runner while an agent thinks: the window stays responsive."""
         self._pump()
+
+    def while_thinking(self) -> Callable[[], None] | None:
+        return self.idle
 
     def _control(self, command: str) -> None:
         if command == "pause":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from pacman.state import GameState
@@ -16,6 +17,12 @@ class TextDisplay:
     def __init__(self, frame_time: float = 0.0, out: TextIO | None = None) -> None:
         self.frame_time = frame_time
         self.out = out
+
+    def name_agents(self, names: Sequence[str]) -> None:
+        pass
+
+    def while_thinking(self) -> Callable[[], None] | None:
+        return None
 
     def _print(self, text: object) -> None:
         print(text, file=self.out or sys.stdout)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from pacman.agents.ghosts import directional_weights
+from pacman.ghost_model import directional_weights
 from pacman.rules import Board, Position
 from pacman.search.core import CHANCE, MAX, MIN
 from pacman.state import GameState

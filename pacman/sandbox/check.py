@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pacman.layout import load_layout
+from pacman.limits import Limits
 from pacman.loader import AgentRef
 from pacman.sandbox import guarantees
 from pacman.sandbox.confine import LAYERS, STOPS
-from pacman.sandbox.limits import Limits
-from pacman.sandbox.process import SandboxedAgent
+from pacman.sandbox.process import SandboxedHandle
 from pacman.sandbox.zygote import discard_zygote
 from pacman.state import GameState
 
@@ -76,10 +76,10 @@ def run_check(limits: Limits | None = None) -> CheckReport:
         discard_zygote()
         try:
             t0 = time.perf_counter()
-            agent = SandboxedAgent.launch(ref, 0, layout, 1, "classic", 0, limits)
+            agent = SandboxedHandle.launch(ref, 0, layout, 1, "classic", 0, limits)
             started = time.perf_counter() - t0
             try:
-                agent.registerInitialState(GameState.initial(layout, 1))
+                agent.register(GameState.initial(layout, 1))
             finally:
                 agent.close()
         finally:

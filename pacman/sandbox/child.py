@@ -286,8 +286,10 @@ def _serve(
 
     reserve = bytearray(1 << 20)  # freed on MemoryError so the answer can still be built
     cpu = time.process_time
-    agent: Any = None
-    index = int(init["index"])
+    # One agent per index this sandbox plays: Pacman alone, or every ghost of a ghost team
+    # (built once per ghost index, all in this one process, so a team may coordinate them).
+    indices = [int(i) for i in init["indices"]]
+    agents: dict[int, Any] = {}
 
     def error(kind: str, exc: BaseException, prefix: str = "",
               trace_of: BaseException | None = None) -> list[Any]:
@@ -317,7 +319,7 @@ def _serve(
             state = wire.state_from_fields(template, message[2])
             t0 = cpu()
             try:
-                action = agent.getAction(state)
+                action = agents[int(message[3])].getAction(state)
                 name = action_name(action)
                 answer = ["action", seq, name, "" if name else safe_text(action), cpu() - t0]
             except BaseException as exc:
@@ -350,9 +352,11 @@ def _serve(
             else:
                 args = dict(ref["args"])
                 try:
-                    agent = cls(**args) if index == 0 else cls(index, **args)
-                    answer = ["ok", seq, hasattr(agent, "registerInitialState"),
-                              hasattr(agent, "final")]
+                    for index in indices:
+                        agents[index] = cls(**args) if index == 0 else cls(index, **args)
+                    first = agents[indices[0]]
+                    answer = ["ok", seq, hasattr(first, "registerInitialState"),
+                              hasattr(first, "final")]
                 except TypeError as exc:
                     answer = error("load_error", exc,
                                    f"(its options: {describe_signature(cls)}) ")
@@ -361,14 +365,14 @@ def _serve(
         elif op == "register":
             state = wire.state_from_fields(template, message[2])
             try:
-                agent.registerInitialState(state)
+                agents[int(message[3])].registerInitialState(state)
                 answer = ["ok", seq]
             except BaseException as exc:
                 answer = error("crash", exc)
         elif op == "final":
             state = wire.state_from_fields(template, message[2])
             try:
-                agent.final(state)
+                agents[int(message[3])].final(state)
                 answer = ["ok", seq]
             except BaseException as exc:
                 answer = error("crash", exc)

@@ -1,7 +1,7 @@
 """The referee's side of a sandboxed agent: start it, ask it for moves, time it, kill it.
 
-`SandboxedAgent` looks like a course agent to the game runner (`registerInitialState`,
-`getAction`, `final`), but every call is a request to a child process, timed by the referee
+`SandboxedHandle` is the game runner's handle on such an agent (`pacman.handles`): every
+call is a request to a child process, timed by the referee
 against its `Limits`. The child is stopped (SIGSTOP) whenever it is not its turn, so an idle
 agent cannot burn CPU the opponent is thinking with; when a move runs past the hard limit the
 child is killed. Whatever goes wrong on the agent's side raises `AgentFault` (kind, message,
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import math
 import os
 import secrets
@@ -29,18 +30,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pacman
 from pacman.describe import clean, describe_parts
+from pacman.handles import AgentFault, AgentRecord, InfraFailure
 from pacman.layout import Layout
+from pacman.limits import SCRATCH_FILES_PER_MB, Limits, TimeKeeper
 from pacman.loader import AgentRef
 from pacman.sandbox import confine, guarantees, wire
 from pacman.sandbox.cgroup import AgentCgroup, sweep_cgroups
-from pacman.sandbox.limits import SCRATCH_FILES_PER_MB, Limits, TimeKeeper
 from pacman.sandbox.zygote import Zygote, ZygoteGone, discard_zygote, zygote
 from pacman.state import GameState
 from pacman.teamfolder import TeamFolderError, team_digest
@@ -68,17 +70,7 @@ SIGNAL_NAMES: dict[int, str] = {
 }
 
 
-class AgentFault(Exception):
-    """The agent failed: `kind` is an outcome (crash, timeout, memory, ...)."""
-
-    def __init__(self, kind: str, message: str, trace: str = "") -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-        self.trace = trace
-
-
-class SandboxError(RuntimeError):
+class SandboxError(InfraFailure):
     """The platform could not run the sandbox; never the agent's fault."""
 
 
@@ -129,8 +121,8 @@ class Placement:
 @dataclass
 class CpuRecord:
     total: float | None = None
-    move_max: float = 0.0
-    moves: list[float] = field(default_factory=list)
+    #: Per agent index: the CPU time of each of its moves, as the harness measured it.
+    moves: dict[int, list[float]] = field(default_factory=dict)
 
 
 def read_paths(ref: AgentRef) -> tuple[str, ...]:
@@ -183,12 +175,13 @@ def team_folder(ref: AgentRef) -> Path | None:
 
 
 class AgentProcess:
-    """One sandboxed agent for one game."""
+    """One sandboxed agent for one game, or one ghost team: every ghost of the game, built
+    once per index in this one process."""
 
     def __init__(
         self,
         ref: AgentRef,
-        index: int,
+        index: int | tuple[int, ...],
         layout: Layout,
         num_ghosts: int,
         ruleset: str,
@@ -197,7 +190,9 @@ class AgentProcess:
         placement: Placement | None = None,
     ) -> None:
         self.ref = ref
-        self.index = index
+        #: The agent indices it plays; the first names its folder and uid slot.
+        self.indices = (index,) if isinstance(index, int) else tuple(index)
+        self.index = self.indices[0]
         self.limits = limits
         self.placement = placement or Placement()
         self.seed = seed
@@ -233,7 +228,7 @@ class AgentProcess:
         self._ruleset = ruleset
         self._closed = False
         sweep_leftovers(self.placement.root)
-        self._home = Path(tempfile.mkdtemp(prefix=f"pacman-agent{index}-{os.getpid()}-",
+        self._home = Path(tempfile.mkdtemp(prefix=f"pacman-agent{self.index}-{os.getpid()}-",
                                            dir=self.placement.root))
         self.workdir = self._home / "work"
         self.workdir.mkdir()
@@ -263,8 +258,9 @@ class AgentProcess:
             team=team,
             team_source=team_source,
             memory_bytes=mem,
+            # Per agent: a ghost team's one process has its ghosts' CPU time together.
             cpu_seconds=None if self.limits.cpu_seconds is None
-            else max(1, round(self.limits.cpu_seconds)),
+            else max(1, round(self.limits.cpu_seconds * len(self.indices))),
             processes=self.limits.processes,
             uid=uid,
             layers=self.placement.layers,
@@ -317,7 +313,7 @@ class AgentProcess:
             "layout_name": self._layout.name,
             "num_ghosts": self._num_ghosts,
             "ruleset": self._ruleset,
-            "index": self.index,
+            "indices": list(self.indices),
             "uid_problem": uid_problem,
             "output_bytes": self.limits.output_kb * 1024,
         }
@@ -444,17 +440,19 @@ class AgentProcess:
         self._expect(answer, "load", "ok", 4)
         return answer[2] is True, answer[3] is True
 
-    def register(self, state: GameState, keeper: TimeKeeper) -> None:
-        answer, wall = self._ask(["register", wire.state_fields(state)],
+    def register(self, state: GameState, keeper: TimeKeeper, index: int) -> None:
+        answer, wall = self._ask(["register", wire.state_fields(state), index],
                                  keeper.startup_left(), "start-up")
         over = keeper.account_startup(wall)
         if over:
             raise AgentFault("timeout", over)
         self._expect(answer, "register", "ok", 2)
 
-    def move(self, state: GameState, keeper: TimeKeeper, number: int) -> tuple[Any, str, float]:
-        """(action or None, description of a non-string answer, wall seconds)."""
-        answer, wall = self._ask(["move", wire.state_fields(state)], keeper.allowed(),
+    def move(self, state: GameState, keeper: TimeKeeper, number: int,
+             index: int) -> tuple[Any, str, float]:
+        """Agent `index`'s (action or None, description of a non-string answer, wall
+        seconds)."""
+        answer, wall = self._ask(["move", wire.state_fields(state), index], keeper.allowed(),
                                  f"move {number}", keeper.cut_off(number))
         self._expect(answer, "move", "action", 5)
         over = keeper.account(wall, number)
@@ -467,13 +465,13 @@ class AgentProcess:
         # The harness's CPU figure is the agent's word: recorded when plausible, never trusted.
         if (isinstance(cpu, (int, float)) and not isinstance(cpu, bool)
                 and math.isfinite(cpu) and 0 <= cpu <= wall + 1):
-            self.cpu.moves.append(float(cpu))
-            self.cpu.move_max = max(self.cpu.move_max, float(cpu))
+            self.cpu.moves.setdefault(index, []).append(float(cpu))
         return action, clean(description, 80), wall
 
-    def final(self, state: GameState) -> None:
+    def final(self, state: GameState, index: int) -> None:
         with contextlib.suppress(AgentFault):
-            answer, _ = self._ask(["final", wire.state_fields(state)], FINAL_LIMIT, "final()")
+            answer, _ = self._ask(["final", wire.state_fields(state), index], FINAL_LIMIT,
+                                  "final()")
             self._expect(answer, "final", "ok", 2)
 
     def close(self) -> None:
@@ -834,62 +832,144 @@ def remove_tree(path: Path) -> None:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-class SandboxedAgent:
-    """A course-shaped proxy for an agent in its own process (see the module docstring)."""
+class SandboxedHandle:
+    """The agent handle (`pacman.handles.AgentHandle`) of a team's agent in its sandbox: every
+    call is a request to the child process, timed by the referee against its `Limits`.
 
-    #: The runner leaves timing and its limits to this object.
-    enforces_limits = True
+    A ghost team's handle plays every ghost index in one process. Its limits then count so:
+    start-up (loading the team, building all its ghosts, every `registerInitialState`) is one
+    budget for the team; each ghost's move has the per-move limits, and each ghost index
+    has its own warnings and its own per-game total (`game_total`), as a ghost played alone
+    would; the kernel's CPU limit (`cpu_seconds`) is the team's process's, so it is scaled
+    by the number of ghosts.
+    """
 
-    def __init__(self, process: AgentProcess, keeper: TimeKeeper) -> None:
-        self.process = process
-        self.keeper = keeper
-        self.has_register = False
-        self.has_final = False
-        self.moves = 0
-
-    @classmethod
-    def launch(
-        cls,
+    def __init__(
+        self,
         ref: AgentRef,
-        index: int,
+        index: int | tuple[int, ...],
         layout: Layout,
         num_ghosts: int,
         ruleset: str,
         seed: int,
         limits: Limits,
         placement: Placement | None = None,
-    ) -> SandboxedAgent:
-        """Start the sandbox and build the agent in it; AgentFault or SandboxError on failure.
+        on_output: Callable[[int, str], None] | None = None,
+        idle: Callable[[], None] | None = None,
+    ) -> None:
+        """Nothing starts yet (`start`): `on_output(index, text)` gets what the agent prints as
+        it prints it (under its first index), `idle()` is called while the referee waits."""
+        self.indices: tuple[int, ...] = (index,) if isinstance(index, int) else tuple(index)
+        self._shown = ref.shown
+        self._make = functools.partial(AgentProcess, ref, self.indices, layout, num_ghosts,
+                                       ruleset, seed, limits, placement)
+        self._on_output = on_output
+        self._idle = idle
+        self._process: AgentProcess | None = None
+        self.keepers = {i: TimeKeeper(limits) for i in self.indices}
+        #: Start-up is the team's: counted on its first index's keeper.
+        self.keeper = self.keepers[self.indices[0]]
+        self.has_register = False
+        self.has_final = False
+        self.moves = {i: 0 for i in self.indices}
+        self._records = {i: AgentRecord() for i in self.indices}
 
-        On failure the process is already closed; on success the caller must `close()` it.
-        """
-        process = AgentProcess(ref, index, layout, num_ghosts, ruleset, seed, limits, placement)
-        agent = cls(process, TimeKeeper(limits))
+    @classmethod
+    def launch(cls, *args: Any, **kwargs: Any) -> SandboxedHandle:
+        """A started handle (the arguments are the constructor's): AgentFault or SandboxError
+        on failure, when the process is already closed; on success the caller must
+        `close()` it."""
+        handle = cls(*args, **kwargs)
+        handle.start()
+        return handle
+
+    @property
+    def process(self) -> AgentProcess:
+        """The sandbox's process (once `start` was called)."""
+        if self._process is None:
+            raise RuntimeError("the sandbox was not started")
+        return self._process
+
+    def start(self) -> None:
+        """Start the sandbox and build the agents in it (time spent importing and building
+        counts against the start-up limit). On failure the process is closed."""
+        process = self._process = self._make()
+        if self._on_output is not None:
+            process.on_output = functools.partial(self._on_output, self.indices[0])
+        process.on_wait = self._idle
         try:
             process.start()
-            agent.has_register, agent.has_final = process.load(agent.keeper)
+            self.has_register, self.has_final = process.load(self.keeper)
+        except AgentFault as fault:
+            process.close()
+            # Which agent could not start, by its name for people (never its path).
+            fault.message = f"{self._shown}: {fault.message}"
+            fault.args = (fault.message,)
+            raise
         except BaseException:
             process.close()
             raise
-        return agent
 
-    def registerInitialState(self, state: GameState) -> None:
+    def register(self, state: GameState) -> None:
         if self.has_register:
-            self.process.register(state, self.keeper)
+            for index in self.indices:
+                with _blaming(index):
+                    self.process.register(state, self.keeper, index)
 
-    def getAction(self, state: GameState) -> Any:
-        action, description, _ = self.process.move(state, self.keeper, self.moves)
-        self.moves += 1
+    def act(self, index: int, state: GameState, move: int) -> Any:
+        timing = self._records[index].timing
+        keeper = self.keepers[index]
+        t0 = time.perf_counter()
+        try:
+            with _blaming(index):
+                action, description, _ = self.process.move(state, keeper, self.moves[index],
+                                                           index)
+        except AgentFault:
+            # A move the sandbox ended (a timeout, a death) still counts in its times.
+            timing.add(time.perf_counter() - t0)
+            timing.warnings = keeper.warnings
+            raise
+        timing.add(time.perf_counter() - t0)
+        timing.warnings = keeper.warnings
+        self.moves[index] += 1
         if action is None:
             return _Unprintable(description)
         return action
 
     def final(self, state: GameState) -> None:
         if self.has_final:
-            self.process.final(state)
+            for index in self.indices:
+                self.process.final(state, index)
 
     def close(self) -> None:
-        self.process.close()
+        """Close the process; record per index. The process's CPU total is recorded on the
+        first index (its other indices' moves are in it, and get 0.0); each index keeps the
+        largest CPU time of its own moves."""
+        process = self._process
+        if process is None:
+            return
+        process.close()
+        for index, record in self._records.items():
+            first = index == self.indices[0]
+            record.timing.cpu = process.cpu.total if first or process.cpu.total is None else 0.0
+            moves = process.cpu.moves.get(index, [])
+            record.timing.cpu_max = max(moves) if moves else None
+            record.log = process.log if first else ""
+            record.layers = sorted(process.active)
+
+    def record(self, index: int) -> AgentRecord:
+        return self._records[index]
+
+
+@contextlib.contextmanager
+def _blaming(index: int) -> Iterator[None]:
+    """A fault raised inside names agent `index` as its culprit."""
+    try:
+        yield
+    except AgentFault as fault:
+        if fault.index is None:
+            fault.index = index
+        raise
 
 
 class _Unprintable:

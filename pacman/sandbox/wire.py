@@ -7,8 +7,10 @@ The child answers with plain data. The referee never unpickles anything: an answ
 as JSON from at most `ANSWER_LIMIT` bytes and checked field by field, so a child that writes
 garbage on the channel is caught as a protocol error and blamed, never trusted.
 
-Referee -> child:  ["init", {...}], then [op, seq, ...]: ["load", seq, {...}, seed],
-                   ["register", seq, STATE], ["move", seq, STATE], ["final", seq, STATE]
+Referee -> child:  ["init", {...}] (with the agent indices it plays: Pacman's, or every
+                   ghost of a ghost team), then [op, seq, ...]: ["load", seq, {...}, seed]
+                   (builds one agent per index), ["register", seq, STATE, index],
+                   ["move", seq, STATE, index], ["final", seq, STATE, index]
 Child -> referee:  ["pid", n]  ["ready", active, missing], then answers repeating the request's
                    seq (a random number per request, so no answer can be written ahead):
                    ["ok", seq, ...]  ["action", seq, name or null, description, cpu]

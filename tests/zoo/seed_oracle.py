@@ -1,6 +1,6 @@
 import random
 
-from pacman.game import derive_seed
+from pacman.seeds import derive_seed
 
 # Its random state as the platform seeded it, taken before anything draws from it.
 START = random.getstate()

@@ -1,4 +1,5 @@
-"""The limits a sandboxed agent plays under, as one value shared by the CLI and tournaments.
+"""The limits an agent plays under, as one value shared by the game runner, the sandbox, the CLI
+and tournaments.
 
 The defaults are the course contest's: 15 s to start (import, construction and
 `registerInitialState`), 1 s per move with 3 warnings allowed, and a hard 3 s per move at
