@@ -357,8 +357,8 @@ def test_unknown_keys_are_errors_with_did_you_mean(tmp_path: Path) -> None:
 def test_required_keys(tmp_path: Path) -> None:
     assert problems(tmp_path, "seed: 3\n") == [
         "name: required: the tournament's name",
-        "grid: required: the cells to play (at least grid.layouts)",
         "entrants: required: a submissions folder or baselines",
+        "grid: required: the cells to play (at least grid.layouts)",
     ]
     assert problems(tmp_path, "name: t\nentrants: {}\ngrid: {layouts: [smallClassic]}\n") == [
         "entrants: no entrant: give a submissions folder with team folders, or baselines"
