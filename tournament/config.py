@@ -53,16 +53,20 @@ from pydantic import (
 from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
 from pacman.layout import PROJECT_LAYOUTS, LayoutError, available_layouts, load_layout
-from pacman.loader import SubmissionError, agent_files, options_in_source, resolve
+from pacman.loader import AgentRef, SubmissionError, agent_files, options_in_source, resolve
+from pacman.outcomes import GHOSTS, PACMAN, SIDES
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.sandbox.limits import ALWAYS, COUNTS, DESCRIPTIONS, Limits, limit_problem
-from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, load_yaml
+from pacman.yamlfile import ORGANIZER_FILE, TEAM_FILE, YamlProblem, load_yaml
 
 ReplayPolicy = Literal["none", "failures", "all"]
 EntrantKind = Literal["team", "baseline"]
+MatchDesign = Literal["all", "sampled"]
 T = TypeVar("T")
 
+#: How Pacman entrants meet ghost entrants: every pairing, or k opponents each.
+MATCH_DESIGNS: tuple[MatchDesign, ...] = ("all", "sampled")
 #: What `record.replays` may say: keep no replay, the replays of games an agent failed, or all.
 REPLAY_POLICIES: tuple[ReplayPolicy, ...] = ("none", "failures", "all")
 #: The statistics a ranking may sort by (columns of `tournament.leaderboard.leaderboard`).
@@ -127,6 +131,11 @@ class Entrant:
     #: a symbolic link, ...), else None. Such a team still plays: each of its games is
     #: resolved again and recorded as its `load_error` while the problem lasts.
     problem: str | None = None
+    #: The side it plays (`pacman.outcomes.PACMAN` or `GHOSTS`). A team whose `team.yaml`
+    #: names both an `agent` and a `ghost` is two entrants of the same name, one per side.
+    #: A ghost entrant controls every ghost of a game; its `args` are its own (a team's
+    #: `ghost_args` are read by the loader at play time), never the grid's depth.
+    side: str = PACMAN
 
 
 @dataclass(frozen=True)
@@ -201,6 +210,32 @@ class RankingConfig:
 
 
 @dataclass(frozen=True)
+class MatchConfig:
+    """How Pacman entrants meet ghost entrants in match games (`matches:` of the config).
+
+    Match cells are the grid's layouts x depths x rules with `ghosts` ghosts each; every
+    pairing of `tournament.schedule.pairings` plays `games` games in each.
+    """
+
+    design: MatchDesign = "all"
+    #: `sampled` only: how many distinct opponents each entrant of the larger side meets.
+    opponents: int | None = None
+    #: Ghosts per game, capped at the layout's ghost starts.
+    ghosts: int = 2
+    #: Games per pairing and cell.
+    games: int = 20
+    #: The entrant rated 0, and the side it plays.
+    anchor: str = ""
+    anchor_side: str = GHOSTS
+
+    def pairing_count(self, pacmen: int, ghosts: int) -> int:
+        """How many pairings the design has for sides of these sizes."""
+        if self.design == "all" or self.opponents is None:
+            return pacmen * ghosts
+        return max(pacmen, ghosts) * self.opponents
+
+
+@dataclass(frozen=True)
 class TournamentConfig:
     """A checked tournament config; every path in it is absolute."""
 
@@ -218,6 +253,11 @@ class TournamentConfig:
     record: RecordConfig = field(default_factory=RecordConfig)
     ranking: RankingConfig = field(default_factory=RankingConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    #: The ghost side: teams whose team.yaml names a `ghost`, and `entrants.ghost_baselines`.
+    #: (`entrants` is the Pacman side.)
+    ghost_entrants: tuple[Entrant, ...] = ()
+    #: Match games between the two sides; None plays today's format only.
+    matches: MatchConfig | None = None
     #: Where the tournament's secret is kept (None: in the output folder); see
     #: `tournament.secret`.
     secret_file: Path | None = None
@@ -232,10 +272,18 @@ class TournamentConfig:
         return self.workers if self.workers is not None else os.cpu_count() or 1
 
     def entrant(self, name: str) -> Entrant:
+        """The Pacman entrant `name`."""
         for entrant in self.entrants:
             if entrant.name == name:
                 return entrant
         raise KeyError(f"no entrant {name!r} in this tournament")
+
+    def ghost_entrant(self, name: str) -> Entrant:
+        """The ghost entrant `name`."""
+        for entrant in self.ghost_entrants:
+            if entrant.name == name:
+                return entrant
+        raise KeyError(f"no ghost entrant {name!r} in this tournament")
 
 
 def load_config(path: Path) -> TournamentConfig:
@@ -260,7 +308,8 @@ def parse_config(data: object, source: str, base: Path) -> TournamentConfig:
         raise ConfigError(
             source, ["the config is empty; it needs at least name, entrants and grid"]
         )
-    context = {_ENV: _Env(base, _depths_before(data))}
+    matches_given = isinstance(data, dict) and data.get("matches") is not None
+    context = {_ENV: _Env(base, _depths_before(data), matches_given)}
     try:
         checked = _ConfigIn.model_validate(data, context=context)
     except ValidationError as exc:
@@ -295,13 +344,23 @@ def describe_config(config: TournamentConfig) -> str:
         extra = f" [{args}]" if args else ""
         depth_note = "" if entrant.takes_depth else " (plays every depth with its own settings)"
         lines.append(f"  {entrant.name}: {entrant.kind} {entrant.ref}{extra}{depth_note}")
+    if config.ghost_entrants:
+        lines.append(f"ghost entrants ({len(config.ghost_entrants)}):")
+        for entrant in config.ghost_entrants:
+            args = ", ".join(f"{k}={v}" for k, v in entrant.args)
+            extra = f" [{args}]" if args else ""
+            lines.append(f"  {entrant.name}: {entrant.kind} {entrant.ref}{extra}")
     lines += [
         f"layouts: {', '.join(choice.name for choice in grid.layouts)}",
         f"depths: {depths}",
-        f"ghosts: {', '.join(f'{g.count} x {g.name}' for g in grid.ghosts)}",
+        f"ghosts: {', '.join(f'{g.count} x {g.name}' for g in grid.ghosts) or 'none'}",
         f"rules: {', '.join(grid.rules)}; at most {grid.max_moves} moves per game",
         f"{cells} cells x {len(config.entrants)} entrants x {config.games_per_cell} games"
         f" = {games} games",
+    ]
+    if config.matches is not None:
+        lines += _describe_matches(config)
+    lines += [
         "limits: "
         + ", ".join(
             f"{name}={'off' if value is None else value}"
@@ -315,6 +374,27 @@ def describe_config(config: TournamentConfig) -> str:
         f"{config.ranking.confidence:.0%} intervals",
     ]
     return "\n".join(lines)
+
+
+def _describe_matches(config: TournamentConfig) -> list[str]:
+    matches = config.matches
+    assert matches is not None
+    pacmen, ghosts = len(config.entrants), len(config.ghost_entrants)
+    pairings = matches.pairing_count(pacmen, ghosts)
+    grid = config.grid
+    cells = len(grid.layouts) * len(grid.depths) * len(grid.rules)
+    design = (
+        f"all: every Pacman entrant against every ghost entrant, {pacmen} x {ghosts}"
+        if matches.design == "all"
+        else f"sampled: {matches.opponents} opponents each ({pacmen} Pacman, {ghosts} ghost "
+        "entrants)"
+    )
+    return [
+        f"matches: {design} = {pairings} pairings",
+        f"{cells} match cells ({matches.ghosts} ghosts) x {pairings} pairings x "
+        f"{matches.games} games = {cells * pairings * matches.games} match games",
+        f"ratings anchored at {matches.anchor} ({matches.anchor_side}) = 0",
+    ]
 
 
 def slug(text: str) -> str:
@@ -342,6 +422,8 @@ class _Env:
 
     base: Path
     depths: tuple[int | None, ...]
+    #: Whether the config has a `matches:` section (then `grid.ghosts` may be empty).
+    matches_given: bool = False
 
     def path(self, text: str) -> Path:
         return (self.base / Path(text).expanduser()).resolve()
@@ -708,6 +790,24 @@ def _ghost_setting(value: object, info: ValidationInfo) -> GhostSetting:
     return GhostSetting(ref.name if ref.builtin else ref.label, shape.count)
 
 
+_GHOST_SETTINGS = _list_of(
+    "{agent, count}",
+    _ghost_setting,
+    path="grid.ghosts",
+    empty="expected at least one {agent, count} (an empty list is for configs with matches: "
+    "then only match games are played)",
+    duplicate="the ghost setting",
+    key=lambda ghost: f"{ghost.count} x {ghost.name}",
+)
+
+
+def _ghost_settings(value: object, info: ValidationInfo) -> tuple[GhostSetting, ...]:
+    """The fixed ghosts; none (`[]`) when the config plays matches only."""
+    if value == [] and _env(info).matches_given:
+        return ()
+    return _GHOST_SETTINGS(value, info)
+
+
 Depths = Annotated[
     tuple[int | None, ...],
     PlainValidator(
@@ -737,19 +837,9 @@ class _GridIn(_Mapping):
         ),
     ] = Field(description="a list of layout names or .lay files")
     depths: Depths = (None,)
-    ghosts: Annotated[
-        tuple[GhostSetting, ...],
-        PlainValidator(
-            _list_of(
-                "{agent, count}",
-                _ghost_setting,
-                path="grid.ghosts",
-                empty="expected at least one {agent, count}",
-                duplicate="the ghost setting",
-                key=lambda ghost: f"{ghost.count} x {ghost.name}",
-            )
-        ),
-    ] = (GhostSetting("RandomGhost", 2),)
+    ghosts: Annotated[tuple[GhostSetting, ...], PlainValidator(_ghost_settings)] = (
+        GhostSetting("RandomGhost", 2),
+    )
     rules: Annotated[
         tuple[str, ...],
         PlainValidator(
@@ -791,7 +881,10 @@ def _depths_before(data: object) -> tuple[int | None, ...]:
 
 
 class _Entrants(NamedTuple):
+    #: The Pacman side.
     entrants: tuple[Entrant, ...]
+    #: The ghost side.
+    ghosts: tuple[Entrant, ...]
     #: The folder teams were read from, if any.
     submissions: Path | None
 
@@ -805,25 +898,38 @@ class _BaselineIn(_Mapping):
     takes_depth: Annotated[bool | None, PlainValidator(_flag)] = None
 
 
-def _baseline(value: object, info: ValidationInfo) -> Entrant:
-    """A baseline: the organizer's agent, so anything wrong with it is a config error."""
-    shape = _BaselineIn.model_validate(value, context=info.context)
-    env = _env(info)
-    args = shape.args
-    absolute = _agent_text(env, shape.agent)
+_GHOST_TEAM_WHAT = "a built-in ghost team (RandomGhost, ...) or file.py:Class"
+
+
+class _GhostBaselineIn(_Mapping):
+    name: Name = Field(description="the entrant's name")
+    agent: Annotated[str, PlainValidator(_text(_GHOST_TEAM_WHAT))] = Field(
+        description=_GHOST_TEAM_WHAT
+    )
+    args: Args = ()
+
+
+class _Agent(NamedTuple):
+    """A baseline's agent as resolved: its reference, and the option names its constructor
+    takes (None when they cannot be told)."""
+
+    ref: AgentRef
+    stored: str
+    options: list[str] | None
+
+
+def _baseline_agent(agent: str, args: tuple[tuple[str, str], ...], kind: str,
+                    env: _Env) -> _Agent:
+    """Resolve a baseline's agent of side `kind` and check its option names."""
+    absolute = _agent_text(env, agent)
     try:
-        ref = resolve(absolute, args, kind="pacman", cwd=env.base)
+        ref = resolve(absolute, args, kind=kind, cwd=env.base)
     except SubmissionError as exc:
         _raise(("agent",), str(exc))
     options = (
         _builtin_options(ref.module, ref.name)
         if ref.builtin
         else _source_options(ref.path, ref.name, ref.team)
-    )
-    takes_depth = (
-        shape.takes_depth
-        if shape.takes_depth is not None
-        else options is None or "depth" in options
     )
     problems = _Problems()
     for key, _ in args:
@@ -835,22 +941,6 @@ def _baseline(value: object, info: ValidationInfo) -> Entrant:
                 f"its options: {listed}",
             )
     problems.raise_any()
-    if ref.builtin:
-        # Built-ins are the platform's own code, so building one here is safe and cheap, and
-        # a typo in `evalFn` is caught before hours of games rather than in each of them.
-        trial = dict(args)
-        if takes_depth and env.depths[0] is not None:
-            trial["depth"] = str(env.depths[0])
-        try:
-            _builtin_class(ref.module, ref.name)(**trial)
-        except Exception as exc:  # the built-in's own option checks: ValueError, TypeError
-            _raise(("args",), str(exc))
-    if takes_depth and env.depths != (None,) and any(k == "depth" for k, _ in args):
-        _raise(
-            ("args", "depth"),
-            "conflicts with grid.depths, which sets every entrant's depth; remove one "
-            "(or set takes_depth: false to pin this entrant's depth)",
-        )
     # A folder keeps its reference so that its team.yaml is read when the game is played;
     # a built-in asked for as `builtin:Name` keeps the prefix, so that it resolves to the
     # built-in where the config's folder holds course files too.
@@ -858,17 +948,85 @@ def _baseline(value: object, info: ValidationInfo) -> Entrant:
         stored = absolute if absolute.startswith("builtin:") else ref.name
     else:
         stored = absolute if Path(absolute).is_dir() else ref.label
-    return Entrant(shape.name, "baseline", stored, args, takes_depth=takes_depth)
+    return _Agent(ref, stored, options)
 
 
-def _team(sub: Path) -> Entrant:
-    """A team folder as an entrant. What is inside the folder is the team's: a problem there
-    (a bad team.yaml, a link, a missing class) does not stop the tournament but is kept on
-    the entrant, and its games fail to load, as the team's own failures."""
+def _try_builtin(ref: AgentRef, build: Callable[[Any], object]) -> None:
+    """Build a built-in once with its options, as the `pacman` command does: built-ins are
+    the platform's own code, so this is safe and cheap, and a typo in `evalFn` is caught
+    before hours of games rather than in each of them."""
+    if not ref.builtin:
+        return
     try:
-        ref = resolve(str(sub), (), kind="pacman")
+        build(_builtin_class(ref.module, ref.name))
+    except Exception as exc:  # the built-in's own option checks: ValueError, TypeError
+        _raise(("args",), str(exc))
+
+
+def _baseline(value: object, info: ValidationInfo) -> Entrant:
+    """A Pacman baseline: the organizer's agent, so anything wrong with it is a config error."""
+    shape = _BaselineIn.model_validate(value, context=info.context)
+    env = _env(info)
+    args = shape.args
+    agent = _baseline_agent(shape.agent, args, "pacman", env)
+    takes_depth = (
+        shape.takes_depth
+        if shape.takes_depth is not None
+        else agent.options is None or "depth" in agent.options
+    )
+    trial = dict(args)
+    if takes_depth and env.depths[0] is not None:
+        trial["depth"] = str(env.depths[0])
+    _try_builtin(agent.ref, lambda cls: cls(**trial))
+    if takes_depth and env.depths != (None,) and any(k == "depth" for k, _ in args):
+        _raise(
+            ("args", "depth"),
+            "conflicts with grid.depths, which sets every entrant's depth; remove one "
+            "(or set takes_depth: false to pin this entrant's depth)",
+        )
+    return Entrant(shape.name, "baseline", agent.stored, args, takes_depth=takes_depth)
+
+
+def _ghost_baseline(value: object, info: ValidationInfo) -> Entrant:
+    """A built-in (or organizer's) ghost team entered in matches. It plays with its own
+    options: the grid's depth is the Pacman side's."""
+    shape = _GhostBaselineIn.model_validate(value, context=info.context)
+    agent = _baseline_agent(shape.agent, shape.args, "ghost", _env(info))
+    options = dict(shape.args)
+    _try_builtin(agent.ref, lambda cls: cls(1, **options))  # a ghost is built with its index
+    return Entrant(
+        shape.name, "baseline", agent.stored, shape.args, takes_depth=False, side=GHOSTS
+    )
+
+
+def _team_sides(sub: Path) -> tuple[bool, bool]:
+    """(plays Pacman, plays the ghosts): from its `team.yaml`'s keys, read as the loader reads
+    it. A team without `team.yaml`, or whose `team.yaml` cannot be read, is a Pacman entrant
+    as before (resolving it then gives its problem)."""
+    if sub.is_symlink() or not os.path.lexists(sub / "team.yaml"):
+        return True, False
+    try:
+        data = load_yaml(sub / "team.yaml", TEAM_FILE, follow_links=False)
+    except YamlProblem:
+        return True, False
+    if not isinstance(data, dict):
+        return True, False
+    ghost = "ghost" in data
+    return "agent" in data or not ghost, ghost
+
+
+def _team(sub: Path, side: str) -> Entrant:
+    """A team folder as an entrant of `side`. What is inside the folder is the team's: a
+    problem there (a bad team.yaml, a link, a missing class) does not stop the tournament but
+    is kept on the entrant, and its games fail to load, as the team's own failures."""
+    kind = "pacman" if side == PACMAN else "ghost"
+    try:
+        ref = resolve(str(sub), (), kind=kind)
     except SubmissionError as exc:
-        return Entrant(sub.name, "team", str(sub), (), folder=sub, problem=str(exc))
+        return Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=side == PACMAN,
+                       problem=str(exc), side=side)
+    if side == GHOSTS:
+        return Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=False, side=side)
     options = _source_options(ref.path, ref.name, ref.team)
     takes_depth = options is None or "depth" in options
     return Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=takes_depth)
@@ -877,8 +1035,8 @@ def _team(sub: Path) -> Entrant:
 def _teams(
     text: str, env: _Env, problems: _Problems
 ) -> tuple[Path | None, list[tuple[str, Entrant]]]:
-    """The team folders of `entrants.submissions`, each with the key path it is reported at;
-    folders that are no team are reported, the others still returned."""
+    """The team folders of `entrants.submissions` as entrants of their sides, each with the
+    key path it is reported at; folders that are no team are reported, the others returned."""
     folder = env.path(text)
     if not folder.is_dir():
         problems.add(("submissions",), f"no such folder {text!r} (looked for {folder})")
@@ -908,22 +1066,35 @@ def _teams(
                 at=path,
             )
             continue
-        teams.append((path, _team(sub)))
+        pacman, ghost = _team_sides(sub)
+        if pacman:
+            teams.append((path, _team(sub, PACMAN)))
+        if ghost:
+            teams.append((path, _team(sub, GHOSTS)))
     return folder, teams
+
+
+def _anything(value: object, info: ValidationInfo) -> object:
+    return value
 
 
 class _EntrantsIn(_Mapping):
     submissions: Annotated[str | None, PlainValidator(_text("a folder of team folders"))] = None
     baselines: Annotated[
         tuple[object, ...],
+        PlainValidator(_list_of("{name, agent, args}", _anything, path="entrants.baselines")),
+    ] = ()
+    ghost_baselines: Annotated[
+        tuple[object, ...],
         PlainValidator(
-            _list_of("{name, agent, args}", lambda item, _info: item, path="entrants.baselines")
+            _list_of("{name, agent, args}", _anything, path="entrants.ghost_baselines")
         ),
     ] = ()
 
 
 def _entrants(value: object, info: ValidationInfo) -> _Entrants:
-    """Teams and baselines: each checked on its own, then their names against each other."""
+    """Teams and baselines of both sides: each checked on its own, then the names of each
+    side against each other (a team may have the same name on both sides)."""
     shape = _EntrantsIn.model_validate(value, context=info.context)
     env = _env(info)
     problems = _Problems()
@@ -932,24 +1103,149 @@ def _entrants(value: object, info: ValidationInfo) -> _Entrants:
     if shape.submissions is not None:
         folder, teams = _teams(shape.submissions, env, problems)
         everyone += teams
-    for i, item in enumerate(shape.baselines):
-        entrant = problems.run(partial(_baseline, item, info), ("baselines", i))
-        if entrant is not None:
-            everyone.append((f"entrants.baselines[{i}].name", entrant))
-    first: dict[str, str] = {}
+    for key, check, items in (
+        ("baselines", _baseline, shape.baselines),
+        ("ghost_baselines", _ghost_baseline, shape.ghost_baselines),
+    ):
+        for i, item in enumerate(items):
+            entrant = problems.run(partial(check, item, info), (key, i))
+            if entrant is not None:
+                everyone.append((f"entrants.{key}[{i}].name", entrant))
+    first: dict[tuple[str, str], str] = {}
     for path, entrant in everyone:
-        if entrant.name in first:
+        seen = (entrant.side, entrant.name)
+        if seen in first:
             problems.add(
                 (),
-                f"the entrant name {entrant.name!r} is already given at {first[entrant.name]}",
+                f"the entrant name {entrant.name!r} is already given at {first[seen]}",
                 at=path,
             )
         else:
-            first[entrant.name] = path
+            first[seen] = path
     if not everyone and not problems:
         problems.add((), "no entrant: give a submissions folder with team folders, or baselines")
     problems.raise_any()
-    return _Entrants(tuple(entrant for _, entrant in everyone), folder)
+    return _Entrants(
+        tuple(entrant for _, entrant in everyone if entrant.side == PACMAN),
+        tuple(entrant for _, entrant in everyone if entrant.side == GHOSTS),
+        folder,
+    )
+
+
+# ---- matches ------------------------------------------------------------------------------
+
+
+def _match_design(value: object) -> MatchDesign:
+    design = _choice(MATCH_DESIGNS, "design")(value)
+    return next(known for known in MATCH_DESIGNS if known == design)
+
+
+class _MatchesIn(_Mapping):
+    design: Annotated[MatchDesign, PlainValidator(_match_design)] = "all"
+    opponents: Annotated[int | None, PlainValidator(_whole(1))] = None
+    ghosts: Positive = 2
+    games: Annotated[int | None, PlainValidator(_whole(1))] = None
+    anchor: Annotated[str | None, PlainValidator(_text("an entrant's name"))] = None
+    anchor_side: Annotated[str | None, PlainValidator(_choice(SIDES, "side"))] = None
+
+
+def _matches(value: object, info: ValidationInfo) -> MatchConfig:
+    """The match format, checked against the entrants (when they are valid themselves)."""
+    shape = _MatchesIn.model_validate(value, context=info.context)
+    problems = _Problems()
+    k = shape.opponents
+    if shape.design == "all" and k is not None:
+        problems.add(
+            ("opponents",),
+            "only a sampled design takes opponents (design: all plays every pairing); "
+            "remove it or set design: sampled",
+        )
+    if shape.design == "sampled" and k is None:
+        problems.add(("opponents",), "required with design: sampled: how many opponents "
+                     "each entrant meets")
+    games = shape.games or info.data.get("games_per_cell") or 20
+    anchor, anchor_side = shape.anchor or "", shape.anchor_side or GHOSTS
+    entrants = info.data.get("entrants")
+    if isinstance(entrants, _Entrants):
+        sides = {PACMAN: entrants.entrants, GHOSTS: entrants.ghosts}
+        if not entrants.ghosts:
+            problems.add((), "no ghost entrant to play against: give teams whose team.yaml "
+                         "names a ghost, or entrants.ghost_baselines")
+        if not entrants.entrants:
+            problems.add((), "no Pacman entrant to play against the ghost entrants: give "
+                         "teams whose team.yaml names an agent, or entrants.baselines")
+        if shape.design == "sampled" and k is not None and entrants.ghosts and entrants.entrants:
+            smaller = min(SIDES, key=lambda side: len(sides[side]))
+            available = len(sides[smaller])
+            if k > available:
+                problems.add(
+                    ("opponents",),
+                    f"{k} opponents per entrant, but there are only {available} "
+                    f"{'Pacman' if smaller == PACMAN else 'ghost'} entrants to meet",
+                )
+            elif k == 1 and available > 1:
+                # Each entrant then meets one opponent: the pairings fall apart into groups
+                # that no game links, and entrants of different groups cannot be compared.
+                problems.add(
+                    ("opponents",),
+                    "1 opponent per entrant leaves groups of entrants that no game links, "
+                    "so they cannot be rated on one scale; use at least 2",
+                )
+        found = _anchor(shape, sides, problems)
+        if found is not None:
+            anchor, anchor_side = found
+    problems.raise_any()
+    return MatchConfig(
+        design=shape.design,
+        opponents=k,
+        ghosts=shape.ghosts,
+        games=games,
+        anchor=anchor,
+        anchor_side=anchor_side,
+    )
+
+
+def _anchor(
+    shape: _MatchesIn, sides: dict[str, tuple[Entrant, ...]], problems: _Problems
+) -> tuple[str, str] | None:
+    """The entrant rated 0 and its side: the one named, or the first ghost baseline."""
+    if shape.anchor is None:
+        baselines = [e.name for e in sides[GHOSTS] if e.kind == "baseline"]
+        if shape.anchor_side is not None:
+            problems.add(("anchor_side",), "only with anchor (the default anchor is the first "
+                         "ghost baseline)")
+        elif baselines:
+            return baselines[0], GHOSTS
+        elif sides[GHOSTS]:
+            problems.add(("anchor",), "required: the entrant rated 0 (there is no ghost "
+                         "baseline to default to)")
+        return None
+    name = shape.anchor
+    on = [side for side in SIDES if any(e.name == name for e in sides[side])]
+    everyone = sorted({e.name for side in SIDES for e in sides[side]})
+    if shape.anchor_side is not None:
+        if shape.anchor_side in on:
+            return name, shape.anchor_side
+        names = [e.name for e in sides[shape.anchor_side]]
+        problems.add(
+            ("anchor",),
+            f"no {shape.anchor_side} entrant {name!r}{_did_you_mean(name, names)}",
+        )
+    elif not on:
+        problems.add(
+            ("anchor",),
+            f"unknown entrant {name!r}{_did_you_mean(name, everyone)}; expected one of "
+            + ", ".join(everyone),
+        )
+    elif len(on) == 2:
+        problems.add(
+            ("anchor",),
+            f"{name!r} is both a Pacman and a ghost entrant; say which with anchor_side: "
+            "pacman or ghosts",
+        )
+    else:
+        return name, on[0]
+    return None
 
 
 # ---- the rest -----------------------------------------------------------------------------
@@ -1057,6 +1353,7 @@ class _ConfigIn(_Mapping):
     )
     grid: _GridIn = Field(description="the cells to play (at least grid.layouts)")
     games_per_cell: Positive = 20
+    matches: Annotated[MatchConfig | None, PlainValidator(_matches)] = None
     limits: Annotated[Limits, PlainValidator(_limits)] = Field(default_factory=Limits)
     workers: Annotated[int | None, PlainValidator(_whole(1))] = None
     scheduler: Annotated[str | None, PlainValidator(_scheduler)] = None
@@ -1085,6 +1382,8 @@ class _ConfigIn(_Mapping):
             sandbox=SandboxConfig(self.sandbox.accept_missing),
             secret_file=None if self.secret_file is None else env.path(self.secret_file),
             submissions=self.entrants.submissions,
+            ghost_entrants=self.entrants.ghosts,
+            matches=self.matches,
         )
 
 
