@@ -897,3 +897,23 @@ def test_empty_grid_ghosts_needs_matches(tmp_path: Path) -> None:
         "  depths: [2]\n", "  depths: [2]\n  ghosts: []\n") + "matches: {}\n"))
     assert config.grid.ghosts == ()
     assert "0 cells x 2 entrants x 4 games = 0 games" in describe_config(config)
+
+
+def test_ghost_entrants_without_matches(tmp_path: Path) -> None:
+    assert problems(tmp_path, MATCHES) == [
+        "entrants.ghost_baselines: ghost baselines play only in match games: add a matches: "
+        "section, or remove them",
+    ]
+    # A team's ghost is simply not played in today's format...
+    subs = tmp_path / "subs"
+    make_team(subs, "haunt", "ghost: ghosts.py:ShyGhost\n", {"ghosts.py": GHOST_FILE})
+    text = "name: t\nentrants: {submissions: subs}\ngrid: {layouts: [smallClassic]}\n"
+    # ... but with no Pacman entrant at all, nothing would play.
+    assert problems(tmp_path, text) == [
+        "entrants: no Pacman entrant: without matches: only Pacman entrants play; give teams "
+        "whose team.yaml names an agent, or baselines",
+    ]
+    make_team(subs, "pac", None, {"multiAgents.py": AGENT_FILE})
+    config = load_config(write(tmp_path, text))
+    assert [e.name for e in config.entrants] == ["pac"]
+    assert [e.name for e in config.ghost_entrants] == ["haunt"]

@@ -75,6 +75,8 @@ RANKING_KEYS = ("win_rate", "mean_score", "mean_score_wins")
 #: config says otherwise (`grid.max_moves`). A tournament needs an end to every game; the
 #: `pacman` command has none by default, as the course engine.
 DEFAULT_MAX_MOVES = 3000
+#: Games each entrant plays per cell (and each pairing per match cell) unless the config says.
+DEFAULT_GAMES_PER_CELL = 20
 #: The ghosts a grid may play against; `file.py:Class` references are accepted as well.
 BUILTIN_GHOSTS = ("RandomGhost", "DirectionalGhost")
 
@@ -223,7 +225,7 @@ class MatchConfig:
     #: Ghosts per game, capped at the layout's ghost starts.
     ghosts: int = 2
     #: Games per pairing and cell.
-    games: int = 20
+    games: int = DEFAULT_GAMES_PER_CELL
     #: The entrant rated 0, and the side it plays.
     anchor: str = ""
     anchor_side: str = GHOSTS
@@ -244,7 +246,7 @@ class TournamentConfig:
     grid: GridConfig
     output: Path
     seed: int = 0
-    games_per_cell: int = 20
+    games_per_cell: int = DEFAULT_GAMES_PER_CELL
     limits: Limits = field(default_factory=Limits)
     #: Parallel games; None means one per CPU core (`worker_count`).
     workers: int | None = None
@@ -488,10 +490,10 @@ class _Problems:
 
 
 def _raise(loc: Loc, message: str) -> NoReturn:
-    problems = _Problems()
-    problems.add(loc, message)
-    problems.raise_any()
-    raise AssertionError("unreachable")
+    """Report one problem at `loc` below the value being validated."""
+    raise ValidationError.from_exception_data(
+        _PROBLEM, [{"type": _problem(message), "loc": loc, "input": None}]
+    )
 
 
 def _problem_lines(exc: ValidationError) -> list[str]:
@@ -691,7 +693,7 @@ class _Mapping(BaseModel):
     description).
     """
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -1124,6 +1126,14 @@ def _entrants(value: object, info: ValidationInfo) -> _Entrants:
             first[seen] = path
     if not everyone and not problems:
         problems.add((), "no entrant: give a submissions folder with team folders, or baselines")
+    elif not env.matches_given:
+        # Without matches only the Pacman side plays (against the grid's ghosts).
+        if shape.ghost_baselines:
+            problems.add(("ghost_baselines",), "ghost baselines play only in match games: add "
+                         "a matches: section, or remove them")
+        elif not any(entrant.side == PACMAN for _, entrant in everyone) and not problems:
+            problems.add((), "no Pacman entrant: without matches: only Pacman entrants play; "
+                         "give teams whose team.yaml names an agent, or baselines")
     problems.raise_any()
     return _Entrants(
         tuple(entrant for _, entrant in everyone if entrant.side == PACMAN),
@@ -1163,7 +1173,7 @@ def _matches(value: object, info: ValidationInfo) -> MatchConfig:
     if shape.design == "sampled" and k is None:
         problems.add(("opponents",), "required with design: sampled: how many opponents "
                      "each entrant meets")
-    games = shape.games or info.data.get("games_per_cell") or 20
+    games = shape.games or info.data.get("games_per_cell") or DEFAULT_GAMES_PER_CELL
     anchor, anchor_side = shape.anchor or "", shape.anchor_side or GHOSTS
     entrants = info.data.get("entrants")
     if isinstance(entrants, _Entrants):
@@ -1352,7 +1362,7 @@ class _ConfigIn(_Mapping):
         description="a submissions folder or baselines"
     )
     grid: _GridIn = Field(description="the cells to play (at least grid.layouts)")
-    games_per_cell: Positive = 20
+    games_per_cell: Positive = DEFAULT_GAMES_PER_CELL
     matches: Annotated[MatchConfig | None, PlainValidator(_matches)] = None
     limits: Annotated[Limits, PlainValidator(_limits)] = Field(default_factory=Limits)
     workers: Annotated[int | None, PlainValidator(_whole(1))] = None
