@@ -419,6 +419,11 @@ def test_sampled_design_in_a_config() -> None:
     pairs = pairings(config)
     assert pairs == sampled_pairings([f"b{i}" for i in range(5)], ["r1", "r2", "d1"], 2, 42)
     assert len(pairs) == 10
+    assert config.matches is not None
+    assert config.matches.pairing_count(5, 3) == 10  # what describe_config says
+    all_config = make(matches={})
+    assert all_config.matches is not None
+    assert len(pairings(all_config)) == all_config.matches.pairing_count(2, 2) == 4
     match = [g for g in schedule(config) if g.ghost_entrant]
     assert {(g.entrant, g.ghost_entrant) for g in match} == set(pairs)
 
