@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tournament.resume import plan
-from tournament.schedule import Cell, ScheduledGame
+from tournament.resume import Hashes, plan
+from tournament.schedule import Cell, MatchCell, ScheduledGame
 
 
 def games(*ids: str) -> list[ScheduledGame]:
@@ -14,13 +14,13 @@ def games(*ids: str) -> list[ScheduledGame]:
 def test_each_game_is_done_missing_stale_or_to_retry() -> None:
     scheduled = games("a@x#0", "a@y#0", "b@x#0", "b@y#0", "c@x#0")
     stored = {
-        "a@x#0": ("ha", "win"),           # done
-        "a@y#0": ("ha", "infra_error"),   # the platform failed it: played again
-        "b@x#0": ("old", "loss"),         # played with another submission: stale
-        "c@x#0": ("hc", "crash"),         # the entrant's own failure: done
-        "z@x#0": ("hz", "win"),           # no longer scheduled: not in the plan at all
+        "a@x#0": ("ha", "", "win"),           # done
+        "a@y#0": ("ha", "", "infra_error"),   # the platform failed it: played again
+        "b@x#0": ("old", "", "loss"),         # played with another submission: stale
+        "c@x#0": ("hc", "", "crash"),         # the entrant's own failure: done
+        "z@x#0": ("hz", "", "win"),           # no longer scheduled: not in the plan at all
     }
-    split = plan(scheduled, stored, {"a": "ha", "b": "hb", "c": "hc"})
+    split = plan(scheduled, stored, Hashes({"a": "ha", "b": "hb", "c": "hc"}, {}))
     assert [g.game_id for g in split.done] == ["a@x#0", "c@x#0"]
     assert [g.game_id for g in split.infra] == ["a@y#0"]
     assert [g.game_id for g in split.stale] == ["b@x#0"]
@@ -28,3 +28,18 @@ def test_each_game_is_done_missing_stale_or_to_retry() -> None:
     assert [g.game_id for g in split.todo] == ["b@y#0", "b@x#0", "a@y#0"]
     assert split.total == len(scheduled)
     assert sorted(g.game_id for g in split.current) == ["a@x#0", "a@y#0", "c@x#0"]
+
+
+def test_a_match_game_is_stale_when_either_side_changed() -> None:
+    cell = MatchCell("testClassic", None, 2, "classic")
+    scheduled = [ScheduledGame(f"{p}~{g}@{cell.key}#0", p, cell, 0, 7, ghost_entrant=g)
+                 for p, g in (("a", "x"), ("a", "y"), ("b", "x"))]
+    hashes = Hashes({"a": "ha", "b": "hb"}, {"x": "hx", "y": "hy", "a": "not a's Pacman"})
+    stored = {
+        scheduled[0].game_id: ("ha", "hx", "win"),       # both sides as they are now
+        scheduled[1].game_id: ("ha", "old", "win"),      # the ghost team changed
+        scheduled[2].game_id: ("old", "hx", "loss"),     # the Pacman changed
+    }
+    split = plan(scheduled, stored, hashes)
+    assert split.done == scheduled[:1]
+    assert split.stale == scheduled[1:]

@@ -2,17 +2,40 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pacman.seeds import derive_seed
-from tournament.config import Entrant, TournamentConfig, parse_config
-from tournament.schedule import Cell, ScheduledGame, agent_args, cells, game_id, schedule
+from tests.conftest import ROOT
+from tournament.config import Entrant, TournamentConfig, load_config, parse_config
+from tournament.schedule import (
+    Cell,
+    MatchCell,
+    ScheduledGame,
+    agent_args,
+    cells,
+    game_id,
+    game_seed,
+    match_cells,
+    match_game_id,
+    pairings,
+    sampled_pairings,
+    schedule,
+)
 
 BASELINES = [
     {"name": "greedy", "agent": "GreedyAgent"},
     {"name": "expectimax", "agent": "ExpectimaxAgent", "args": {"evalFn": "better"}},
+]
+
+
+GHOST_BASELINES = [
+    {"name": "random", "agent": "RandomGhost"},
+    {"name": "directional", "agent": "DirectionalGhost", "args": {"prob_attack": 0.9}},
 ]
 
 
@@ -22,15 +45,23 @@ def make(
     depths: list[int] | None = None,
     games: int = 3,
     seed: int = 42,
+    matches: dict[str, Any] | None = None,
+    ghost_baselines: list[dict[str, Any]] | None = None,
     **grid: Any,
 ) -> TournamentConfig:
+    entrants: dict[str, Any] = {"baselines": baselines if baselines is not None else BASELINES}
+    if ghost_baselines is not None:
+        entrants["ghost_baselines"] = ghost_baselines
     data = {
         "name": "schedule test",
         "seed": seed,
-        "entrants": {"baselines": baselines if baselines is not None else BASELINES},
+        "entrants": entrants,
         "grid": {"layouts": list(layouts), "depths": depths or [1, 2], **grid},
         "games_per_cell": games,
     }
+    if matches is not None:
+        data["matches"] = matches
+        entrants.setdefault("ghost_baselines", GHOST_BASELINES)
     return parse_config(data, "test", Path.cwd())
 
 
@@ -182,3 +213,221 @@ def test_agent_args_add_the_cell_depth_where_the_entrant_takes_one() -> None:
     assert agent_args(searcher, deep) == (("evalFn", "better"), ("depth", "3"))
     assert agent_args(searcher, default) == searcher.args
     assert agent_args(reflex, deep) == reflex.args
+
+
+# ---- today's games are unchanged by matches ---------------------------------------------
+
+#: Games of tournaments/example.yaml as the schedule gave them before match games existed
+#: (position in the schedule, id, seed): stored results are keyed by these.
+EXAMPLE_GAMES = [
+    (0, "example-team@smallClassic/d1/RandomGhost2/classic#0", 5600478478267512179),
+    (1, "reflex@smallClassic/d1/RandomGhost2/classic#0", 5600478478267512179),
+    (2, "expectimax@smallClassic/d1/RandomGhost2/classic#0", 5600478478267512179),
+    (7, "reflex@minimaxClassic/d1/RandomGhost2/classic#0", 948513563763693227),
+    (100, "reflex@smallClassic/d2/RandomGhost2/classic#8", 6555749418221976737),
+    (239, "expectimax@minimaxClassic/d2/RandomGhost2/classic#19", 7777050407243479375),
+]
+
+
+def test_the_example_tournaments_ids_and_seeds_are_those_computed_before_matches() -> None:
+    games = schedule(load_config(ROOT / "tournaments" / "example.yaml"))
+    assert len(games) == 240
+    assert [(i, games[i].game_id, games[i].seed) for i, _, _ in EXAMPLE_GAMES] == EXAMPLE_GAMES
+    assert all(g.ghost_entrant == "" and isinstance(g.cell, Cell) for g in games)
+
+
+def test_adding_matches_keeps_every_fixed_game_and_its_order() -> None:
+    before = schedule(make())
+    after = schedule(make(matches={"games": 5}))
+    fixed = [g for g in after if not g.ghost_entrant]
+    assert fixed == before
+    assert len(after) > len(before)
+
+
+# ---- match games ---------------------------------------------------------------------------
+
+
+def test_match_cells_and_their_keys() -> None:
+    config = make(matches={"ghosts": 3}, rules=["classic", "cs221"])
+    assert [c.key for c in match_cells(config)] == [
+        "smallClassic/d1/3g/classic",
+        "smallClassic/d1/3g/cs221",
+        "smallClassic/d2/3g/classic",
+        "smallClassic/d2/3g/cs221",
+        "testClassic/d1/3g/classic",
+        "testClassic/d1/3g/cs221",
+        "testClassic/d2/3g/classic",
+        "testClassic/d2/3g/cs221",
+    ]
+    assert MatchCell("smallClassic", None, 2, "classic").key == "smallClassic/d-/2g/classic"
+    assert match_cells(make()) == []
+
+
+def test_match_game_ids_and_seeds() -> None:
+    cell = MatchCell("smallClassic", 2, 2, "classic")
+    assert match_game_id("team-1", "random", cell, 4) == (
+        "team-1~random@smallClassic/d2/2g/classic#4"
+    )
+    assert game_seed(42, cell, 4) == derive_seed(42, "smallClassic/d2/2g/classic", 4)
+    config = make(depths=[2], layouts=("smallClassic",), matches={}, games=1)
+    match = [g for g in schedule(config) if g.ghost_entrant]
+    assert [(g.game_id, g.entrant, g.ghost_entrant, g.seed) for g in match] == [
+        (f"{p}~{q}@smallClassic/d2/2g/classic#0", p, q, game_seed(42, cell, 0))
+        for p in ("greedy", "expectimax")
+        for q in ("random", "directional")
+    ]
+
+
+def test_every_pairing_of_a_match_cell_plays_the_same_seeds() -> None:
+    games = [g for g in schedule(make(matches={"games": 4})) if g.ghost_entrant]
+    seeds: dict[tuple[str, int], set[int]] = {}
+    for g in games:
+        seeds.setdefault((g.cell.key, g.index), set()).add(g.seed)
+    assert all(len(found) == 1 for found in seeds.values())
+    assert len({next(iter(found)) for found in seeds.values()}) == len(seeds)
+    assert len({g.game_id for g in games}) == len(games) == 4 * 4 * 4  # cells x pairings x games
+
+
+def test_match_games_follow_matches_games_not_games_per_cell() -> None:
+    config = make(games=2, matches={"games": 5})
+    games = schedule(config)
+    fixed = Counter(g.index for g in games if not g.ghost_entrant)
+    match = Counter(g.index for g in games if g.ghost_entrant)
+    assert sorted(fixed) == [0, 1] and sorted(match) == [0, 1, 2, 3, 4]
+    assert set(match.values()) == {len(match_cells(config)) * 4}
+    # Without `games`, a pairing plays games_per_cell games per cell.
+    default = make(games=2, matches={}).matches
+    assert default is not None and default.games == 2
+
+
+def test_index_outermost_over_fixed_and_match_games() -> None:
+    games = schedule(make(games=3, matches={"games": 3}))
+    indexes = [g.index for g in games]
+    assert indexes == sorted(indexes)
+    for index in range(3):
+        kinds = [bool(g.ghost_entrant) for g in games if g.index == index]
+        assert kinds == sorted(kinds)  # the fixed games of an index, then its match games
+
+
+def test_matches_only() -> None:
+    config = make(matches={}, ghosts=[])
+    games = schedule(config)
+    assert games and all(g.ghost_entrant for g in games)
+
+
+def test_a_ghost_entrant_keeps_its_own_args_and_pacman_gets_the_depth() -> None:
+    config = make(matches={})
+    cell = match_cells(config)[1]
+    assert cell.depth == 2
+    assert agent_args(config.entrant("expectimax"), cell) == (("evalFn", "better"), ("depth", "2"))
+    assert config.ghost_entrant("directional").args == (("prob_attack", "0.9"),)
+
+
+def test_all_design_is_every_pairing_in_config_order() -> None:
+    config = make(matches={"design": "all"})
+    assert pairings(config) == [
+        ("greedy", "random"),
+        ("greedy", "directional"),
+        ("expectimax", "random"),
+        ("expectimax", "directional"),
+    ]
+
+
+# ---- the sampled design --------------------------------------------------------------------
+
+
+def connected(pairs: list[tuple[str, str]]) -> bool:
+    nodes = {("p", p) for p, _ in pairs} | {("g", g) for _, g in pairs}
+    links: dict[tuple[str, str], set[tuple[str, str]]] = {node: set() for node in nodes}
+    for p, g in pairs:
+        links[("p", p)].add(("g", g))
+        links[("g", g)].add(("p", p))
+    start = next(iter(nodes))
+    seen, todo = {start}, [start]
+    while todo:
+        for other in links[todo.pop()] - seen:
+            seen.add(other)
+            todo.append(other)
+    return seen == nodes
+
+
+def sizes() -> list[tuple[int, int, int]]:
+    """(Pacman entrants, ghost entrants, opponents) for every design the config accepts."""
+    out = []
+    for pacmen in range(1, 13):
+        for ghosts in range(1, 13):
+            smaller = min(pacmen, ghosts)
+            for k in range(1, smaller + 1):
+                if k >= 2 or smaller == 1:
+                    out.append((pacmen, ghosts, k))
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_sampled_design_properties_over_many_sizes(seed: int) -> None:
+    for n_p, n_g, k in sizes():
+        pacmen = [f"p{i}" for i in range(n_p)]
+        ghosts = [f"g{i}" for i in range(n_g)]
+        pairs = sampled_pairings(pacmen, ghosts, k, seed)
+        where = (n_p, n_g, k)
+        assert len(set(pairs)) == len(pairs), where  # distinct opponents
+        per_p = Counter(p for p, _ in pairs)
+        per_g = Counter(g for _, g in pairs)
+        larger, smaller = (per_p, per_g) if n_p >= n_g else (per_g, per_p)
+        big, small = max(n_p, n_g), min(n_p, n_g)
+        assert len(larger) == big and set(larger.values()) == {k}, where
+        assert len(smaller) == small, where
+        assert max(smaller.values()) - min(smaller.values()) <= 1, where
+        assert len(pairs) == big * k, where
+        assert connected(pairs), where
+        assert sampled_pairings(pacmen, ghosts, k, seed) == pairs, where  # deterministic
+        # In the config's order: Pacman entrants, then ghost entrants.
+        assert pairs == sorted(pairs, key=lambda q: (pacmen.index(q[0]), ghosts.index(q[1])))
+
+
+def test_sampled_design_depends_on_the_seed_and_k_equal_to_the_side_is_all() -> None:
+    pacmen = [f"team{i}" for i in range(10)]
+    ghosts = [f"ghost{i}" for i in range(6)]
+    designs = {tuple(sampled_pairings(pacmen, ghosts, 2, seed)) for seed in range(5)}
+    assert len(designs) == 5
+    every = [(p, g) for p in pacmen for g in ghosts]
+    assert sampled_pairings(pacmen, ghosts, 6, 3) == every
+
+
+def test_sampled_design_with_shuffled_listing_is_the_same_set() -> None:
+    """The design depends on the names and the seed, not on the order the config lists them."""
+    pacmen = [f"team{i}" for i in range(9)]
+    ghosts = [f"ghost{i}" for i in range(4)]
+    shuffled_p, shuffled_g = pacmen[:], ghosts[:]
+    random.Random(1).shuffle(shuffled_p)
+    random.Random(2).shuffle(shuffled_g)
+    assert set(sampled_pairings(pacmen, ghosts, 3, 11)) == set(
+        sampled_pairings(shuffled_p, shuffled_g, 3, 11)
+    )
+
+
+def test_sampled_design_in_a_config() -> None:
+    config = make(
+        baselines=[{"name": f"b{i}", "agent": "GreedyAgent"} for i in range(5)],
+        matches={"design": "sampled", "opponents": 2},
+        ghost_baselines=[
+            {"name": "r1", "agent": "RandomGhost"},
+            {"name": "r2", "agent": "RandomGhost"},
+            {"name": "d1", "agent": "DirectionalGhost"},
+        ],
+    )
+    pairs = pairings(config)
+    assert pairs == sampled_pairings([f"b{i}" for i in range(5)], ["r1", "r2", "d1"], 2, 42)
+    assert len(pairs) == 10
+    assert config.matches is not None
+    assert config.matches.pairing_count(5, 3) == 10  # what describe_config says
+    all_config = make(matches={})
+    assert all_config.matches is not None
+    assert len(pairings(all_config)) == all_config.matches.pairing_count(2, 2) == 4
+    match = [g for g in schedule(config) if g.ghost_entrant]
+    assert {(g.entrant, g.ghost_entrant) for g in match} == set(pairs)
+
+
+def test_sampled_pairings_refuses_impossible_sizes() -> None:
+    with pytest.raises(ValueError):
+        sampled_pairings(["a", "b"], ["x"], 2, 0)

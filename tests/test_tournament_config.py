@@ -14,6 +14,7 @@ from tournament.config import (
     DEFAULT_MAX_MOVES,
     ConfigError,
     GhostSetting,
+    MatchConfig,
     RankingConfig,
     RecordConfig,
     TournamentConfig,
@@ -345,8 +346,8 @@ def test_type_errors_say_what_was_expected_and_found(tmp_path: Path) -> None:
 def test_unknown_keys_are_errors_with_did_you_mean(tmp_path: Path) -> None:
     assert problems(tmp_path, MINIMAL + "game_per_cell: 3\n") == [
         "game_per_cell: unknown key (did you mean games_per_cell?); expected one of name, "
-        "seed, entrants, grid, games_per_cell, limits, workers, scheduler, output, record, "
-        "ranking, sandbox, secret_file"
+        "seed, entrants, grid, games_per_cell, matches, limits, workers, scheduler, output, "
+        "record, ranking, sandbox, secret_file"
     ]
     assert problems(tmp_path, with_grid("layouts: [smallClassic]\ndepth: [2]\n")) == [
         "grid.depth: unknown key (did you mean depths?); expected one of layouts, depths, "
@@ -357,8 +358,8 @@ def test_unknown_keys_are_errors_with_did_you_mean(tmp_path: Path) -> None:
 def test_required_keys(tmp_path: Path) -> None:
     assert problems(tmp_path, "seed: 3\n") == [
         "name: required: the tournament's name",
-        "grid: required: the cells to play (at least grid.layouts)",
         "entrants: required: a submissions folder or baselines",
+        "grid: required: the cells to play (at least grid.layouts)",
     ]
     assert problems(tmp_path, "name: t\nentrants: {}\ngrid: {layouts: [smallClassic]}\n") == [
         "entrants: no entrant: give a submissions folder with team folders, or baselines"
@@ -670,3 +671,249 @@ def test_a_baseline_may_name_the_builtin_beside_course_files(tmp_path: Path) -> 
     assert baseline.ref == "builtin:GreedyAgent"
     found = problems(tmp_path, MINIMAL)
     assert len(found) == 1 and "builtin:GreedyAgent" in found[0], found
+
+
+# ---- ghost entrants and matches --------------------------------------------------------------
+
+GHOST_FILE = """\
+from game import Agent, Directions
+
+class ShyGhost(Agent):
+    def __init__(self, index, shyness="1"):
+        self.index = index
+
+    def getAction(self, state):
+        return state.getLegalActions(self.index)[0]
+"""
+
+MATCHES = """\
+name: t
+entrants:
+  baselines:
+    - {name: greedy, agent: GreedyAgent}
+    - {name: expectimax, agent: ExpectimaxAgent}
+  ghost_baselines:
+    - {name: random, agent: RandomGhost}
+    - {name: directional, agent: DirectionalGhost, args: {prob_attack: 0.9}}
+grid:
+  layouts: [smallClassic]
+  depths: [2]
+games_per_cell: 4
+"""
+
+
+def test_ghost_baselines_and_the_default_match_format(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, MATCHES + "matches: {}\n"))
+    assert [(e.name, e.side) for e in config.entrants] == [
+        ("greedy", "pacman"), ("expectimax", "pacman")]
+    assert [(e.name, e.kind, e.ref, e.args, e.side, e.takes_depth)
+            for e in config.ghost_entrants] == [
+        ("random", "baseline", "RandomGhost", (), "ghosts", False),
+        ("directional", "baseline", "DirectionalGhost", (("prob_attack", "0.9"),), "ghosts",
+         False),
+    ]
+    assert config.matches == MatchConfig(
+        design="all", opponents=None, ghosts=2, games=4, anchor="random", anchor_side="ghosts"
+    )
+    # Fixed-ghost games stay as today when grid.ghosts is left out.
+    assert config.grid.ghosts == (GhostSetting("RandomGhost", 2),)
+    text = describe_config(config)
+    assert "ghost entrants (2):" in text
+    assert "matches: all: every Pacman entrant against every ghost entrant, 2 x 2 = 4 pairings" \
+        in text
+    assert "1 match cells (2 ghosts) x 4 pairings x 4 games = 16 match games" in text
+    assert "ratings anchored at random (ghosts) = 0" in text
+
+
+def test_without_matches_nothing_changes(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, MINIMAL))
+    assert config.matches is None and config.ghost_entrants == ()
+    assert not [line for line in describe_config(config).splitlines() if "match" in line[:8]]
+
+
+def test_every_match_key_set(tmp_path: Path) -> None:
+    (tmp_path / "ghosts.py").write_text(GHOST_FILE, encoding="utf-8")
+    text = MATCHES.replace(
+        "  ghost_baselines:\n",
+        "  ghost_baselines:\n    - {name: shy, agent: ghosts.py:ShyGhost, args: {shyness: 2}}\n",
+    ).replace("  depths: [2]\n", "  depths: [2]\n  ghosts: []\n")
+    config = load_config(write(tmp_path, text + """\
+matches:
+  design: sampled
+  opponents: 2
+  ghosts: 3
+  games: 7
+  anchor: greedy
+  anchor_side: pacman
+"""))
+    assert config.matches == MatchConfig("sampled", 2, 3, 7, "greedy", "pacman")
+    assert config.grid.ghosts == ()
+    shy = config.ghost_entrant("shy")
+    assert shy.ref == f"{tmp_path / 'ghosts.py'}:ShyGhost"
+    assert shy.args == (("shyness", "2"),)
+    assert "matches: sampled: 2 opponents each (2 Pacman, 3 ghost entrants) = 6 pairings" in (
+        describe_config(config))
+
+
+def test_teams_enter_the_sides_their_team_yaml_names(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    make_team(subs, "both", "agent: multiAgents.py:TinyAgent\nghost: ghosts.py:ShyGhost\n",
+              {"multiAgents.py": AGENT_FILE, "ghosts.py": GHOST_FILE})
+    make_team(subs, "haunt", "ghost: ghosts.py:ShyGhost\nghost_args: {shyness: 3}\n",
+              {"ghosts.py": GHOST_FILE})
+    make_team(subs, "plain", None, {"multiAgents.py": AGENT_FILE})
+    make_team(subs, "broken", "agent: [\n", {"multiAgents.py": AGENT_FILE})
+    config = load_config(write(
+        tmp_path,
+        "name: t\nentrants:\n  submissions: subs\n  ghost_baselines: "
+        "[{name: random, agent: RandomGhost}]\ngrid: {layouts: [smallClassic]}\nmatches: {}\n",
+    ))
+    assert [e.name for e in config.entrants] == ["both", "broken", "plain"]
+    assert [e.name for e in config.ghost_entrants] == ["both", "haunt", "random"]
+    assert config.entrant("both").problem is None
+    assert config.entrant("both").side == "pacman"
+    assert config.entrant("broken").problem is not None  # its games are its load_error
+    haunt = config.ghost_entrant("haunt")
+    assert (haunt.kind, haunt.ref, haunt.folder, haunt.args, haunt.side, haunt.takes_depth) == (
+        "team", str(subs / "haunt"), subs / "haunt", (), "ghosts", False)
+    # A team on both sides is one name on each: `entrant` is the Pacman side.
+    assert config.entrant("both") != config.ghost_entrant("both")
+
+
+def test_names_are_unique_per_side(tmp_path: Path) -> None:
+    text = MATCHES.replace(
+        "    - {name: random, agent: RandomGhost}\n",
+        "    - {name: random, agent: RandomGhost}\n    - {name: random, agent: RandomGhost}\n"
+        "    - {name: greedy, agent: RandomGhost}\n",
+    )
+    assert problems(tmp_path, text + "matches: {}\n") == [
+        "entrants.ghost_baselines[1].name: the entrant name 'random' is already given at "
+        "entrants.ghost_baselines[0].name",
+    ]
+
+
+def test_match_problems_name_their_keys(tmp_path: Path) -> None:
+    def found(matches: str, text: str = MATCHES) -> list[str]:
+        return problems(tmp_path, text + "matches: " + matches + "\n")
+
+    no_ghosts = MATCHES.split("  ghost_baselines:")[0] + "grid:" + MATCHES.split("grid:")[1]
+    assert found("{}", no_ghosts) == [
+        "matches: no ghost entrant to play against: give teams whose team.yaml names a ghost, "
+        "or entrants.ghost_baselines",
+    ]
+    assert found("{design: sampled}") == [
+        "matches.opponents: required with design: sampled: how many opponents each entrant "
+        "meets",
+    ]
+    assert found("{design: sampled, opponents: 3}") == [
+        "matches.opponents: 3 opponents per entrant, but there are only 2 Pacman entrants to "
+        "meet",
+    ]
+    assert found("{design: sampled, opponents: 1}") == [
+        "matches.opponents: 1 opponent per entrant leaves groups of entrants that no game "
+        "links, so they cannot be rated on one scale; use at least 2",
+    ]
+    assert found("{opponents: 2}") == [
+        "matches.opponents: only a sampled design takes opponents (design: all plays every "
+        "pairing); remove it or set design: sampled",
+    ]
+    assert found("{anchor: randon}") == [
+        "matches.anchor: unknown entrant 'randon' (did you mean random?); expected one of "
+        "directional, expectimax, greedy, random",
+    ]
+    assert found("{anchor: greedy, anchor_side: ghosts}") == [
+        "matches.anchor: no ghosts entrant 'greedy'",
+    ]
+    assert found("{design: samples, ghosts: 0, games: x, anchr: random}") == [
+        "matches.anchr: unknown key (did you mean anchor?); expected one of design, "
+        "opponents, ghosts, games, anchor, anchor_side",
+        "matches.design: unknown design 'samples' (did you mean sampled?); expected one of "
+        "all, sampled",
+        "matches.ghosts: expected a whole number >= 1, got 0",
+        "matches.games: expected a whole number >= 1, got 'x'",
+    ]
+
+
+def test_an_anchor_on_both_sides_needs_its_side(tmp_path: Path) -> None:
+    both = MATCHES.replace("{name: random, agent: RandomGhost}",
+                           "{name: greedy, agent: RandomGhost}")
+    assert problems(tmp_path, both + "matches: {anchor: greedy}\n") == [
+        "matches.anchor: 'greedy' is both a Pacman and a ghost entrant; say which with "
+        "anchor_side: pacman or ghosts",
+    ]
+    config = load_config(write(tmp_path, both + "matches: {anchor: greedy, anchor_side: pacman}\n"))
+    assert config.matches is not None
+    assert (config.matches.anchor, config.matches.anchor_side) == ("greedy", "pacman")
+
+
+def test_without_a_ghost_baseline_the_anchor_must_be_named(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    make_team(subs, "haunt", "ghost: ghosts.py:ShyGhost\n", {"ghosts.py": GHOST_FILE})
+    text = ("name: t\nentrants:\n  submissions: subs\n  baselines: [{name: greedy, agent: "
+            "GreedyAgent}]\ngrid: {layouts: [smallClassic]}\n")
+    assert problems(tmp_path, text + "matches: {}\n") == [
+        "matches.anchor: required: the entrant rated 0 (there is no ghost baseline to default "
+        "to)",
+    ]
+    config = load_config(write(tmp_path, text + "matches: {anchor: greedy}\n"))
+    assert config.matches is not None and config.matches.anchor_side == "pacman"
+
+
+def test_ghost_baseline_problems(tmp_path: Path) -> None:
+    text = MATCHES.split("  ghost_baselines:")[0] + """\
+  ghost_baselines:
+    - {name: a, agent: ExpectimaxAgent}
+    - {name: b, agent: DirectionalGhost, args: {prob_atack: 0.5}}
+    - {name: c, agent: DirectionalGhost, args: {prob_attack: often}}
+    - {name: d, agent: RandomGost}
+    - {name: e, agent: RandomGhost, takes_depth: false}
+    - {name: f, agent: RandomGhost}
+grid: {layouts: [smallClassic]}
+matches: {anchor: f}
+"""
+    found = problems(tmp_path, text)
+    assert found == [
+        "entrants.ghost_baselines[0].agent: ExpectimaxAgent is a pacman agent, not a ghost "
+        "agent",
+        "entrants.ghost_baselines[1].args.prob_atack: DirectionalGhost has no option "
+        "'prob_atack' (did you mean prob_attack?); its options: prob_attack, prob_scaredFlee",
+        "entrants.ghost_baselines[2].args: could not convert string to float: 'often'",
+        found[3],
+        "entrants.ghost_baselines[4].takes_depth: unknown key; expected one of name, agent, "
+        "args",
+    ]
+    assert found[3].startswith(
+        "entrants.ghost_baselines[3].agent: unknown ghost agent 'RandomGost' (did you mean "
+        "RandomGhost?)"
+    )
+
+
+def test_empty_grid_ghosts_needs_matches(tmp_path: Path) -> None:
+    assert problems(tmp_path, with_grid("layouts: [smallClassic]\nghosts: []\n")) == [
+        "grid.ghosts: expected at least one {agent, count} (an empty list is for configs with "
+        "matches: then only match games are played)",
+    ]
+    config = load_config(write(tmp_path, MATCHES.replace(
+        "  depths: [2]\n", "  depths: [2]\n  ghosts: []\n") + "matches: {}\n"))
+    assert config.grid.ghosts == ()
+    assert "0 cells x 2 entrants x 4 games = 0 games" in describe_config(config)
+
+
+def test_ghost_entrants_without_matches(tmp_path: Path) -> None:
+    assert problems(tmp_path, MATCHES) == [
+        "entrants.ghost_baselines: ghost baselines play only in match games: add a matches: "
+        "section, or remove them",
+    ]
+    # A team's ghost is simply not played in today's format...
+    subs = tmp_path / "subs"
+    make_team(subs, "haunt", "ghost: ghosts.py:ShyGhost\n", {"ghosts.py": GHOST_FILE})
+    text = "name: t\nentrants: {submissions: subs}\ngrid: {layouts: [smallClassic]}\n"
+    # ... but with no Pacman entrant at all, nothing would play.
+    assert problems(tmp_path, text) == [
+        "entrants: no Pacman entrant: without matches: only Pacman entrants play; give teams "
+        "whose team.yaml names an agent, or baselines",
+    ]
+    make_team(subs, "pac", None, {"multiAgents.py": AGENT_FILE})
+    config = load_config(write(tmp_path, text))
+    assert [e.name for e in config.entrants] == ["pac"]
+    assert [e.name for e in config.ghost_entrants] == ["haunt"]

@@ -119,7 +119,8 @@ def run(config_path: Path, workers: int | None) -> None:
         if "mounts" in layers and not config.scheduler:
             check_copy_room(config, workers or config.worker_count)
         try:
-            tasks = tasks_for(config, todo, hashes, checked_secret(config, store), layers)
+            tasks = tasks_for(config, todo, hashes.pacman, checked_secret(config, store), layers,
+                              hashes.ghosts)
         except SecretError as exc:
             die(str(exc))
         executor: Executor = (DaskExecutor(config.scheduler) if config.scheduler

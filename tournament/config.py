@@ -1,10 +1,17 @@
 """A tournament's YAML config, checked completely and turned into frozen values.
 
 An organizer edits the config, runs a command, and must not find out one typo per run: the
-parser walks the whole file, collects every problem with its key path
-(`grid.layouts[2]: unknown layout 'smalClassic' (did you mean smallClassic?)`) and raises one
-`ConfigError` listing them all, before anything is played. Unknown keys are errors too,
+whole file is validated, every problem is collected with its key path
+(`grid.layouts[2]: unknown layout 'smalClassic' (did you mean smallClassic?)`) and one
+`ConfigError` lists them all, before anything is played. Unknown keys are errors too,
 because a misspelt optional key would otherwise silently fall back to its default.
+
+How: the shape of each mapping is a pydantic model (`_Mapping` subclasses, below), each leaf
+value a validator that words its own problem as the organizer reads it. What needs the world
+(layout files, agent references, team folders) is checked by functions that pydantic calls
+for their key, so every problem, wherever it is found, comes back as one pydantic error with
+its location; `_problem_lines` words them. The public values the rest of the platform uses
+are the frozen dataclasses built from the validated input.
 
 Relative paths in a config resolve against the config file's folder, so a config means the
 same thing whatever folder the command is started from. Every path stored in the result is
@@ -28,21 +35,39 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, NamedTuple, NoReturn, TypeVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PlainValidator,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
+from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
 from pacman.layout import PROJECT_LAYOUTS, LayoutError, available_layouts, load_layout
 from pacman.limits import ALWAYS, COUNTS, DESCRIPTIONS, Limits, limit_problem
-from pacman.loader import SubmissionError, agent_files, options_in_source, resolve
+from pacman.loader import AgentRef, SubmissionError, agent_files, options_in_source, resolve
+from pacman.outcomes import GHOSTS, PACMAN, SIDES
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
-from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, load_yaml
+from pacman.yamlfile import ORGANIZER_FILE, TEAM_FILE, YamlProblem, load_yaml
 from tournament.ranking import RANKING_KEYS
 
 ReplayPolicy = Literal["none", "failures", "all"]
 EntrantKind = Literal["team", "baseline"]
+MatchDesign = Literal["all", "sampled"]
 T = TypeVar("T")
 
+#: How Pacman entrants meet ghost entrants: every pairing, or k opponents each.
+MATCH_DESIGNS: tuple[MatchDesign, ...] = ("all", "sampled")
 #: What `record.replays` may say: keep no replay, the replays of games an agent failed, or all.
 REPLAY_POLICIES: tuple[ReplayPolicy, ...] = ("none", "failures", "all")
 #: The statistics a ranking may sort by (columns of `tournament.leaderboard.leaderboard`).
@@ -50,6 +75,8 @@ REPLAY_POLICIES: tuple[ReplayPolicy, ...] = ("none", "failures", "all")
 #: config says otherwise (`grid.max_moves`). A tournament needs an end to every game; the
 #: `pacman` command has none by default, as the course engine.
 DEFAULT_MAX_MOVES = 3000
+#: Games each entrant plays per cell (and each pairing per match cell) unless the config says.
+DEFAULT_GAMES_PER_CELL = 20
 #: The ghosts a grid may play against; `file.py:Class` references are accepted as well.
 BUILTIN_GHOSTS = ("RandomGhost", "DirectionalGhost")
 
@@ -58,28 +85,6 @@ BUILTIN_GHOSTS = ("RandomGhost", "DirectionalGhost")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 NAME_RULE = "use up to 64 letters, digits and . _ + - (it appears in game ids and file names)"
 
-_TOP_KEYS = (
-    "name",
-    "seed",
-    "entrants",
-    "grid",
-    "games_per_cell",
-    "limits",
-    "workers",
-    "scheduler",
-    "output",
-    "record",
-    "ranking",
-    "sandbox",
-    "secret_file",
-)
-_ENTRANTS_KEYS = ("submissions", "baselines")
-_BASELINE_KEYS = ("name", "agent", "args", "takes_depth")
-_GRID_KEYS = ("layouts", "depths", "ghosts", "rules", "max_moves")
-_GHOST_KEYS = ("agent", "count")
-_RECORD_KEYS = ("replays",)
-_SANDBOX_KEYS = ("accept_missing",)
-_RANKING_KEYS = ("by", "confidence")
 _LIMIT_KEYS = tuple(f.name for f in fields(Limits))
 #: Limits counted in whole numbers; the others are seconds.
 _COUNT_LIMITS = tuple(COUNTS)
@@ -128,6 +133,11 @@ class Entrant:
     #: a symbolic link, ...), else None. Such a team still plays: each of its games is
     #: resolved again and recorded as its `load_error` while the problem lasts.
     problem: str | None = None
+    #: The side it plays (`pacman.outcomes.PACMAN` or `GHOSTS`). A team whose `team.yaml`
+    #: names both an `agent` and a `ghost` is two entrants of the same name, one per side.
+    #: A ghost entrant controls every ghost of a game; its `args` are its own (a team's
+    #: `ghost_args` are read by the loader at play time), never the grid's depth.
+    side: str = PACMAN
 
 
 @dataclass(frozen=True)
@@ -202,6 +212,32 @@ class RankingConfig:
 
 
 @dataclass(frozen=True)
+class MatchConfig:
+    """How Pacman entrants meet ghost entrants in match games (`matches:` of the config).
+
+    Match cells are the grid's layouts x depths x rules with `ghosts` ghosts each; every
+    pairing of `tournament.schedule.pairings` plays `games` games in each.
+    """
+
+    design: MatchDesign = "all"
+    #: `sampled` only: how many distinct opponents each entrant of the larger side meets.
+    opponents: int | None = None
+    #: Ghosts per game, capped at the layout's ghost starts.
+    ghosts: int = 2
+    #: Games per pairing and cell.
+    games: int = DEFAULT_GAMES_PER_CELL
+    #: The entrant rated 0, and the side it plays.
+    anchor: str = ""
+    anchor_side: str = GHOSTS
+
+    def pairing_count(self, pacmen: int, ghosts: int) -> int:
+        """How many pairings the design has for sides of these sizes."""
+        if self.design == "all" or self.opponents is None:
+            return pacmen * ghosts
+        return max(pacmen, ghosts) * self.opponents
+
+
+@dataclass(frozen=True)
 class TournamentConfig:
     """A checked tournament config; every path in it is absolute."""
 
@@ -210,7 +246,7 @@ class TournamentConfig:
     grid: GridConfig
     output: Path
     seed: int = 0
-    games_per_cell: int = 20
+    games_per_cell: int = DEFAULT_GAMES_PER_CELL
     limits: Limits = field(default_factory=Limits)
     #: Parallel games; None means one per CPU core (`worker_count`).
     workers: int | None = None
@@ -219,6 +255,11 @@ class TournamentConfig:
     record: RecordConfig = field(default_factory=RecordConfig)
     ranking: RankingConfig = field(default_factory=RankingConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    #: The ghost side: teams whose team.yaml names a `ghost`, and `entrants.ghost_baselines`.
+    #: (`entrants` is the Pacman side.)
+    ghost_entrants: tuple[Entrant, ...] = ()
+    #: Match games between the two sides; None plays today's format only.
+    matches: MatchConfig | None = None
     #: Where the tournament's secret is kept (None: in the output folder); see
     #: `tournament.secret`.
     secret_file: Path | None = None
@@ -233,10 +274,18 @@ class TournamentConfig:
         return self.workers if self.workers is not None else os.cpu_count() or 1
 
     def entrant(self, name: str) -> Entrant:
+        """The Pacman entrant `name`."""
         for entrant in self.entrants:
             if entrant.name == name:
                 return entrant
         raise KeyError(f"no entrant {name!r} in this tournament")
+
+    def ghost_entrant(self, name: str) -> Entrant:
+        """The ghost entrant `name`."""
+        for entrant in self.ghost_entrants:
+            if entrant.name == name:
+                return entrant
+        raise KeyError(f"no ghost entrant {name!r} in this tournament")
 
 
 def load_config(path: Path) -> TournamentConfig:
@@ -257,17 +306,24 @@ def parse_config(data: object, source: str, base: Path) -> TournamentConfig:
     together in one ConfigError, in the order of the top-level keys in the file (missing
     required keys last), so the list reads like the file.
     """
-    parser = _Parser(base)
-    config = parser.config(data)
-    if parser.problems or config is None:
+    if data is None:
+        raise ConfigError(
+            source, ["the config is empty; it needs at least name, entrants and grid"]
+        )
+    matches_given = isinstance(data, dict) and data.get("matches") is not None
+    context = {_ENV: _Env(base, _depths_before(data), matches_given)}
+    try:
+        checked = _ConfigIn.model_validate(data, context=context)
+    except ValidationError as exc:
         order = {key: i for i, key in enumerate(data)} if isinstance(data, dict) else {}
 
         def position(problem: str) -> int:
             top = re.split(r"[.\[:]", problem, maxsplit=1)[0]
             return order.get(top, len(order))
 
-        raise ConfigError(source, sorted(parser.problems, key=position) or ["the config is empty"])
-    return config
+        lines = _problem_lines(exc)
+        raise ConfigError(source, sorted(lines, key=position) or ["the config is empty"]) from None
+    return checked.build(base)
 
 
 def describe_config(config: TournamentConfig) -> str:
@@ -290,13 +346,23 @@ def describe_config(config: TournamentConfig) -> str:
         extra = f" [{args}]" if args else ""
         depth_note = "" if entrant.takes_depth else " (plays every depth with its own settings)"
         lines.append(f"  {entrant.name}: {entrant.kind} {entrant.ref}{extra}{depth_note}")
+    if config.ghost_entrants:
+        lines.append(f"ghost entrants ({len(config.ghost_entrants)}):")
+        for entrant in config.ghost_entrants:
+            args = ", ".join(f"{k}={v}" for k, v in entrant.args)
+            extra = f" [{args}]" if args else ""
+            lines.append(f"  {entrant.name}: {entrant.kind} {entrant.ref}{extra}")
     lines += [
         f"layouts: {', '.join(choice.name for choice in grid.layouts)}",
         f"depths: {depths}",
-        f"ghosts: {', '.join(f'{g.count} x {g.name}' for g in grid.ghosts)}",
+        f"ghosts: {', '.join(f'{g.count} x {g.name}' for g in grid.ghosts) or 'none'}",
         f"rules: {', '.join(grid.rules)}; at most {grid.max_moves} moves per game",
         f"{cells} cells x {len(config.entrants)} entrants x {config.games_per_cell} games"
         f" = {games} games",
+    ]
+    if config.matches is not None:
+        lines += _describe_matches(config)
+    lines += [
         "limits: "
         + ", ".join(
             f"{name}={'off' if value is None else value}"
@@ -312,9 +378,143 @@ def describe_config(config: TournamentConfig) -> str:
     return "\n".join(lines)
 
 
+def _describe_matches(config: TournamentConfig) -> list[str]:
+    matches = config.matches
+    assert matches is not None
+    pacmen, ghosts = len(config.entrants), len(config.ghost_entrants)
+    pairings = matches.pairing_count(pacmen, ghosts)
+    grid = config.grid
+    cells = len(grid.layouts) * len(grid.depths) * len(grid.rules)
+    design = (
+        f"all: every Pacman entrant against every ghost entrant, {pacmen} x {ghosts}"
+        if matches.design == "all"
+        else f"sampled: {matches.opponents} opponents each ({pacmen} Pacman, {ghosts} ghost "
+        "entrants)"
+    )
+    return [
+        f"matches: {design} = {pairings} pairings",
+        f"{cells} match cells ({matches.ghosts} ghosts) x {pairings} pairings x "
+        f"{matches.games} games = {cells * pairings * matches.games} match games",
+        f"ratings anchored at {matches.anchor} ({matches.anchor_side}) = 0",
+    ]
+
+
 def slug(text: str) -> str:
     """A folder-safe form of a tournament name, for the default output folder."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "tournament"
+
+
+
+
+# ---- problems: how a validator reports, and how a report is worded ---------------------------
+
+#: The pydantic error type of every problem found here; its context holds the message and,
+#: where the problem belongs elsewhere than where it was found, the key path it belongs to.
+_PROBLEM = "config"
+#: The validation context's key for `_Env`.
+_ENV = "env"
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class _Env:
+    """What validators need besides the data: the config's folder, against which relative
+    paths resolve, and the grid's depths, against which baselines' options are checked."""
+
+    base: Path
+    depths: tuple[int | None, ...]
+    #: Whether the config has a `matches:` section (then `grid.ghosts` may be empty).
+    matches_given: bool = False
+
+    def path(self, text: str) -> Path:
+        return (self.base / Path(text).expanduser()).resolve()
+
+
+def _env(info: ValidationInfo) -> _Env:
+    env = info.context[_ENV] if isinstance(info.context, dict) else None
+    if not isinstance(env, _Env):  # only parse_config validates these models
+        raise TypeError("config models are validated with parse_config's context")
+    return env
+
+
+def _problem(message: str, at: str | None = None) -> PydanticCustomError:
+    """One problem, where it was found or (`at`) at another key path."""
+    context: dict[str, str] = {"message": message}
+    if at is not None:
+        context["at"] = at
+    return PydanticCustomError(_PROBLEM, "{message}", context)
+
+
+class _Problems:
+    """Problems collected at locations below the value being validated, raised together.
+
+    A validator that checks several things (the items of a list, the parts of a baseline)
+    reports all it found rather than the first, as pydantic does for the fields of a model.
+    """
+
+    def __init__(self) -> None:
+        self.details: list[InitErrorDetails] = []
+
+    def add(self, loc: Loc, message: str, at: str | None = None) -> None:
+        self.details.append({"type": _problem(message, at), "loc": loc, "input": None})
+
+    def absorb(self, exc: ValidationError | PydanticCustomError, prefix: Loc = ()) -> None:
+        """Take the problems of a nested validation, their locations under `prefix`."""
+        if isinstance(exc, PydanticCustomError):
+            context = exc.context or {}
+            self.add(prefix, str(context.get("message", exc.message())), context.get("at"))
+            return
+        for error in exc.errors():
+            self.absorb_error(error, prefix)
+
+    def absorb_error(self, error: ErrorDetails, prefix: Loc = ()) -> None:
+        context = error.get("ctx") or {}
+        message = str(context.get("message", error["msg"]))
+        self.add((*prefix, *error["loc"]), message, context.get("at"))
+
+    def run(self, check: Callable[[], T], prefix: Loc = ()) -> T | None:
+        """`check()`'s value, or None with its problems kept."""
+        try:
+            return check()
+        except (ValidationError, PydanticCustomError) as exc:
+            self.absorb(exc, prefix)
+            return None
+
+    def __bool__(self) -> bool:
+        return bool(self.details)
+
+    def raise_any(self) -> None:
+        if self.details:
+            raise ValidationError.from_exception_data(_PROBLEM, self.details)
+
+
+def _raise(loc: Loc, message: str) -> NoReturn:
+    """Report one problem at `loc` below the value being validated."""
+    raise ValidationError.from_exception_data(
+        _PROBLEM, [{"type": _problem(message), "loc": loc, "input": None}]
+    )
+
+
+def _problem_lines(exc: ValidationError) -> list[str]:
+    """Each problem as `key.path[0]: message`, in the order they were found."""
+    lines = []
+    for error in exc.errors():
+        context = error.get("ctx") or {}
+        message = str(context.get("message", error["msg"]))
+        path = str(context.get("at") or _key_path(error["loc"]) or "(top level)")
+        lines.append(f"{path}: {message}")
+    return lines
+
+
+def _key_path(loc: Loc) -> str:
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text = f"{text}.{part}" if text else part
+    return text
 
 
 def _show(value: object) -> str:
@@ -337,654 +537,864 @@ def _did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean {close[0]}?)" if close else ""
 
 
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
+# ---- leaf values: each validator words its own problem ------------------------------------
 
 
-class _Parser:
-    """Walks the data once, collecting problems instead of stopping at the first."""
+def _whole(minimum: int | None = None) -> Callable[[object], int]:
+    expected = "a whole number" + (f" >= {minimum}" if minimum is not None else "")
 
-    def __init__(self, base: Path) -> None:
-        self.base = base
-        self.problems: list[str] = []
-
-    def problem(self, path: str, message: str) -> None:
-        self.problems.append(f"{path}: {message}" if path else message)
-
-    # ---- generic shapes -------------------------------------------------------------------
-
-    def mapping(self, value: object, path: str, allowed: Sequence[str]) -> dict[str, object] | None:
-        """The value as a mapping with known keys only; unknown keys are reported."""
-        if not isinstance(value, dict):
-            self.problem(path or "(top level)", f"expected a mapping, got {_show(value)}")
-            return None
-        out: dict[str, object] = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                self.problem(path or "(top level)", f"keys must be text, got {_show(key)}")
-                continue
-            if key not in allowed:
-                self.problem(
-                    _join(path, key),
-                    f"unknown key{_did_you_mean(key, allowed)}; expected one of "
-                    + ", ".join(allowed),
-                )
-                continue
-            out[key] = item
-        return out
-
-    def sequence(self, value: object, path: str, what: str) -> list[object] | None:
-        if not isinstance(value, list):
-            self.problem(path, f"expected a list of {what}, got {_show(value)}")
-            return None
-        return value
-
-    def whole(self, value: object, path: str, minimum: int | None = None) -> int | None:
-        expected = "a whole number" + (f" >= {minimum}" if minimum is not None else "")
+    def check(value: object) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            self.problem(path, f"expected {expected}, got {_show(value)}")
-            return None
+            raise _problem(f"expected {expected}, got {_show(value)}")
         if minimum is not None and value < minimum:
-            self.problem(path, f"expected {expected}, got {value}")
-            return None
+            raise _problem(f"expected {expected}, got {value}")
         return value
 
-    def text(self, value: object, path: str, what: str) -> str | None:
+    return check
+
+
+def _text(what: str) -> Callable[[object], str]:
+    def check(value: object) -> str:
         if not isinstance(value, str) or not value.strip():
-            self.problem(path, f"expected {what}, got {_show(value)}")
-            return None
+            raise _problem(f"expected {what}, got {_show(value)}")
         return value.strip()
 
-    def flag(self, value: object, path: str) -> bool | None:
-        if not isinstance(value, bool):
-            self.problem(path, f"expected true or false, got {_show(value)}")
-            return None
-        return value
+    return check
 
-    def choice(self, value: object, path: str, choices: Sequence[str], what: str) -> str | None:
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise _problem(f"expected true or false, got {_show(value)}")
+    return value
+
+
+def _choice(choices: Sequence[str], what: str) -> Callable[[object], str]:
+    def check(value: object) -> str:
         if not isinstance(value, str) or value not in choices:
             hint = _did_you_mean(value, choices) if isinstance(value, str) else ""
-            self.problem(
-                path, f"unknown {what} {_show(value)}{hint}; expected one of {', '.join(choices)}"
+            raise _problem(
+                f"unknown {what} {_show(value)}{hint}; expected one of {', '.join(choices)}"
             )
-            return None
         return value
 
-    def required(
-        self,
-        data: dict[str, object],
-        key: str,
-        path: str,
-        what: str,
-        check: Callable[[object, str], T | None],
-    ) -> T | None:
-        """`check` the value under a key that must be there; an absent key is reported."""
-        where = _join(path, key)
-        if key not in data:
-            self.problem(where, f"required: {what}")
-            return None
-        return check(data[key], where)
+    return check
 
-    def path(self, text: str) -> Path:
-        return (self.base / Path(text).expanduser()).resolve()
 
-    def name(self, value: str, path: str) -> bool:
-        if NAME_PATTERN.fullmatch(value):
-            return True
-        self.problem(path, f"{value!r} cannot be used as a name: {NAME_RULE}")
-        return False
-
-    def duplicates(self, items: Sequence[tuple[str, object]], what: str) -> None:
-        """Report items (key path, value) whose value an earlier item already had."""
-        first: dict[object, str] = {}
-        for path, value in items:
-            if value in first:
-                self.problem(path, f"{what} {_show(value)} is already given at {first[value]}")
-            else:
-                first[value] = path
-
-    # ---- the config -----------------------------------------------------------------------
-
-    def config(self, value: object) -> TournamentConfig | None:
-        """The whole config, or None when anything was reported (then nothing is built)."""
-        if value is None:
-            self.problem("", "the config is empty; it needs at least name, entrants and grid")
-            return None
-        data = self.mapping(value, "", _TOP_KEYS)
-        if data is None:
-            return None
-        name = self.required(
-            data, "name", "", "the tournament's name", lambda v, p: self.text(v, p, "a name")
-        )
-        seed = self.whole(data["seed"], "seed") if "seed" in data else 0
-        games = (
-            self.whole(data["games_per_cell"], "games_per_cell", 1)
-            if "games_per_cell" in data
-            else 20
-        )
-        grid = self.required(
-            data, "grid", "", "the cells to play (at least grid.layouts)", lambda v, _: self.grid(v)
-        )
-        depths = grid.depths if grid is not None else (None,)
-        entrants, submissions = self.required(
-            data,
-            "entrants",
-            "",
-            "a submissions folder or baselines",
-            lambda v, _: self.entrants(v, depths),
-        ) or (None, None)
-        limits = self.limits(data.get("limits"))
-        workers = self.workers(data.get("workers"))
-        scheduler = self.scheduler(data.get("scheduler"))
-        output = self.output(data.get("output"), name)
-        record = self.record(data.get("record"))
-        ranking = self.ranking(data.get("ranking"))
-        sandbox = self.sandbox(data.get("sandbox"))
-        secret_file = None
-        if data.get("secret_file") is not None:
-            text = self.text(data["secret_file"], "secret_file", "a file for the tournament's "
-                             "secret")
-            secret_file = None if text is None else self.path(text)
-        if self.problems:
-            return None
-        # Every part reports what is wrong with it, so no problems means every part was built.
-        assert name is not None and seed is not None and games is not None
-        assert grid is not None and entrants is not None and limits is not None
-        assert output is not None and record is not None and ranking is not None
-        assert sandbox is not None
-        return TournamentConfig(
-            name=name,
-            seed=seed,
-            entrants=entrants,
-            grid=grid,
-            games_per_cell=games,
-            limits=limits,
-            workers=workers,
-            scheduler=scheduler,
-            output=output,
-            record=record,
-            ranking=ranking,
-            sandbox=sandbox,
-            secret_file=secret_file,
-            submissions=submissions,
-        )
-
-    # ---- entrants -------------------------------------------------------------------------
-
-    def entrants(
-        self, value: object, depths: tuple[int | None, ...]
-    ) -> tuple[tuple[Entrant, ...] | None, Path | None]:
-        data = self.mapping(value, "entrants", _ENTRANTS_KEYS)
-        if data is None:
-            return None, None
-        teams: list[tuple[str, Entrant]] = []
-        folder: Path | None = None
-        if data.get("submissions") is not None:
-            folder, teams = self.teams(data["submissions"])
-        baselines: list[tuple[str, Entrant]] = []
-        if data.get("baselines") is not None:
-            items = self.sequence(data["baselines"], "entrants.baselines", "{name, agent, args}")
-            for i, item in enumerate(items or []):
-                entrant = self.baseline(item, f"entrants.baselines[{i}]", depths)
-                if entrant is not None:
-                    baselines.append((f"entrants.baselines[{i}].name", entrant))
-        everyone = teams + baselines
-        self.duplicates([(path, e.name) for path, e in everyone], "the entrant name")
-        if not everyone and not any(p.startswith("entrants") for p in self.problems):
-            self.problem(
-                "entrants", "no entrant: give a submissions folder with team folders, or baselines"
-            )
-        return tuple(e for _, e in everyone), folder
-
-    def teams(self, value: object) -> tuple[Path | None, list[tuple[str, Entrant]]]:
-        where = "entrants.submissions"
-        text = self.text(value, where, "a folder of team folders")
-        if text is None:
-            return None, []
-        folder = self.path(text)
-        if not folder.is_dir():
-            self.problem(where, f"no such folder {text!r} (looked for {folder})")
-            return None, []
-        if (folder / "team.yaml").is_file():
-            self.problem(
-                where,
-                f"{text!r} is itself a team folder; give the folder that holds the team "
-                "folders, or list this one under baselines",
-            )
-            return None, []
-        teams: list[tuple[str, Entrant]] = []
-        for sub in sorted(folder.iterdir()):
-            if sub.name.startswith((".", "_")) or not sub.is_dir():
-                continue  # README files, .git, __pycache__: not teams (a link to a folder is)
-            path = f"{where}[{sub.name}]"
-            if not self.name(sub.name, path):
-                continue
-            if (not sub.is_symlink() and not os.path.lexists(sub / "team.yaml")
-                    and not agent_files(sub)):
-                self.problem(
-                    path,
-                    f"the folder {sub.name!r} has no team.yaml and no *gents.py or "
-                    "submission.py; every folder here must be a team",
-                )
-                continue
-            teams.append((path, self.team(sub)))
-        return folder, teams
-
-    @staticmethod
-    def team(sub: Path) -> Entrant:
-        """A team folder as an entrant. What is inside the folder is the team's: a problem
-        there (a bad team.yaml, a link, a missing class) does not stop the tournament but is
-        kept on the entrant, and its games fail to load, as the team's own failures."""
-        try:
-            ref = resolve(str(sub), (), kind="pacman")
-        except SubmissionError as exc:
-            return Entrant(sub.name, "team", str(sub), (), folder=sub, problem=str(exc))
-        options = _source_options(ref.path, ref.name, ref.team)
-        takes_depth = options is None or "depth" in options
-        return Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=takes_depth)
-
-    def baseline(self, value: object, path: str, depths: tuple[int | None, ...]) -> Entrant | None:
-        data = self.mapping(value, path, _BASELINE_KEYS)
-        if data is None:
-            return None
-        name = self.required(
-            data, "name", path, "the entrant's name", lambda v, p: self.text(v, p, "a name")
-        )
-        if name is not None and not self.name(name, _join(path, "name")):
-            name = None
-        what = "a built-in agent name or file.py:Class"
-        agent = self.required(data, "agent", path, what, lambda v, p: self.text(v, p, what))
-        args = self.args(data.get("args"), _join(path, "args"))
-        takes_depth = (
-            self.flag(data["takes_depth"], _join(path, "takes_depth"))
-            if data.get("takes_depth") is not None
-            else None
-        )
-        if agent is None or args is None:
-            return None
-
-        absolute = self.agent_text(agent)
-        try:
-            ref = resolve(absolute, args, kind="pacman", cwd=self.base)
-        except SubmissionError as exc:
-            self.problem(_join(path, "agent"), str(exc))
-            return None
-        options = (
-            _builtin_options(ref.module, ref.name)
-            if ref.builtin
-            else _source_options(ref.path, ref.name, ref.team)
-        )
-        if takes_depth is None:
-            takes_depth = options is None or "depth" in options
-        if not self.option_names(ref.name, args, options, _join(path, "args")):
-            return None
-        if ref.builtin and not self.builtin_args(
-            ref.module, ref.name, args, depths, takes_depth, _join(path, "args")
-        ):
-            return None
-        if takes_depth and depths != (None,) and any(k == "depth" for k, _ in args):
-            self.problem(
-                _join(path, "args.depth"),
-                "conflicts with grid.depths, which sets every entrant's depth; remove one "
-                "(or set takes_depth: false to pin this entrant's depth)",
-            )
-            return None
-        if name is None:
-            return None
-        # A folder keeps its reference so that its team.yaml is read when the game is played;
-        # a built-in asked for as `builtin:Name` keeps the prefix, so that it resolves to the
-        # built-in where the config's folder holds course files too.
-        if ref.builtin:
-            stored = absolute if absolute.startswith("builtin:") else ref.name
-        else:
-            stored = absolute if Path(absolute).is_dir() else ref.label
-        return Entrant(name, "baseline", stored, args, takes_depth=takes_depth)
-
-    def agent_text(self, agent: str) -> str:
-        """The reference with a relative file or folder made absolute (built-in names kept,
-        `builtin:Name` too)."""
-        if agent.startswith("builtin:"):
-            return agent
-        if ":" in agent:
-            file_part, _, cls_name = agent.rpartition(":")
-            if file_part:
-                return f"{self.path(file_part)}:{cls_name}"
-            return agent
-        if "/" in agent or os.sep in agent or agent.endswith(".py") or agent.startswith("."):
-            return str(self.path(agent))
-        return agent
-
-    def option_names(
-        self,
-        cls_name: str,
-        args: tuple[tuple[str, str], ...],
-        options: list[str] | None,
-        path: str,
-    ) -> bool:
-        """Report options the agent's constructor does not take (None: it cannot be told)."""
-        ok = True
-        for key, _ in args:
-            if options is not None and key not in options:
-                hint = _did_you_mean(key, options)
-                listed = ", ".join(options) or "none"
-                self.problem(
-                    _join(path, key),
-                    f"{cls_name} has no option {key!r}{hint}; its options: {listed}",
-                )
-                ok = False
-        return ok
-
-    def builtin_args(
-        self,
-        module: str,
-        cls_name: str,
-        args: tuple[tuple[str, str], ...],
-        depths: tuple[int | None, ...],
-        takes_depth: bool,
-        path: str,
-    ) -> bool:
-        """Check a built-in's option values by building it once, as the `pacman` command does.
-
-        Built-ins are the platform's own code, so building one here is safe and cheap, and a
-        typo in `evalFn` is caught before hours of games rather than in each of them.
-        """
-        trial = dict(args)
-        if takes_depth and depths[0] is not None:
-            trial["depth"] = str(depths[0])
-        try:
-            _builtin_class(module, cls_name)(**trial)
-        except Exception as exc:  # the built-in's own option checks: ValueError, TypeError
-            self.problem(path, str(exc))
-            return False
-        return True
-
-    def args(self, value: object, path: str) -> tuple[tuple[str, str], ...] | None:
-        if value is None:
-            return ()
-        if not isinstance(value, dict):
-            self.problem(path, f"expected a mapping of option: value, got {_show(value)}")
-            return None
-        out: list[tuple[str, str]] = []
-        ok = True
-        for key, item in value.items():
-            if not isinstance(key, str) or not key.isidentifier():
-                self.problem(path, f"{_show(key)} is not an option name")
-                ok = False
-                continue
-            if isinstance(item, (dict, list)) or item is None:
-                self.problem(
-                    _join(path, key), f"expected a text, number or true/false, got {_show(item)}"
-                )
-                ok = False
-                continue
-            out.append((key, str(item)))
-        return tuple(out) if ok else None
-
-    # ---- grid -----------------------------------------------------------------------------
-
-    def grid(self, value: object) -> GridConfig | None:
-        data = self.mapping(value, "grid", _GRID_KEYS)
-        if data is None:
-            return None
-        start = len(self.problems)
-        layouts: list[LayoutChoice] = []
-        what = "layout names or .lay files"
-        items = self.required(
-            data, "layouts", "grid", f"a list of {what}", lambda v, p: self.sequence(v, p, what)
-        )
-        if items is not None and not items:
-            self.problem("grid.layouts", "expected at least one layout")
-        for i, item in enumerate(items or []):
-            choice = self.layout(item, f"grid.layouts[{i}]")
-            if choice is not None:
-                layouts.append(choice)
-        self.duplicates(
-            [(f"grid.layouts[{i}]", c.name) for i, c in enumerate(layouts)], "the layout"
-        )
-
-        depths: tuple[int | None, ...] = (None,)
-        if data.get("depths") is not None:
-            entries = self.sequence(data["depths"], "grid.depths", "whole numbers >= 1")
-            found = [self.whole(d, f"grid.depths[{i}]", 1) for i, d in enumerate(entries or [])]
-            if entries is not None and not entries:
-                self.problem("grid.depths", "expected at least one depth, or null")
-            self.duplicates(
-                [(f"grid.depths[{i}]", d) for i, d in enumerate(found) if d is not None],
-                "the depth",
-            )
-            depths = tuple(found)
-
-        ghosts: list[GhostSetting] = [GhostSetting("RandomGhost", 2)]
-        if "ghosts" in data:
-            ghosts = []
-            entries = self.sequence(data["ghosts"], "grid.ghosts", "{agent, count}")
-            if entries is not None and not entries:
-                self.problem("grid.ghosts", "expected at least one {agent, count}")
-            for i, item in enumerate(entries or []):
-                setting = self.ghost(item, f"grid.ghosts[{i}]")
-                if setting is not None:
-                    ghosts.append(setting)
-            self.duplicates(
-                [(f"grid.ghosts[{i}]", f"{g.count} x {g.name}") for i, g in enumerate(ghosts)],
-                "the ghost setting",
-            )
-
-        rules: list[str] = ["classic"]
-        if "rules" in data:
-            entries = self.sequence(data["rules"], "grid.rules", "ruleset names")
-            if entries is not None and not entries:
-                self.problem("grid.rules", "expected at least one ruleset")
-            found_rules = [
-                self.choice(r, f"grid.rules[{i}]", list(RULESETS), "ruleset")
-                for i, r in enumerate(entries or [])
-            ]
-            self.duplicates(
-                [(f"grid.rules[{i}]", r) for i, r in enumerate(found_rules) if r is not None],
-                "the ruleset",
-            )
-            rules = [r for r in found_rules if r is not None]
-
-        max_moves = (
-            self.whole(data["max_moves"], "grid.max_moves", 1)
-            if "max_moves" in data
-            else DEFAULT_MAX_MOVES
-        )
-        if len(self.problems) > start or max_moves is None:
-            return None
-        return GridConfig(
-            layouts=tuple(layouts),
-            depths=depths,
-            ghosts=tuple(ghosts),
-            rules=tuple(rules),
-            max_moves=max_moves,
-        )
-
-    def layout(self, value: object, path: str) -> LayoutChoice | None:
-        text = self.text(value, path, "a layout name or a path to a .lay file")
-        if text is None:
-            return None
-        if text.endswith(".lay") or "/" in text or os.sep in text:
-            file = self.path(text)
-            if not file.is_file():
-                self.problem(path, f"no such layout file {text!r} (looked for {file})")
-                return None
-        else:
-            # Beside the config rather than in the current folder, as every other path is.
-            search = [self.base / "layouts", PROJECT_LAYOUTS]
-            names = available_layouts(search)
-            if text not in names:
-                self.problem(path, f"unknown layout {text!r}{_did_you_mean(text, names)}")
-                return None
-            file = next(
-                folder / f"{text}.lay" for folder in search if (folder / f"{text}.lay").is_file()
-            ).resolve()
-        if not self.name(file.stem, path):
-            return None
-        try:
-            layout = load_layout(str(file))
-        except LayoutError as exc:
-            self.problem(path, str(exc))
-            return None
-        if layout.warnings:
-            # The `pacman` command reads unknown characters as empty space, as the course
-            # does, and warns; a tournament's layouts are the organizer's and must be exact.
-            for warning in layout.warnings:
-                self.problem(path, warning)
-            return None
-        return LayoutChoice(file.stem, str(file))
-
-    def ghost(self, value: object, path: str) -> GhostSetting | None:
-        data = self.mapping(value, path, _GHOST_KEYS)
-        if data is None:
-            return None
-        what = f"a ghost agent ({', '.join(BUILTIN_GHOSTS)} or file.py:Class)"
-        agent = self.required(data, "agent", path, what, lambda v, p: self.text(v, p, what))
-        count = self.required(
-            data,
-            "count",
-            path,
-            "how many ghosts play (0 or more)",
-            lambda v, p: self.whole(v, p, 0),
-        )
-        if agent is None:
-            return None
-        try:
-            ref = resolve(self.agent_text(agent), (), kind="ghost", cwd=self.base)
-        except SubmissionError as exc:
-            self.problem(_join(path, "agent"), str(exc))
-            return None
-        if count is None:
-            return None
-        return GhostSetting(ref.name if ref.builtin else ref.label, count)
-
-    # ---- the rest -------------------------------------------------------------------------
-
-    def limits(self, value: object) -> Limits | None:
-        if value is None:
-            return Limits()
-        data = self.mapping(value, "limits", _LIMIT_KEYS)
-        if data is None:
-            return None
-        values: dict[str, object] = {}
-        ok = True
-        for key, item in data.items():
-            if item is None and key in _NULLABLE_LIMITS:
-                values[key] = None
-                continue
-            problem = limit_problem(key, item)
-            if problem:
-                if item is None:
-                    problem = "cannot be switched off; expected a whole number, got null"
-                self.problem(f"limits.{key}", f"{problem}; {key}: {DESCRIPTIONS[key]}")
-                ok = False
-                continue
-            # Seconds are floats whether the YAML said 15 or 15.0; counts stay whole numbers.
-            if key not in _COUNT_LIMITS and isinstance(item, (int, float)):
-                item = float(item)
-            values[key] = item
-        if not ok:
-            return None
-        limits = Limits().with_changes(**values)
-        if (
-            limits.move_soft is not None
-            and limits.move_hard is not None
-            and limits.move_soft > limits.move_hard
-        ):
-            self.problem(
-                "limits.move_soft",
-                f"{limits.move_soft} s is above limits.move_hard ({limits.move_hard} s), so "
-                "the warning could never come before the kill",
-            )
-            return None
-        return limits
-
-    def workers(self, value: object) -> int | None:
-        return None if value is None else self.whole(value, "workers", 1)
-
-    def scheduler(self, value: object) -> str | None:
-        if value is None:
-            return None
-        text = self.text(value, "scheduler", "a Dask scheduler address like tcp://host:8786")
-        if text is not None and any(ch.isspace() for ch in text):
-            self.problem("scheduler", f"an address has no spaces, got {text!r}")
-        return text
-
-    def output(self, value: object, name: str | None) -> Path | None:
-        if value is None:
-            return self.path(f"results/{slug(name or '')}")
-        text = self.text(value, "output", "a folder for the results")
-        return None if text is None else self.path(text)
-
-    def record(self, value: object) -> RecordConfig | None:
-        if value is None:
-            return RecordConfig()
-        data = self.mapping(value, "record", _RECORD_KEYS)
-        if data is None:
-            return None
-        if data.get("replays") is None:
-            return RecordConfig()
-        policy = self.choice(data["replays"], "record.replays", REPLAY_POLICIES, "replay policy")
-        for known in REPLAY_POLICIES:
-            if policy == known:
-                return RecordConfig(known)
+def _name_problem(value: str) -> str | None:
+    if NAME_PATTERN.fullmatch(value):
         return None
+    return f"{value!r} cannot be used as a name: {NAME_RULE}"
 
-    def sandbox(self, value: object) -> SandboxConfig | None:
-        if value is None:
-            return SandboxConfig()
-        data = self.mapping(value, "sandbox", _SANDBOX_KEYS)
-        if data is None:
-            return None
-        if data.get("accept_missing") is None:
-            return SandboxConfig()
-        entries = self.sequence(data["accept_missing"], "sandbox.accept_missing",
-                                "sandbox guarantees")
-        if entries is None:
-            return None
-        names = [self.choice(item, f"sandbox.accept_missing[{i}]", GUARANTEE_NAMES,
-                             "sandbox guarantee") for i, item in enumerate(entries)]
-        if any(name is None for name in names):
-            return None
-        return SandboxConfig(tuple(str(name) for name in names))
 
-    def ranking(self, value: object) -> RankingConfig | None:
-        if value is None:
-            return RankingConfig()
-        data = self.mapping(value, "ranking", _RANKING_KEYS)
-        if data is None:
-            return None
-        start = len(self.problems)
-        by = RankingConfig().by
-        if data.get("by") is not None:
-            entries = self.sequence(data["by"], "ranking.by", "statistics")
-            if entries is not None and not entries:
-                self.problem("ranking.by", "expected at least one statistic")
-            found = [
-                self.choice(key, f"ranking.by[{i}]", RANKING_KEYS, "statistic")
-                for i, key in enumerate(entries or [])
-            ]
-            self.duplicates(
-                [(f"ranking.by[{i}]", k) for i, k in enumerate(found) if k is not None],
-                "the statistic",
+def _name(value: object) -> str:
+    text = _text("a name")(value)
+    problem = _name_problem(text)
+    if problem:
+        raise _problem(problem)
+    return text
+
+
+def _args(value: object) -> tuple[tuple[str, str], ...]:
+    """Agent options as `pacman -a` gives them: option names, values as text."""
+    if not isinstance(value, dict):
+        raise _problem(f"expected a mapping of option: value, got {_show(value)}")
+    problems = _Problems()
+    out: list[tuple[str, str]] = []
+    for key, item in value.items():
+        if not isinstance(key, str) or not key.isidentifier():
+            problems.add((), f"{_show(key)} is not an option name")
+        elif isinstance(item, (dict, list)) or item is None:
+            problems.add((key,), f"expected a text, number or true/false, got {_show(item)}")
+        else:
+            out.append((key, str(item)))
+    problems.raise_any()
+    return tuple(out)
+
+
+def _list_of(
+    what: str,
+    item: Callable[[object, ValidationInfo], T],
+    *,
+    path: str,
+    empty: str | None = None,
+    duplicate: str | None = None,
+    key: Callable[[T], object] = lambda found: found,
+) -> Callable[[object, ValidationInfo], tuple[T, ...]]:
+    """A validator of a list at `path` whose items are each checked by `item`; all items'
+    problems are reported, then `duplicate` items (by `key`) among those that passed."""
+
+    def check(value: object, info: ValidationInfo) -> tuple[T, ...]:
+        if not isinstance(value, list):
+            raise _problem(f"expected a list of {what}, got {_show(value)}")
+        problems = _Problems()
+        if not value and empty:
+            problems.add((), empty)
+        found: list[tuple[int, T]] = []
+        for i, entry in enumerate(value):
+            result = problems.run(partial(item, entry, info), (i,))
+            if result is not None:
+                found.append((i, result))
+        if duplicate:
+            first: dict[object, int] = {}
+            for i, result in found:
+                seen = key(result)
+                if seen in first:
+                    problems.add(
+                        (i,),
+                        f"{duplicate} {_show(seen)} is already given at {path}[{first[seen]}]",
+                    )
+                else:
+                    first[seen] = i
+        problems.raise_any()
+        return tuple(result for _, result in found)
+
+    return check
+
+
+def _plain(check: Callable[[object], T]) -> Callable[[object, ValidationInfo], T]:
+    """A leaf validator as an item of `_list_of`."""
+    return lambda value, _info: check(value)
+
+
+Whole = Annotated[int, PlainValidator(_whole())]
+Positive = Annotated[int, PlainValidator(_whole(1))]
+Name = Annotated[str, PlainValidator(_name)]
+Flag = Annotated[bool, PlainValidator(_flag)]
+Args = Annotated[tuple[tuple[str, str], ...], PlainValidator(_args)]
+
+
+def _known(
+    data: dict[Any, Any], allowed: Sequence[str], problems: _Problems
+) -> dict[str, object]:
+    """The entries of a mapping under known keys; other keys are reported."""
+    known: dict[str, object] = {}
+    for key, value in data.items():
+        if not isinstance(key, str):
+            problems.add((), f"keys must be text, got {_show(key)}")
+        elif key not in allowed:
+            problems.add(
+                (key,),
+                f"unknown key{_did_you_mean(key, allowed)}; expected one of " + ", ".join(allowed),
             )
-            by = tuple(k for k in found if k is not None)
-        confidence = RankingConfig().confidence
-        if data.get("confidence") is not None:
-            level = data["confidence"]
-            if (
-                isinstance(level, bool)
-                or not isinstance(level, (int, float))
-                or not (math.isfinite(level) and 0 < level < 1)
-            ):
-                self.problem(
-                    "ranking.confidence",
-                    f"expected a number between 0 and 1 (like 0.95), got {_show(level)}",
+        else:
+            known[key] = value
+    return known
+
+
+# ---- mappings -----------------------------------------------------------------------------
+
+
+class _Mapping(BaseModel):
+    """A mapping of the config: known keys only, each validated, every problem reported.
+
+    Unknown keys are reported (with "did you mean") and the known ones validated all the same,
+    so one run names every problem of the mapping. `null` for a key with a default means the
+    default; a required key left out is reported with what it should hold (its field's
+    description).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _known_keys(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        if isinstance(data, cls):
+            return data
+        if not isinstance(data, dict):
+            raise _problem(f"expected a mapping, got {_show(data)}")
+        problems = _Problems()
+        known = {
+            key: value
+            for key, value in _known(data, list(cls.model_fields), problems).items()
+            if value is not None or cls.model_fields[key].is_required()
+        }
+        try:
+            result = handler(known)
+        except ValidationError as exc:
+            for error in exc.errors():
+                if error["type"] == "missing" and len(error["loc"]) == 1:
+                    what = cls.model_fields[str(error["loc"][0])].description
+                    problems.add(error["loc"], f"required: {what}")
+                else:
+                    problems.absorb_error(error)
+            result = None
+        problems.raise_any()
+        return result
+
+
+# ---- grid ---------------------------------------------------------------------------------
+
+_GHOST_WHAT = f"a ghost agent ({', '.join(BUILTIN_GHOSTS)} or file.py:Class)"
+
+
+def _agent_text(env: _Env, agent: str) -> str:
+    """The reference with a relative file or folder made absolute (built-in names kept,
+    `builtin:Name` too)."""
+    if agent.startswith("builtin:"):
+        return agent
+    if ":" in agent:
+        file_part, _, cls_name = agent.rpartition(":")
+        if file_part:
+            return f"{env.path(file_part)}:{cls_name}"
+        return agent
+    if "/" in agent or os.sep in agent or agent.endswith(".py") or agent.startswith("."):
+        return str(env.path(agent))
+    return agent
+
+
+def _layout(value: object, info: ValidationInfo) -> LayoutChoice:
+    text = _text("a layout name or a path to a .lay file")(value)
+    env = _env(info)
+    if text.endswith(".lay") or "/" in text or os.sep in text:
+        file = env.path(text)
+        if not file.is_file():
+            raise _problem(f"no such layout file {text!r} (looked for {file})")
+    else:
+        # Beside the config rather than in the current folder, as every other path is.
+        search = [env.base / "layouts", PROJECT_LAYOUTS]
+        names = available_layouts(search)
+        if text not in names:
+            raise _problem(f"unknown layout {text!r}{_did_you_mean(text, names)}")
+        file = next(
+            folder / f"{text}.lay" for folder in search if (folder / f"{text}.lay").is_file()
+        ).resolve()
+    problem = _name_problem(file.stem)
+    if problem:
+        raise _problem(problem)
+    try:
+        layout = load_layout(str(file))
+    except LayoutError as exc:
+        raise _problem(str(exc)) from None
+    if layout.warnings:
+        # The `pacman` command reads unknown characters as empty space, as the course does,
+        # and warns; a tournament's layouts are the organizer's and must be exact.
+        problems = _Problems()
+        for warning in layout.warnings:
+            problems.add((), warning)
+        problems.raise_any()
+    return LayoutChoice(file.stem, str(file))
+
+
+class _GhostIn(_Mapping):
+    agent: Annotated[str, PlainValidator(_text(_GHOST_WHAT))] = Field(description=_GHOST_WHAT)
+    count: Annotated[int, PlainValidator(_whole(0))] = Field(
+        description="how many ghosts play (0 or more)"
+    )
+
+
+def _ghost_setting(value: object, info: ValidationInfo) -> GhostSetting:
+    shape = _GhostIn.model_validate(value, context=info.context)
+    env = _env(info)
+    try:
+        ref = resolve(_agent_text(env, shape.agent), (), kind="ghost", cwd=env.base)
+    except SubmissionError as exc:
+        _raise(("agent",), str(exc))
+    return GhostSetting(ref.name if ref.builtin else ref.label, shape.count)
+
+
+_GHOST_SETTINGS = _list_of(
+    "{agent, count}",
+    _ghost_setting,
+    path="grid.ghosts",
+    empty="expected at least one {agent, count} (an empty list is for configs with matches: "
+    "then only match games are played)",
+    duplicate="the ghost setting",
+    key=lambda ghost: f"{ghost.count} x {ghost.name}",
+)
+
+
+def _ghost_settings(value: object, info: ValidationInfo) -> tuple[GhostSetting, ...]:
+    """The fixed ghosts; none (`[]`) when the config plays matches only."""
+    if value == [] and _env(info).matches_given:
+        return ()
+    return _GHOST_SETTINGS(value, info)
+
+
+Depths = Annotated[
+    tuple[int | None, ...],
+    PlainValidator(
+        _list_of(
+            "whole numbers >= 1",
+            _plain(_whole(1)),
+            path="grid.depths",
+            empty="expected at least one depth, or null",
+            duplicate="the depth",
+        )
+    ),
+]
+
+
+class _GridIn(_Mapping):
+    layouts: Annotated[
+        tuple[LayoutChoice, ...],
+        PlainValidator(
+            _list_of(
+                "layout names or .lay files",
+                _layout,
+                path="grid.layouts",
+                empty="expected at least one layout",
+                duplicate="the layout",
+                key=lambda choice: choice.name,
+            )
+        ),
+    ] = Field(description="a list of layout names or .lay files")
+    depths: Depths = (None,)
+    ghosts: Annotated[tuple[GhostSetting, ...], PlainValidator(_ghost_settings)] = (
+        GhostSetting("RandomGhost", 2),
+    )
+    rules: Annotated[
+        tuple[str, ...],
+        PlainValidator(
+            _list_of(
+                "ruleset names",
+                _plain(_choice(list(RULESETS), "ruleset")),
+                path="grid.rules",
+                empty="expected at least one ruleset",
+                duplicate="the ruleset",
+            )
+        ),
+    ] = ("classic",)
+    max_moves: Positive = DEFAULT_MAX_MOVES
+
+    def build(self) -> GridConfig:
+        return GridConfig(
+            layouts=self.layouts,
+            depths=self.depths,
+            ghosts=self.ghosts,
+            rules=self.rules,
+            max_moves=self.max_moves,
+        )
+
+
+def _depths_before(data: object) -> tuple[int | None, ...]:
+    """The grid's depths, read before the rest, since baselines' options are checked against
+    them; their own problems are reported with the grid's."""
+    grid = data.get("grid") if isinstance(data, dict) else None
+    depths = grid.get("depths") if isinstance(grid, dict) else None
+    if depths is None:
+        return (None,)
+    try:
+        return TypeAdapter(Depths).validate_python(depths)
+    except ValidationError:
+        return (None,)
+
+
+# ---- entrants -----------------------------------------------------------------------------
+
+
+class _Entrants(NamedTuple):
+    #: The Pacman side.
+    entrants: tuple[Entrant, ...]
+    #: The ghost side.
+    ghosts: tuple[Entrant, ...]
+    #: The folder teams were read from, if any.
+    submissions: Path | None
+
+
+class _BaselineIn(_Mapping):
+    name: Name = Field(description="the entrant's name")
+    agent: Annotated[str, PlainValidator(_text("a built-in agent name or file.py:Class"))] = Field(
+        description="a built-in agent name or file.py:Class"
+    )
+    args: Args = ()
+    takes_depth: Annotated[bool | None, PlainValidator(_flag)] = None
+
+
+_GHOST_TEAM_WHAT = "a built-in ghost team (RandomGhost, ...) or file.py:Class"
+
+
+class _GhostBaselineIn(_Mapping):
+    name: Name = Field(description="the entrant's name")
+    agent: Annotated[str, PlainValidator(_text(_GHOST_TEAM_WHAT))] = Field(
+        description=_GHOST_TEAM_WHAT
+    )
+    args: Args = ()
+
+
+class _Agent(NamedTuple):
+    """A baseline's agent as resolved: its reference, and the option names its constructor
+    takes (None when they cannot be told)."""
+
+    ref: AgentRef
+    stored: str
+    options: list[str] | None
+
+
+def _baseline_agent(agent: str, args: tuple[tuple[str, str], ...], kind: str,
+                    env: _Env) -> _Agent:
+    """Resolve a baseline's agent of side `kind` and check its option names."""
+    absolute = _agent_text(env, agent)
+    try:
+        ref = resolve(absolute, args, kind=kind, cwd=env.base)
+    except SubmissionError as exc:
+        _raise(("agent",), str(exc))
+    options = (
+        _builtin_options(ref.module, ref.name)
+        if ref.builtin
+        else _source_options(ref.path, ref.name, ref.team)
+    )
+    problems = _Problems()
+    for key, _ in args:
+        if options is not None and key not in options:
+            listed = ", ".join(options) or "none"
+            problems.add(
+                ("args", key),
+                f"{ref.name} has no option {key!r}{_did_you_mean(key, options)}; "
+                f"its options: {listed}",
+            )
+    problems.raise_any()
+    # A folder keeps its reference so that its team.yaml is read when the game is played;
+    # a built-in asked for as `builtin:Name` keeps the prefix, so that it resolves to the
+    # built-in where the config's folder holds course files too.
+    if ref.builtin:
+        stored = absolute if absolute.startswith("builtin:") else ref.name
+    else:
+        stored = absolute if Path(absolute).is_dir() else ref.label
+    return _Agent(ref, stored, options)
+
+
+def _try_builtin(ref: AgentRef, build: Callable[[Any], object]) -> None:
+    """Build a built-in once with its options, as the `pacman` command does: built-ins are
+    the platform's own code, so this is safe and cheap, and a typo in `evalFn` is caught
+    before hours of games rather than in each of them."""
+    if not ref.builtin:
+        return
+    try:
+        build(_builtin_class(ref.module, ref.name))
+    except Exception as exc:  # the built-in's own option checks: ValueError, TypeError
+        _raise(("args",), str(exc))
+
+
+def _baseline(value: object, info: ValidationInfo) -> Entrant:
+    """A Pacman baseline: the organizer's agent, so anything wrong with it is a config error."""
+    shape = _BaselineIn.model_validate(value, context=info.context)
+    env = _env(info)
+    args = shape.args
+    agent = _baseline_agent(shape.agent, args, "pacman", env)
+    takes_depth = (
+        shape.takes_depth
+        if shape.takes_depth is not None
+        else agent.options is None or "depth" in agent.options
+    )
+    trial = dict(args)
+    if takes_depth and env.depths[0] is not None:
+        trial["depth"] = str(env.depths[0])
+    _try_builtin(agent.ref, lambda cls: cls(**trial))
+    if takes_depth and env.depths != (None,) and any(k == "depth" for k, _ in args):
+        _raise(
+            ("args", "depth"),
+            "conflicts with grid.depths, which sets every entrant's depth; remove one "
+            "(or set takes_depth: false to pin this entrant's depth)",
+        )
+    return Entrant(shape.name, "baseline", agent.stored, args, takes_depth=takes_depth)
+
+
+def _ghost_baseline(value: object, info: ValidationInfo) -> Entrant:
+    """A built-in (or organizer's) ghost team entered in matches. It plays with its own
+    options: the grid's depth is the Pacman side's."""
+    shape = _GhostBaselineIn.model_validate(value, context=info.context)
+    agent = _baseline_agent(shape.agent, shape.args, "ghost", _env(info))
+    options = dict(shape.args)
+    _try_builtin(agent.ref, lambda cls: cls(1, **options))  # a ghost is built with its index
+    return Entrant(
+        shape.name, "baseline", agent.stored, shape.args, takes_depth=False, side=GHOSTS
+    )
+
+
+def _team_sides(sub: Path) -> tuple[bool, bool]:
+    """(plays Pacman, plays the ghosts): from its `team.yaml`'s keys, read as the loader reads
+    it. A team without `team.yaml`, or whose `team.yaml` cannot be read, is a Pacman entrant
+    as before (resolving it then gives its problem)."""
+    if sub.is_symlink() or not os.path.lexists(sub / "team.yaml"):
+        return True, False
+    try:
+        data = load_yaml(sub / "team.yaml", TEAM_FILE, follow_links=False)
+    except YamlProblem:
+        return True, False
+    if not isinstance(data, dict):
+        return True, False
+    ghost = "ghost" in data
+    return "agent" in data or not ghost, ghost
+
+
+def _team(sub: Path, side: str) -> Entrant:
+    """A team folder as an entrant of `side`. What is inside the folder is the team's: a
+    problem there (a bad team.yaml, a link, a missing class) does not stop the tournament but
+    is kept on the entrant, and its games fail to load, as the team's own failures."""
+    kind = "pacman" if side == PACMAN else "ghost"
+    try:
+        ref = resolve(str(sub), (), kind=kind)
+    except SubmissionError as exc:
+        return Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=side == PACMAN,
+                       problem=str(exc), side=side)
+    if side == GHOSTS:
+        return Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=False, side=side)
+    options = _source_options(ref.path, ref.name, ref.team)
+    takes_depth = options is None or "depth" in options
+    return Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=takes_depth)
+
+
+def _teams(
+    text: str, env: _Env, problems: _Problems
+) -> tuple[Path | None, list[tuple[str, Entrant]]]:
+    """The team folders of `entrants.submissions` as entrants of their sides, each with the
+    key path it is reported at; folders that are no team are reported, the others returned."""
+    folder = env.path(text)
+    if not folder.is_dir():
+        problems.add(("submissions",), f"no such folder {text!r} (looked for {folder})")
+        return None, []
+    if (folder / "team.yaml").is_file():
+        problems.add(
+            ("submissions",),
+            f"{text!r} is itself a team folder; give the folder that holds the team "
+            "folders, or list this one under baselines",
+        )
+        return None, []
+    teams: list[tuple[str, Entrant]] = []
+    for sub in sorted(folder.iterdir()):
+        if sub.name.startswith((".", "_")) or not sub.is_dir():
+            continue  # README files, .git, __pycache__: not teams (a link to a folder is)
+        path = f"entrants.submissions[{sub.name}]"
+        problem = _name_problem(sub.name)
+        if problem:
+            problems.add((), problem, at=path)
+            continue
+        if (not sub.is_symlink() and not os.path.lexists(sub / "team.yaml")
+                and not agent_files(sub)):
+            problems.add(
+                (),
+                f"the folder {sub.name!r} has no team.yaml and no *gents.py or "
+                "submission.py; every folder here must be a team",
+                at=path,
+            )
+            continue
+        pacman, ghost = _team_sides(sub)
+        if pacman:
+            teams.append((path, _team(sub, PACMAN)))
+        if ghost:
+            teams.append((path, _team(sub, GHOSTS)))
+    return folder, teams
+
+
+def _anything(value: object, info: ValidationInfo) -> object:
+    return value
+
+
+class _EntrantsIn(_Mapping):
+    submissions: Annotated[str | None, PlainValidator(_text("a folder of team folders"))] = None
+    baselines: Annotated[
+        tuple[object, ...],
+        PlainValidator(_list_of("{name, agent, args}", _anything, path="entrants.baselines")),
+    ] = ()
+    ghost_baselines: Annotated[
+        tuple[object, ...],
+        PlainValidator(
+            _list_of("{name, agent, args}", _anything, path="entrants.ghost_baselines")
+        ),
+    ] = ()
+
+
+def _entrants(value: object, info: ValidationInfo) -> _Entrants:
+    """Teams and baselines of both sides: each checked on its own, then the names of each
+    side against each other (a team may have the same name on both sides)."""
+    shape = _EntrantsIn.model_validate(value, context=info.context)
+    env = _env(info)
+    problems = _Problems()
+    everyone: list[tuple[str, Entrant]] = []
+    folder: Path | None = None
+    if shape.submissions is not None:
+        folder, teams = _teams(shape.submissions, env, problems)
+        everyone += teams
+    for key, check, items in (
+        ("baselines", _baseline, shape.baselines),
+        ("ghost_baselines", _ghost_baseline, shape.ghost_baselines),
+    ):
+        for i, item in enumerate(items):
+            entrant = problems.run(partial(check, item, info), (key, i))
+            if entrant is not None:
+                everyone.append((f"entrants.{key}[{i}].name", entrant))
+    first: dict[tuple[str, str], str] = {}
+    for path, entrant in everyone:
+        seen = (entrant.side, entrant.name)
+        if seen in first:
+            problems.add(
+                (),
+                f"the entrant name {entrant.name!r} is already given at {first[seen]}",
+                at=path,
+            )
+        else:
+            first[seen] = path
+    if not everyone and not problems:
+        problems.add((), "no entrant: give a submissions folder with team folders, or baselines")
+    elif not env.matches_given:
+        # Without matches only the Pacman side plays (against the grid's ghosts).
+        if shape.ghost_baselines:
+            problems.add(("ghost_baselines",), "ghost baselines play only in match games: add "
+                         "a matches: section, or remove them")
+        elif not any(entrant.side == PACMAN for _, entrant in everyone) and not problems:
+            problems.add((), "no Pacman entrant: without matches: only Pacman entrants play; "
+                         "give teams whose team.yaml names an agent, or baselines")
+    problems.raise_any()
+    return _Entrants(
+        tuple(entrant for _, entrant in everyone if entrant.side == PACMAN),
+        tuple(entrant for _, entrant in everyone if entrant.side == GHOSTS),
+        folder,
+    )
+
+
+# ---- matches ------------------------------------------------------------------------------
+
+
+def _match_design(value: object) -> MatchDesign:
+    design = _choice(MATCH_DESIGNS, "design")(value)
+    return next(known for known in MATCH_DESIGNS if known == design)
+
+
+class _MatchesIn(_Mapping):
+    design: Annotated[MatchDesign, PlainValidator(_match_design)] = "all"
+    opponents: Annotated[int | None, PlainValidator(_whole(1))] = None
+    ghosts: Positive = 2
+    games: Annotated[int | None, PlainValidator(_whole(1))] = None
+    anchor: Annotated[str | None, PlainValidator(_text("an entrant's name"))] = None
+    anchor_side: Annotated[str | None, PlainValidator(_choice(SIDES, "side"))] = None
+
+
+def _matches(value: object, info: ValidationInfo) -> MatchConfig:
+    """The match format, checked against the entrants (when they are valid themselves)."""
+    shape = _MatchesIn.model_validate(value, context=info.context)
+    problems = _Problems()
+    k = shape.opponents
+    if shape.design == "all" and k is not None:
+        problems.add(
+            ("opponents",),
+            "only a sampled design takes opponents (design: all plays every pairing); "
+            "remove it or set design: sampled",
+        )
+    if shape.design == "sampled" and k is None:
+        problems.add(("opponents",), "required with design: sampled: how many opponents "
+                     "each entrant meets")
+    games = shape.games or info.data.get("games_per_cell") or DEFAULT_GAMES_PER_CELL
+    anchor, anchor_side = shape.anchor or "", shape.anchor_side or GHOSTS
+    entrants = info.data.get("entrants")
+    if isinstance(entrants, _Entrants):
+        sides = {PACMAN: entrants.entrants, GHOSTS: entrants.ghosts}
+        if not entrants.ghosts:
+            problems.add((), "no ghost entrant to play against: give teams whose team.yaml "
+                         "names a ghost, or entrants.ghost_baselines")
+        if not entrants.entrants:
+            problems.add((), "no Pacman entrant to play against the ghost entrants: give "
+                         "teams whose team.yaml names an agent, or entrants.baselines")
+        if shape.design == "sampled" and k is not None and entrants.ghosts and entrants.entrants:
+            smaller = min(SIDES, key=lambda side: len(sides[side]))
+            available = len(sides[smaller])
+            if k > available:
+                problems.add(
+                    ("opponents",),
+                    f"{k} opponents per entrant, but there are only {available} "
+                    f"{'Pacman' if smaller == PACMAN else 'ghost'} entrants to meet",
                 )
-            else:
-                confidence = float(level)
-        if len(self.problems) > start:
-            return None
-        return RankingConfig(by=by, confidence=confidence)
+            elif k == 1 and available > 1:
+                # Each entrant then meets one opponent: the pairings fall apart into groups
+                # that no game links, and entrants of different groups cannot be compared.
+                problems.add(
+                    ("opponents",),
+                    "1 opponent per entrant leaves groups of entrants that no game links, "
+                    "so they cannot be rated on one scale; use at least 2",
+                )
+        found = _anchor(shape, sides, problems)
+        if found is not None:
+            anchor, anchor_side = found
+    problems.raise_any()
+    return MatchConfig(
+        design=shape.design,
+        opponents=k,
+        ghosts=shape.ghosts,
+        games=games,
+        anchor=anchor,
+        anchor_side=anchor_side,
+    )
+
+
+def _anchor(
+    shape: _MatchesIn, sides: dict[str, tuple[Entrant, ...]], problems: _Problems
+) -> tuple[str, str] | None:
+    """The entrant rated 0 and its side: the one named, or the first ghost baseline."""
+    if shape.anchor is None:
+        baselines = [e.name for e in sides[GHOSTS] if e.kind == "baseline"]
+        if shape.anchor_side is not None:
+            problems.add(("anchor_side",), "only with anchor (the default anchor is the first "
+                         "ghost baseline)")
+        elif baselines:
+            return baselines[0], GHOSTS
+        elif sides[GHOSTS]:
+            problems.add(("anchor",), "required: the entrant rated 0 (there is no ghost "
+                         "baseline to default to)")
+        return None
+    name = shape.anchor
+    on = [side for side in SIDES if any(e.name == name for e in sides[side])]
+    everyone = sorted({e.name for side in SIDES for e in sides[side]})
+    if shape.anchor_side is not None:
+        if shape.anchor_side in on:
+            return name, shape.anchor_side
+        names = [e.name for e in sides[shape.anchor_side]]
+        problems.add(
+            ("anchor",),
+            f"no {shape.anchor_side} entrant {name!r}{_did_you_mean(name, names)}",
+        )
+    elif not on:
+        problems.add(
+            ("anchor",),
+            f"unknown entrant {name!r}{_did_you_mean(name, everyone)}; expected one of "
+            + ", ".join(everyone),
+        )
+    elif len(on) == 2:
+        problems.add(
+            ("anchor",),
+            f"{name!r} is both a Pacman and a ghost entrant; say which with anchor_side: "
+            "pacman or ghosts",
+        )
+    else:
+        return name, on[0]
+    return None
+
+
+# ---- the rest -----------------------------------------------------------------------------
+
+
+def _limits(value: object) -> Limits:
+    """The limits mapping; its keys are `Limits`' fields, and `null` switches one off."""
+    if not isinstance(value, dict):
+        raise _problem(f"expected a mapping, got {_show(value)}")
+    problems = _Problems()
+    values: dict[str, object] = {}
+    for key, item in _known(value, _LIMIT_KEYS, problems).items():
+        if item is None and key in _NULLABLE_LIMITS:
+            values[key] = None
+            continue
+        problem = limit_problem(key, item)
+        if problem:
+            if item is None:
+                problem = "cannot be switched off; expected a whole number, got null"
+            problems.add((key,), f"{problem}; {key}: {DESCRIPTIONS[key]}")
+            continue
+        # Seconds are floats whether the YAML said 15 or 15.0; counts stay whole numbers.
+        if key not in _COUNT_LIMITS and isinstance(item, (int, float)):
+            item = float(item)
+        values[key] = item
+    problems.raise_any()
+    limits = Limits().with_changes(**values)
+    if (
+        limits.move_soft is not None
+        and limits.move_hard is not None
+        and limits.move_soft > limits.move_hard
+    ):
+        _raise(
+            ("move_soft",),
+            f"{limits.move_soft} s is above limits.move_hard ({limits.move_hard} s), so "
+            "the warning could never come before the kill",
+        )
+    return limits
+
+
+def _scheduler(value: object) -> str:
+    text = _text("a Dask scheduler address like tcp://host:8786")(value)
+    if any(ch.isspace() for ch in text):
+        raise _problem(f"an address has no spaces, got {text!r}")
+    return text
+
+
+def _replay_policy(value: object) -> ReplayPolicy:
+    policy = _choice(REPLAY_POLICIES, "replay policy")(value)
+    return next(known for known in REPLAY_POLICIES if known == policy)
+
+
+def _confidence(value: object) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not (math.isfinite(value) and 0 < value < 1)
+    ):
+        raise _problem(f"expected a number between 0 and 1 (like 0.95), got {_show(value)}")
+    return float(value)
+
+
+class _RecordIn(_Mapping):
+    replays: Annotated[ReplayPolicy, PlainValidator(_replay_policy)] = "failures"
+
+
+class _RankingIn(_Mapping):
+    by: Annotated[
+        tuple[str, ...],
+        PlainValidator(
+            _list_of(
+                "statistics",
+                _plain(_choice(RANKING_KEYS, "statistic")),
+                path="ranking.by",
+                empty="expected at least one statistic",
+                duplicate="the statistic",
+            )
+        ),
+    ] = RankingConfig().by
+    confidence: Annotated[float, PlainValidator(_confidence)] = RankingConfig().confidence
+
+
+class _SandboxIn(_Mapping):
+    accept_missing: Annotated[
+        tuple[str, ...],
+        PlainValidator(
+            _list_of(
+                "sandbox guarantees",
+                _plain(_choice(GUARANTEE_NAMES, "sandbox guarantee")),
+                path="sandbox.accept_missing",
+            )
+        ),
+    ] = ()
+
+
+class _ConfigIn(_Mapping):
+    """The whole config; its fields' order is the order keys are listed in messages."""
+
+    name: Annotated[str, PlainValidator(_text("a name"))] = Field(
+        description="the tournament's name"
+    )
+    seed: Whole = 0
+    entrants: Annotated[_Entrants, PlainValidator(_entrants)] = Field(
+        description="a submissions folder or baselines"
+    )
+    grid: _GridIn = Field(description="the cells to play (at least grid.layouts)")
+    games_per_cell: Positive = DEFAULT_GAMES_PER_CELL
+    matches: Annotated[MatchConfig | None, PlainValidator(_matches)] = None
+    limits: Annotated[Limits, PlainValidator(_limits)] = Field(default_factory=Limits)
+    workers: Annotated[int | None, PlainValidator(_whole(1))] = None
+    scheduler: Annotated[str | None, PlainValidator(_scheduler)] = None
+    output: Annotated[str | None, PlainValidator(_text("a folder for the results"))] = None
+    record: _RecordIn = Field(default_factory=_RecordIn)
+    ranking: _RankingIn = Field(default_factory=_RankingIn)
+    sandbox: _SandboxIn = Field(default_factory=_SandboxIn)
+    secret_file: Annotated[
+        str | None, PlainValidator(_text("a file for the tournament's secret"))
+    ] = None
+
+    def build(self, base: Path) -> TournamentConfig:
+        env = _Env(base, self.grid.depths)
+        return TournamentConfig(
+            name=self.name,
+            seed=self.seed,
+            entrants=self.entrants.entrants,
+            grid=self.grid.build(),
+            games_per_cell=self.games_per_cell,
+            limits=self.limits,
+            workers=self.workers,
+            scheduler=self.scheduler,
+            output=env.path(self.output or f"results/{slug(self.name)}"),
+            record=RecordConfig(self.record.replays),
+            ranking=RankingConfig(by=self.ranking.by, confidence=self.ranking.confidence),
+            sandbox=SandboxConfig(self.sandbox.accept_missing),
+            secret_file=None if self.secret_file is None else env.path(self.secret_file),
+            submissions=self.entrants.submissions,
+            ghost_entrants=self.entrants.ghosts,
+            matches=self.matches,
+        )
 
 
 def _builtin_class(module: str, cls_name: str) -> Any:

@@ -22,6 +22,7 @@ from typing import Any
 from pacman.outcomes import INFRA_ERROR
 from tournament.browse import recreated_replay
 from tournament.config import TournamentConfig
+from tournament.resume import Hashes
 from tournament.schedule import ScheduledGame
 
 #: The stored values a re-played game must repeat for its replay to be kept.
@@ -38,7 +39,7 @@ class Recreated:
 
 
 def recreate(config: TournamentConfig, rows: list[dict[str, Any]],
-             scheduled: Mapping[str, ScheduledGame], hashes: Mapping[str, str],
+             scheduled: Mapping[str, ScheduledGame], hashes: Hashes,
              scratch: str) -> Iterator[Recreated]:
     """Play each of `rows` (stored games without a replay) again, one at a time, in this
     process, yielding what became of each as it is done (the caller shows progress)."""
@@ -52,10 +53,11 @@ def recreate(config: TournamentConfig, rows: list[dict[str, Any]],
                                         "plays it again)")
             continue
         if (game is None or game.seed != int(row["seed"])
-                or hashes.get(game.entrant) != row["submission_hash"]):
+                or hashes.of(game) != (row["submission_hash"], row.get("ghost_hash") or "")):
             yield Recreated(name, None, "the config or submission changed since it was played")
             continue
-        task = replace(tasks_for(config, [game], dict(hashes))[0], replays="all",
+        task = replace(tasks_for(config, [game], hashes.pacman, None, (), hashes.ghosts)[0],
+                       replays="all",
                        replay_dir=scratch)
         new = play_task(task)
         differences = [f"{key} {_plain(row[key])} stored, {_plain(new[key])} now"  # type: ignore[literal-required]

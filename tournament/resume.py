@@ -43,33 +43,48 @@ class Plan:
         return self.done + self.infra
 
 
-def entrant_hashes(config: TournamentConfig) -> dict[str, str]:
-    """Each entrant's submission hash now (`tournament.runner.submission_hash`)."""
+@dataclass(frozen=True)
+class Hashes:
+    """Each entrant's submission hash now (`tournament.runner.submission_hash`), per side: a
+    Pacman and a ghost entrant may share a name (a team on both sides), not a hash table."""
+
+    pacman: dict[str, str]
+    ghosts: dict[str, str]
+
+    def of(self, game: ScheduledGame) -> tuple[str, str]:
+        """What a stored row of `game` must hold to be current: (Pacman's, ghosts' or '')."""
+        return (self.pacman[game.entrant],
+                self.ghosts[game.ghost_entrant] if game.ghost_entrant else "")
+
+
+def entrant_hashes(config: TournamentConfig) -> Hashes:
+    """Every entrant's submission hash now, both sides."""
     from tournament.runner import submission_hash
 
-    return {e.name: submission_hash(e) for e in config.entrants}
+    return Hashes({e.name: submission_hash(e) for e in config.entrants},
+                  {e.name: submission_hash(e) for e in config.ghost_entrants})
 
 
-def plan(games: list[ScheduledGame], stored: Mapping[str, tuple[str, str]],
-         hashes: Mapping[str, str]) -> Plan:
-    """Split `games` by `stored` (game id -> (submission hash, outcome), `Store.hashes`)
-    against the entrants' current `hashes`."""
+def plan(games: list[ScheduledGame], stored: Mapping[str, tuple[str, str, str]],
+         hashes: Hashes) -> Plan:
+    """Split `games` by `stored` (game id -> (submission hash, ghost hash, outcome),
+    `Store.hashes`) against the entrants' current `hashes`: a match game is stale when
+    either side's submission changed."""
     split = Plan()
     for game in games:
         found = stored.get(game.game_id)
         if found is None:
             split.missing.append(game)
-        elif found[0] != hashes[game.entrant]:
+        elif found[:2] != hashes.of(game):
             split.stale.append(game)
-        elif found[1] == INFRA_ERROR:
+        elif found[2] == INFRA_ERROR:
             split.infra.append(game)
         else:
             split.done.append(game)
     return split
 
 
-def store_plan(config: TournamentConfig, store: Store,
-               hashes: Mapping[str, str] | None = None) -> Plan:
+def store_plan(config: TournamentConfig, store: Store, hashes: Hashes | None = None) -> Plan:
     """The plan of `config`'s schedule against what `store` holds now."""
     return plan(schedule(config), store.hashes(),
                 hashes if hashes is not None else entrant_hashes(config))

@@ -32,7 +32,7 @@ from pacman.sandbox.process import Placement
 from pacman.teamfolder import TeamFolderError, team_digest
 from tournament.config import Entrant, TournamentConfig
 from tournament.results import GameRow
-from tournament.schedule import ScheduledGame, agent_args
+from tournament.schedule import MatchCell, ScheduledGame, agent_args
 from tournament.secret import game_key, game_secret
 
 
@@ -91,51 +91,79 @@ class GameTask:
 
 def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
               hashes: dict[str, str], secret: str | None = None,
-              layers: tuple[str, ...] = ()) -> list[GameTask]:
-    """The tasks of `games`; `hashes` maps each entrant to its submission hash, and `secret`
-    is the tournament's (by default read from, or made in, its results folder)."""
+              layers: tuple[str, ...] = (),
+              ghost_hashes: dict[str, str] | None = None) -> list[GameTask]:
+    """The tasks of `games`; `hashes` maps each Pacman entrant to its submission hash,
+    `ghost_hashes` each ghost entrant (computed when not given), and `secret` is the
+    tournament's (by default read from, or made in, its results folder)."""
     if secret is None:
         secret = game_secret(config)
+    if ghost_hashes is None:
+        ghost_hashes = {e.name: submission_hash(e) for e in config.ghost_entrants}
     base = Path(config.source.parent if config.source is not None else Path.cwd())
-    pacmen: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[AgentRef | None, str]] = {}
-    ghosts: dict[str, AgentRef] = {}
+    resolved: dict[tuple[str, str, tuple[tuple[str, str], ...]], tuple[AgentRef | None, str]] = {}
+
+    def side(entrant: Entrant, args: tuple[tuple[str, str], ...], kind: str,
+             digest: str) -> tuple[AgentRef | None, str]:
+        """An entrant's agent for one side, resolved once per run, or why its own files
+        cannot be played (that is its failure to load, never the platform's)."""
+        ref_text = str(entrant.folder) if entrant.folder is not None else entrant.ref
+        if (kind, ref_text, args) not in resolved:
+            resolved[kind, ref_text, args] = _resolved(ref_text, args, base, kind)
+        ref, problem = resolved[kind, ref_text, args]
+        if ref is not None and entrant.folder is not None:
+            # Its sandbox plays exactly the files hashed here, or none (a load_error).
+            ref = dataclasses.replace(ref, team_hash=digest)
+        return ref, problem
+
+    fixed_ghosts: dict[str, AgentRef] = {}
     out = []
     for game in games:
         entrant = config.entrant(game.entrant)
-        args = agent_args(entrant, game.cell)
-        ref_text = str(entrant.folder) if entrant.folder is not None else entrant.ref
-        if (ref_text, args) not in pacmen:
-            pacmen[ref_text, args] = _resolved(ref_text, args, base)
-        pacman, problem = pacmen[ref_text, args]
-        if pacman is not None and entrant.folder is not None:
-            # Its sandbox plays exactly the files hashed here, or none (a load_error).
-            pacman = dataclasses.replace(pacman, team_hash=hashes[entrant.name])
-        if game.cell.ghost not in ghosts:
-            ghosts[game.cell.ghost] = resolve(game.cell.ghost, kind="ghost", cwd=base)
+        cell = game.cell
+        args = agent_args(entrant, cell)
+        pacman, problem = side(entrant, args, "pacman", hashes[entrant.name])
+        ghost_hash = ghost_problem = ""
+        if isinstance(cell, MatchCell):
+            rival = config.ghost_entrant(game.ghost_entrant)
+            ghost_hash = ghost_hashes[rival.name]
+            ghost_ref, ghost_problem = side(rival, rival.args, "ghost", ghost_hash)
+            # A ghost team that cannot resolve forfeits each game (`play_task`); the
+            # reference below only names the side in its row.
+            ghost = ghost_ref or AgentRef(rival.name, "", builtin=True)
+            key = game_key(secret, f"{hashes[entrant.name]}~{ghost_hash}")
+        else:
+            if cell.ghost not in fixed_ghosts:
+                fixed_ghosts[cell.ghost] = resolve(cell.ghost, kind="ghost", cwd=base)
+            ghost = fixed_ghosts[cell.ghost]
+            key = game_key(secret, hashes[entrant.name])
         out.append(GameTask(
             game=game,
             pacman=pacman,
             problem=problem,
-            ghost=ghosts[game.cell.ghost],
+            ghost=ghost,
             args=args,
             submission_hash=hashes[entrant.name],
-            layout_path=config.grid.layout_path(game.cell.layout),
+            layout_path=config.grid.layout_path(cell.layout),
             max_moves=config.grid.max_moves,
             limits=config.limits,
             replays=config.record.replays,
             replay_dir=str(config.output / "replays"),
-            secret=game_key(secret, hashes[entrant.name]),
+            secret=key,
             layers=layers,
+            ghost_entrant=game.ghost_entrant,
+            ghost_hash=ghost_hash,
+            ghost_problem=ghost_problem,
         ))
     return out
 
 
 def _resolved(ref_text: str, args: tuple[tuple[str, str], ...],
-              base: Path) -> tuple[AgentRef | None, str]:
-    """An entrant's Pacman, or why its own files cannot be played (a bad team.yaml, a
-    symbolic link, a missing class): that is its failure to load, never the platform's."""
+              base: Path, kind: str) -> tuple[AgentRef | None, str]:
+    """An entrant's agent of one side (`kind`), or why its own files cannot be played (a bad
+    team.yaml, a symbolic link, a missing class)."""
     try:
-        return resolve(ref_text, args, kind="pacman", cwd=base), ""
+        return resolve(ref_text, args, kind=kind, cwd=base), ""
     except SubmissionError as exc:
         return None, clean(str(exc), MESSAGE_LIMIT)
 
@@ -179,13 +207,15 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
             path.parent.mkdir(parents=True, exist_ok=True)
             replays.write(result, layout, path)
             replay = str(path)
-        if result.logs and result.logs[0]:
-            # What the team's agent printed (already capped by the sandbox): kept beside the
-            # replays, where its page in the report and the organizer can find it.
-            log = replay_path(str(Path(task.replay_dir).parent / "logs"), game.game_id)
-            log = log.with_suffix(".log")
-            log.parent.mkdir(parents=True, exist_ok=True)
-            log.write_text(result.logs[0], encoding="utf-8")
+        # What each team printed (already capped by its sandbox; a ghost team's is kept on
+        # its first ghost): kept beside the replays, where its page in the report and the
+        # organizer can find it.
+        for index, suffix in ((0, ".log"), (1, ".ghosts.log")):
+            if len(result.logs) > index and result.logs[index]:
+                log = replay_path(str(Path(task.replay_dir).parent / "logs"), game.game_id)
+                log = log.with_suffix(suffix)
+                log.parent.mkdir(parents=True, exist_ok=True)
+                log.write_text(result.logs[index], encoding="utf-8")
     except Exception as exc:  # the platform's own failure: recorded, never blamed on an agent
         return make_row(task, None, None, INFRA_ERROR, f"platform error: {type(exc).__name__}: "
                     f"{exc}"[:300], traceback.format_exc()[-4000:])
@@ -249,7 +279,8 @@ def make_row(task: GameTask, result: GameResult | None, replay: str | None,
         "cell": game.cell.key,
         "layout": game.cell.layout,
         "depth": game.cell.depth,
-        "ghost": game.cell.ghost_name,
+        "ghost": (task.ghost.name if isinstance(game.cell, MatchCell)
+                  else game.cell.ghost_name),
         "num_ghosts": result.num_ghosts if result is not None else game.cell.num_ghosts,
         "ruleset": game.cell.ruleset,
         "seed": game.seed,

@@ -11,14 +11,26 @@ Two properties make results trustworthy and runs resumable:
   index, none of which depends on what else the config lists. Adding an entrant, a layout or
   more games per cell therefore leaves every existing id and seed alone, so the results
   store can keep what was already played and play only what is new.
+
+Match games (`matches:` in the config) pit a Pacman entrant against a ghost entrant in a
+`MatchCell`; the same two properties hold per pairing: every pairing of a cell plays the same
+seeds, and a game's id is built from the two names, the cell's key and the index. Which
+pairings play is `pairings`: every one, or a sampled design in which each entrant meets a few
+opponents, linked so that one rating scale covers everyone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pacman.outcomes import GHOSTS, PACMAN
 from pacman.seeds import derive_seed
 from tournament.config import Entrant, TournamentConfig
+
+
+def _depth_key(depth: int | None) -> str:
+    return "d-" if depth is None else f"d{depth}"
 
 
 @dataclass(frozen=True)
@@ -45,19 +57,41 @@ class Cell:
 
         Seeds and game ids are built from this text, so its format must never change.
         """
-        depth = "d-" if self.depth is None else f"d{self.depth}"
-        return f"{self.layout}/{depth}/{self.ghost_name}{self.num_ghosts}/{self.ruleset}"
+        return (
+            f"{self.layout}/{_depth_key(self.depth)}/{self.ghost_name}{self.num_ghosts}/"
+            f"{self.ruleset}"
+        )
+
+
+@dataclass(frozen=True)
+class MatchCell:
+    """A cell of match games: the ghosts are a ghost entrant's, `num_ghosts` of them (capped by
+    the engine at the layout's ghost starts), so the cell names no ghost agent."""
+
+    layout: str
+    depth: int | None
+    num_ghosts: int
+    ruleset: str
+
+    @property
+    def key(self) -> str:
+        """`smallClassic/d2/2g/classic`: never the key of a fixed-ghost cell (which names its
+        ghost), so match seeds and ids never collide with those of today's games."""
+        return f"{self.layout}/{_depth_key(self.depth)}/{self.num_ghosts}g/{self.ruleset}"
 
 
 @dataclass(frozen=True)
 class ScheduledGame:
-    """One game to play: `entrant` (a name from the config) in `cell`, its `index`-th game."""
+    """One game to play: `entrant` (a Pacman entrant's name) in `cell`, its `index`-th game;
+    in a match game (a `MatchCell`), against the ghost entrant `ghost_entrant`."""
 
     game_id: str
     entrant: str
-    cell: Cell
+    cell: Cell | MatchCell
     index: int
     seed: int
+    #: The ghost entrant's name; empty for a game against the grid's fixed ghosts.
+    ghost_entrant: str = ""
 
 
 def cells(config: TournamentConfig) -> list[Cell]:
@@ -72,6 +106,65 @@ def cells(config: TournamentConfig) -> list[Cell]:
     ]
 
 
+def match_cells(config: TournamentConfig) -> list[MatchCell]:
+    """Every match cell: layouts outermost, then depths and rulesets (none without matches)."""
+    if config.matches is None:
+        return []
+    grid = config.grid
+    return [
+        MatchCell(layout.name, depth, config.matches.ghosts, ruleset)
+        for layout in grid.layouts
+        for depth in grid.depths
+        for ruleset in grid.rules
+    ]
+
+
+def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
+    """The (Pacman entrant, ghost entrant) pairs that play match games, in the config's
+    order of Pacman entrants, then of ghost entrants."""
+    if config.matches is None:
+        return []
+    pacmen = [entrant.name for entrant in config.entrants]
+    ghosts = [entrant.name for entrant in config.ghost_entrants]
+    if config.matches.design == "all" or config.matches.opponents is None:
+        return [(pacman, ghost) for pacman in pacmen for ghost in ghosts]
+    return sampled_pairings(pacmen, ghosts, config.matches.opponents, config.seed)
+
+
+def sampled_pairings(
+    pacmen: Sequence[str], ghosts: Sequence[str], opponents: int, seed: int
+) -> list[tuple[str, str]]:
+    """A design in which each entrant of the larger side meets `opponents` distinct entrants
+    of the other, and the other side's entrants meet counts that differ by at most one.
+
+    Each side is put in an order drawn from the seed (each name's own hash, so entrants
+    already listed keep their order among themselves when one is added); entrant i of the
+    n on the larger side meets the k consecutive entrants (cyclically) of the m on the
+    smaller side starting at floor(i * m / n). Starts spread evenly, so any k consecutive
+    entrants of the smaller side are covered by floor or ceil of k * n / m windows (the
+    balance), and consecutive windows start at most one apart, so with k >= 2 they overlap
+    and every entrant is linked to every other through games (what a common rating needs;
+    k = 1 links everyone only when the smaller side has one entrant). k = m is every pairing.
+    """
+    flip = len(ghosts) > len(pacmen)
+    larger, smaller = (ghosts, pacmen) if flip else (pacmen, ghosts)
+    if not 1 <= opponents <= len(smaller):
+        raise ValueError(f"{opponents} opponents of {len(smaller)}")
+    sides = (GHOSTS, PACMAN) if flip else (PACMAN, GHOSTS)
+    big = sorted(larger, key=lambda name: (derive_seed(seed, "pairings", sides[0], name), name))
+    small = sorted(smaller, key=lambda name: (derive_seed(seed, "pairings", sides[1], name), name))
+    n, m = len(big), len(small)
+    pairs = set()
+    for i, name in enumerate(big):
+        start = i * m // n
+        for j in range(opponents):
+            other = small[(start + j) % m]
+            pairs.add((other, name) if flip else (name, other))
+    pacman_order = {name: i for i, name in enumerate(pacmen)}
+    ghost_order = {name: i for i, name in enumerate(ghosts)}
+    return sorted(pairs, key=lambda pair: (pacman_order[pair[0]], ghost_order[pair[1]]))
+
+
 def game_id(entrant: str, cell: Cell, index: int) -> str:
     """`example-team@smallClassic/d2/RandomGhost2/classic#3`.
 
@@ -81,8 +174,14 @@ def game_id(entrant: str, cell: Cell, index: int) -> str:
     return f"{entrant}@{cell.key}#{index}"
 
 
-def game_seed(master_seed: int, cell: Cell, index: int) -> int:
-    """The seed of a cell's `index`-th game: the same for every entrant (common seeds)."""
+def match_game_id(pacman: str, ghost: str, cell: MatchCell, index: int) -> str:
+    """`example-team~random@smallClassic/d2/2g/classic#3` (names cannot contain `~`)."""
+    return f"{pacman}~{ghost}@{cell.key}#{index}"
+
+
+def game_seed(master_seed: int, cell: Cell | MatchCell, index: int) -> int:
+    """The seed of a cell's `index`-th game: the same for every entrant or pairing (common
+    seeds)."""
     return derive_seed(master_seed, cell.key, index)
 
 
@@ -91,25 +190,48 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
 
     Index outermost, then cell, then entrant: a run stopped part-way has played every
     entrant on the same games of every cell, so a leaderboard of a partial run still compares
-    like with like, and each later index only adds to every entrant evenly.
+    like with like, and each later index only adds to every entrant evenly. Match games are
+    interleaved the same way: each index plays today's fixed-ghost games (in today's order),
+    then every pairing's match games of that index, so a partial run is balanced on both.
     """
     grid_cells = cells(config)
-    return [
-        ScheduledGame(
-            game_id=game_id(entrant.name, cell, index),
-            entrant=entrant.name,
-            cell=cell,
-            index=index,
-            seed=game_seed(config.seed, cell, index),
-        )
-        for index in range(config.games_per_cell)
-        for cell in grid_cells
-        for entrant in config.entrants
-    ]
+    fixed_games = config.games_per_cell
+    m_cells = match_cells(config)
+    pairs = pairings(config)
+    match_games = config.matches.games if config.matches is not None else 0
+    games: list[ScheduledGame] = []
+    for index in range(max(fixed_games, match_games)):
+        if index < fixed_games:
+            games += [
+                ScheduledGame(
+                    game_id=game_id(entrant.name, cell, index),
+                    entrant=entrant.name,
+                    cell=cell,
+                    index=index,
+                    seed=game_seed(config.seed, cell, index),
+                )
+                for cell in grid_cells
+                for entrant in config.entrants
+            ]
+        if index < match_games:
+            games += [
+                ScheduledGame(
+                    game_id=match_game_id(pacman, ghost, match_cell, index),
+                    entrant=pacman,
+                    cell=match_cell,
+                    index=index,
+                    seed=game_seed(config.seed, match_cell, index),
+                    ghost_entrant=ghost,
+                )
+                for match_cell in m_cells
+                for pacman, ghost in pairs
+            ]
+    return games
 
 
-def agent_args(entrant: Entrant, cell: Cell) -> tuple[tuple[str, str], ...]:
+def agent_args(entrant: Entrant, cell: Cell | MatchCell) -> tuple[tuple[str, str], ...]:
     """The options an entrant's Pacman is built with in a cell: its own, plus the cell's depth.
+    (A ghost entrant plays with its own options, `entrant.args`, in every cell.)
 
     The depth replaces any `depth` of the entrant's own (a team's `team.yaml` included, since
     the loader lets given options win), because the grid is the tournament's rule; an entrant

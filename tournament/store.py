@@ -86,10 +86,12 @@ class Store:
         with self.conn:
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
-    def hashes(self) -> dict[str, tuple[str, str]]:
-        """game_id -> (submission hash, outcome) of every stored game."""
-        rows = self.conn.execute("SELECT game_id, submission_hash, outcome FROM games")
-        return {game_id: (digest, outcome) for game_id, digest, outcome in rows}
+    def hashes(self) -> dict[str, tuple[str, str, str]]:
+        """game_id -> (submission hash, ghost entrant's hash or '', outcome) of every stored
+        game."""
+        rows = self.conn.execute("SELECT game_id, submission_hash, ghost_hash, outcome "
+                                 "FROM games")
+        return {game_id: (digest, ghost, outcome) for game_id, digest, ghost, outcome in rows}
 
     def frame(self, game_ids: Iterable[str] | None = None) -> Any:
         """The results as a DataFrame (only `game_ids` when given), sorted by game id."""
