@@ -35,6 +35,7 @@ from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR, PACMAN, side_of
 from tournament.config import TournamentConfig
 from tournament.leaderboard import cell_table, leaderboard
 from tournament.ranking import words as ranking_words
+from tournament.ratings import expected_score
 from tournament.results import split_formats
 from tournament.standings import Standings, default_anchor, standings
 
@@ -359,7 +360,8 @@ def _standings_sections(shown: Standings, slugs: dict[str, str]) -> list[str]:
             f'<p class="meta">Bradley-Terry ratings on the Elo scale from {shown.games} match '
             f"games, anchored at {_e(name)} ({_e(_side(side))}) = 0; intervals at "
             f"{shown.confidence:.0%} confidence. A Pacman rated 200 above a ghost team is "
-            "expected to take 76% of the points against it.</p>",
+            "expected to take "
+            f"{expected_score(200):.0%} of the points against it.</p>",
             _ratings_table(shown.ratings, slugs),
             "<p>Entrants in one group have overlapping rating intervals: the games played so "
             "far cannot tell them apart.</p>",
