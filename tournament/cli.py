@@ -400,7 +400,8 @@ def report(config_path: Path, pictures: str) -> None:
     results = current_results(config, store)
     out_dir = config.output / "report"
     shown = game_pictures(config, results, out_dir, pictures) if pictures != "none" else None
-    index = write_report(results, config, out_dir, shown)
+    anchor = match_anchor(config, split_formats(results)[1])
+    index = write_report(results, config, out_dir, shown, anchor)
     console.print(f"report: {index}")
     store.close()
 
