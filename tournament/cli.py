@@ -27,7 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pacman import __version__
-from pacman.outcomes import FAILURES, INFRA_ERROR
+from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR
 from pacman.replay import ReplayError
 from pacman.teamfolder import TeamFolderError, team_size
 from tournament.browse import (
@@ -49,10 +49,11 @@ from tournament.exports import write_leaderboard_files
 from tournament.leaderboard import leaderboard
 from tournament.ranking import words as ranking_words
 from tournament.recreate import recreate
-from tournament.results import GameRow
+from tournament.results import GameRow, split_formats
 from tournament.resume import current_results, entrant_hashes, store_plan
 from tournament.schedule import schedule
 from tournament.secret import SecretError, checked_secret
+from tournament.standings import Standings, default_anchor, standings
 from tournament.store import Store, StoreError
 
 console = Console(highlight=False, soft_wrap=True)
@@ -98,7 +99,8 @@ def main() -> None:
 @click.option("--workers", type=int, default=None, help="Override the config's workers.")
 def run(config_path: Path, workers: int | None) -> None:
     """Play every game not yet stored (all of them the first time), then print the ranking
-    and write it (leaderboard.csv, .md, .json and games.csv in the output folder)."""
+    and write it (leaderboard.csv, .md, .json and games.csv in the output folder; with match
+    games also their ratings and crosstable, ratings.csv and crosstable.csv)."""
     from tournament.executors import DaskExecutor, Executor, LocalExecutor
     from tournament.runner import tasks_for
 
@@ -152,8 +154,7 @@ def run(config_path: Path, workers: int | None) -> None:
                       f"({elapsed / len(tasks) * 1000:.0f} ms per game on "
                       f"{workers or config.worker_count} workers)")
     results = current_results(config, store)
-    print_written(write_leaderboard_files(config, results, print_leaderboard(config, results)),
-                  len(results))
+    show_results(config, results)  # a ratings problem is shown; the run itself went well
     store.close()
 
 
@@ -290,13 +291,91 @@ def _ms(value: float) -> str:
 @main.command("leaderboard")
 @config_argument
 def leaderboard_command(config_path: Path) -> None:
-    """Print the ranking; write it as CSV, Markdown and JSON, and every game as CSV."""
+    """Print the ranking, and the ratings and crosstable of match games; write them as CSV
+    (the ranking also as Markdown and JSON), and every game as CSV.
+
+    Exits 1 when there are match games but their ratings could not be fitted (the line
+    printed says why): everything else is printed and written, but a script must not take
+    the folder's ratings.csv as this run's.
+    """
     config = load(config_path)
     store = open_store(config)
     results = current_results(config, store)
-    print_written(write_leaderboard_files(config, results, print_leaderboard(config, results)),
-                  len(results))
+    shown = show_results(config, results)
     store.close()
+    if shown is not None and shown.problem is not None:
+        sys.exit(1)
+
+
+def show_results(config: TournamentConfig, results: Any) -> Standings | None:
+    """Print the leaderboard of the fixed-format games and the standings of the match
+    games, write the output folder's tables, and return the standings (None without match
+    games).
+
+    The fixed leaderboard is left out only when there are match games and no fixed-format
+    game: a config without matches prints what it always did, an empty table included.
+    """
+    fixed, matches = split_formats(results)
+    board = print_leaderboard(config, fixed) if len(fixed) or not len(matches) else None
+    anchor = match_anchor(config, matches)
+    shown = None if anchor is None else standings(matches, anchor, config.ranking.confidence)
+    if shown is not None:
+        print_standings(config, shown)
+    print_written(write_leaderboard_files(config, results, board, shown), len(results))
+    return shown
+
+
+def match_anchor(config: TournamentConfig, matches: Any) -> tuple[str, str] | None:
+    """The entity the ratings are anchored at: the config's `matches.anchor` (with
+    `matches.anchor_side`, ghosts when it has none) where the config has one.
+
+    Until the config's `matches` section reaches this command, the default is the ghost
+    entrant first by name among the match games (`tournament.standings.default_anchor`);
+    this default is temporary.
+    """
+    section = getattr(config, "matches", None)
+    name = getattr(section, "anchor", None)
+    if name:
+        return str(name), str(getattr(section, "anchor_side", None) or GHOSTS)
+    return default_anchor(matches)
+
+
+def print_standings(config: TournamentConfig, shown: Standings) -> None:
+    """The ratings table (or the one line saying why there is none), then the crosstable
+    as a grid: Pacman rows x ghost columns, each in rating order."""
+    name, side = shown.anchor
+    if shown.ratings is None:
+        console.print(f"ratings: {shown.problem}", markup=False, style="yellow")
+    else:
+        table = Table(title=Text(f"{config.name}: ratings (Elo, {name} ({side}) = 0; "
+                                 f"{shown.confidence:.0%} intervals)"))
+        for column in ("rank", "entrant", "side", "rating", "games", "points rate"):
+            table.add_column(column, justify="left" if column in ("entrant", "side")
+                             else "right")
+        for row in shown.ratings.itertuples():
+            table.add_row(str(row.rank_group), Text(str(row.entrant)), str(row.side),
+                          f"{_elo(row.rating)} [{_elo(row.rating_low)}, "
+                          f"{_elo(row.rating_high)}]",
+                          str(row.games), _pct(row.score))
+        console.print(table)
+    rates, games = shown.grid("points_rate"), shown.grid("games")
+    grid = Table(title=Text(f"{config.name}: crosstable, Pacman's points rate (games)"))
+    grid.add_column(Text("Pacman \\ ghosts"))
+    for ghost in rates.columns:
+        grid.add_column(Text(str(ghost)), justify="right")
+    for pacman in rates.index:
+        cells = [_pct(rate) + ("" if math.isnan(n) else f" ({int(n)})")
+                 for rate, n in zip(rates.loc[pacman], games.loc[pacman])]
+        grid.add_row(Text(str(pacman)), *cells)
+    console.print(grid)
+
+
+def _elo(value: float) -> str:
+    """A rating with its sign: +153, -40; 0 for the anchor (never -0)."""
+    if value is None or math.isnan(value):
+        return "-"
+    rounded = round(value)
+    return "0" if rounded == 0 else f"{rounded:+d}"
 
 
 def print_written(paths: list[Path], games: int) -> None:
@@ -322,7 +401,8 @@ def report(config_path: Path, pictures: str) -> None:
     results = current_results(config, store)
     out_dir = config.output / "report"
     shown = game_pictures(config, results, out_dir, pictures) if pictures != "none" else None
-    index = write_report(results, config, out_dir, shown)
+    anchor = match_anchor(config, split_formats(results)[1])
+    index = write_report(results, config, out_dir, shown, anchor)
     console.print(f"report: {index}")
     store.close()
 

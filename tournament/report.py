@@ -31,10 +31,13 @@ from urllib.parse import quote
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from pacman.outcomes import FAILURES, INFRA_ERROR
+from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR, PACMAN, side_of
 from tournament.config import TournamentConfig
 from tournament.leaderboard import cell_table, leaderboard
 from tournament.ranking import words as ranking_words
+from tournament.ratings import expected_score
+from tournament.results import split_formats
+from tournament.standings import Standings, default_anchor, standings
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -62,6 +65,16 @@ tr.shade td { background: #f5f7fb; }
 .up { color: #1a7f37; } .down { color: #c62828; }
 td.message { white-space: pre-wrap; max-width: 40rem; font-family: monospace; }
 img { max-width: 100%; height: auto; display: block; margin: 1rem 0; }
+.problem { color: #c62828; }
+.scroll { overflow-x: auto; max-width: 100%; }
+#crosstable td { text-align: center; min-width: 4rem; }
+#crosstable th:first-child { position: sticky; left: 0; z-index: 1; }
+#crosstable td.none { color: #999; }
+.bar { position: relative; width: 10rem; height: 0.9rem; background: #f4f4f4; }
+.bar span { position: absolute; top: 0; height: 0.9rem; }
+.bar .span { top: 0.25rem; height: 0.4rem; background: #8fb3de; }
+.bar .mark { width: 2px; margin-left: -1px; background: #1f4e8c; }
+.bar .zero { width: 1px; background: #999; }
 """
 
 
@@ -70,14 +83,19 @@ def write_report(
     config: TournamentConfig,
     out_dir: Path,
     pictures: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+    anchor: tuple[str, str] | None = None,
 ) -> Path:
     """Write the site into `out_dir` (created if needed) and return its `index.html`.
 
     `results` is the results table (one row per game, `tournament.leaderboard`'s columns plus
-    `replay`). The previous report's ranks are read first and the new leaderboard is saved
-    last, so a report that fails half-way leaves the old ranks in place for the next try.
-    `pictures` maps an entrant to (caption, image file relative to `out_dir`) pairs shown on
-    its page: a GIF or a frame strip of its best and worst game.
+    `replay`, and `ghost_entrant` where there are match games). The leaderboard, its plots and
+    a team's statistics and cells are those of the fixed-format games; the ratings (anchored
+    at `anchor`, (entrant, side); by default the ghost entrant first by name,
+    `tournament.standings.default_anchor`) and the crosstable are those of the match games.
+    The previous report's ranks are read first and the new leaderboard is saved last, so a
+    report that fails half-way leaves the old ranks in place for the next try. `pictures`
+    maps an entrant to (caption, image file relative to `out_dir`) pairs shown on its page:
+    a GIF or a frame strip of its best and worst game.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     previous = _previous_ranks(out_dir / PREVIOUS_LEADERBOARD)
@@ -90,46 +108,58 @@ def write_report(
         _save_leaderboard(None, out_dir)
         return index
 
-    board = leaderboard(results, config.ranking)
-    cells = cell_table(results, config.ranking.confidence)
-    entrants = list(board["entrant"])
+    fixed, matches = split_formats(results)
+    anchor = anchor or default_anchor(matches)
+    shown = None if anchor is None else standings(matches, anchor, config.ranking.confidence)
+    board = leaderboard(fixed, config.ranking) if len(fixed) or shown is None else None
+    cells = cell_table(fixed, config.ranking.confidence)
+    ranked_names = [] if board is None else list(board["entrant"])
+    entrants = list(dict.fromkeys([*ranked_names, *(shown.entrants() if shown else [])]))
     slugs = _slugs(entrants)
-    _heatmap(cells, entrants, out_dir / HEATMAP_PNG)
-    _scores(results, entrants, out_dir / SCORES_PNG)
-    _move_times(board, out_dir / MOVE_TIME_PNG)
 
-    ranked_by = ranking_words(config.ranking.by)
-    first = ranking_words(config.ranking.by[:1])
-    unscored = int(board["infra_errors"].sum())
     absent = [e.name for e in config.entrants if e.name not in slugs]
-    parts = [
-        f"<h1>{_e(config.name)}</h1>",
-        f'<p class="meta">Generated {generated} from {len(results)} games. Ranked by '
-        f"{_e(ranked_by)}; intervals at {config.ranking.confidence:.0%} confidence.</p>",
-        "<h2>Leaderboard</h2>",
-        _leaderboard_table(board, slugs, previous),
-        f"<p>Entrants in one group have overlapping {_e(first)} intervals: the games played "
-        "so far cannot tell them apart.</p>",
-    ]
-    if unscored:
-        games = "1 game" if unscored == 1 else f"{unscored} games"
-        parts.append(f"<p>Not scored: {games} that failed in the platform itself.</p>")
+    parts = [f"<h1>{_e(config.name)}</h1>"]
+    if board is None:
+        parts.append(f'<p class="meta">Generated {generated} from {len(results)} games.</p>')
+    else:
+        _heatmap(cells, ranked_names, out_dir / HEATMAP_PNG)
+        _scores(fixed, ranked_names, out_dir / SCORES_PNG)
+        _move_times(board, out_dir / MOVE_TIME_PNG)
+        ranked_by = ranking_words(config.ranking.by)
+        first = ranking_words(config.ranking.by[:1])
+        unscored = int(board["infra_errors"].sum())
+        parts += [
+            f'<p class="meta">Generated {generated} from {len(results)} games. Ranked by '
+            f"{_e(ranked_by)}; intervals at {config.ranking.confidence:.0%} confidence.</p>",
+            "<h2>Leaderboard</h2>",
+            _leaderboard_table(board, slugs, previous),
+            f"<p>Entrants in one group have overlapping {_e(first)} intervals: the games "
+            "played so far cannot tell them apart.</p>",
+        ]
+        if unscored:
+            games = "1 game" if unscored == 1 else f"{unscored} games"
+            parts.append(f"<p>Not scored: {games} that failed in the platform itself.</p>")
     if absent:
         parts.append(f"<p>No games yet for {_e(', '.join(absent))}.</p>")
-    parts += [
-        "<h2>Win rate per layout and depth</h2>",
-        f'<img src="{HEATMAP_PNG}" alt="Heat map of win rate per entrant, layout and depth">',
-        "<h2>Score distributions</h2>",
-        f'<img src="{SCORES_PNG}" alt="Box plots of the scores of each entrant">',
-        "<h2>Thinking time per move</h2>",
-        f'<img src="{MOVE_TIME_PNG}" alt="Mean and longest move time of each entrant">',
-    ]
+    if board is not None:
+        parts += [
+            "<h2>Win rate per layout and depth</h2>",
+            f'<img src="{HEATMAP_PNG}" alt="Heat map of win rate per entrant, layout and '
+            'depth">',
+            "<h2>Score distributions</h2>",
+            f'<img src="{SCORES_PNG}" alt="Box plots of the scores of each entrant">',
+            "<h2>Thinking time per move</h2>",
+            f'<img src="{MOVE_TIME_PNG}" alt="Mean and longest move time of each entrant">',
+        ]
+    if shown is not None:
+        parts += _standings_sections(shown, slugs)
     index.write_text(_page(config.name, "\n".join(parts)), encoding="utf-8")
 
-    for row in board.to_dict("records"):
-        shown = (pictures or {}).get(row["entrant"], ())
-        page = _team_page(row, len(board), results, cells, config, out_dir, shown)
-        (out_dir / f"team-{slugs[row['entrant']]}.html").write_text(page, encoding="utf-8")
+    rows = {} if board is None else {row["entrant"]: row for row in board.to_dict("records")}
+    for name in entrants:
+        page = _team_page(name, rows.get(name), len(rows), results, cells, shown, config,
+                          out_dir, (pictures or {}).get(name, ()))
+        (out_dir / f"team-{slugs[name]}.html").write_text(page, encoding="utf-8")
     _save_leaderboard(board, out_dir)
     return index
 
@@ -187,14 +217,44 @@ def _stat_cells(row: dict[str, Any]) -> list[str]:
 
 
 def _team_page(
-    row: dict[str, Any],
+    name: str,
+    row: dict[str, Any] | None,
     entrants: int,
     results: Any,
     cells: Any,
+    shown: Standings | None,
     config: TournamentConfig,
     out_dir: Path,
     pictures: Sequence[tuple[str, str]] = (),
 ) -> str:
+    """A team's page: its fixed-format statistics and cells (`row`, its leaderboard row, when
+    it played such games), its ratings and crosstable row and column (when it played match
+    games), the failures it caused on either side, and its pictures."""
+    parts = [
+        '<p><a href="index.html">&larr; Leaderboard</a></p>',
+        f"<h1>{_e(name)}</h1>",
+    ]
+    if row is not None:
+        parts += _fixed_sections(row, entrants, cells, config)
+    else:
+        parts.append(f'<p class="meta">In {_e(config.name)}.</p>')
+    if shown is not None and name in shown.entrants():
+        parts += _team_standings(name, shown)
+    parts += ["<h2>Failures</h2>", _failures(results, name, config, out_dir, shown is not None)]
+    if pictures:
+        parts.append("<h2>Best and worst games</h2>")
+        parts += [
+            f'<figure><img src="{quote(path)}" alt="{_e(caption)}">'
+            f"<figcaption>{_e(caption)}</figcaption></figure>"
+            for caption, path in pictures
+        ]
+    return _page(f"{name}: {config.name}", "\n".join(parts))
+
+
+def _fixed_sections(
+    row: dict[str, Any], entrants: int, cells: Any, config: TournamentConfig
+) -> list[str]:
+    """A team's rank, overall statistics and cells in the fixed-format games."""
     name = row["entrant"]
     overall = [
         ("Games scored", str(row["games"])),
@@ -227,9 +287,7 @@ def _team_page(
         + "</tr>"
         for c in own.to_dict("records")
     ]
-    parts = [
-        '<p><a href="index.html">&larr; Leaderboard</a></p>',
-        f"<h1>{_e(name)}</h1>",
+    return [
         f'<p class="meta">Rank {row["rank"]} of {entrants} (group {_e(row["rank_group"])}) in '
         f"{_e(config.name)}.</p>",
         "<h2>Overall</h2>",
@@ -242,31 +300,32 @@ def _team_page(
         + "</tr>"
         + "".join(cell_rows)
         + "</table>",
-        "<h2>Failures</h2>",
-        _failures(results, name, config, out_dir),
     ]
-    if pictures:
-        parts.append("<h2>Best and worst games</h2>")
-        parts += [
-            f'<figure><img src="{quote(path)}" alt="{_e(caption)}">'
-            f"<figcaption>{_e(caption)}</figcaption></figure>"
-            for caption, path in pictures
-        ]
-    return _page(f"{name}: {config.name}", "\n".join(parts))
 
 
-def _failures(results: Any, name: str, config: TournamentConfig, out_dir: Path) -> str:
-    """The games this entrant's own Pacman failed (culprit 0), not those its ghosts failed.
+def _failures(
+    results: Any, name: str, config: TournamentConfig, out_dir: Path, sides: bool = False
+) -> str:
+    """The games this team failed: as Pacman (culprit 0) and, in match games, as the ghost
+    entrant (a culprit from 1 on); never the failures of its opponents. With `sides`, a
+    column says which side of the team failed.
 
     In cell, then game order: game ids sort as text, which would put game 10 before game 7.
     """
     culprit = pd.to_numeric(results["culprit"], errors="coerce")
-    mine = results[
-        (results["entrant"] == name) & results["outcome"].isin(FAILURES) & (culprit == 0)
-    ].sort_values(["cell", "game_index", "game_id"], kind="mergesort")
+    failed = results["outcome"].isin(FAILURES)
+    as_pacman = failed & (results["entrant"] == name) & (culprit == 0)
+    as_ghosts = failed & (culprit >= 1)
+    if "ghost_entrant" in results.columns:
+        as_ghosts &= results["ghost_entrant"].fillna("").astype(str) == name
+    else:
+        as_ghosts &= False
+    mine = results[as_pacman | as_ghosts].sort_values(
+        ["cell", "game_index", "game_id"], kind="mergesort"
+    )
     if mine.empty:
         return "<p>No failures.</p>"
-    head = ("Kind", "Message", "Game", "Seed", "Replay")
+    head = ("Kind", "Message", "Game", "Seed", "Replay", *(("Side",) if sides else ()))
     rows = [
         '<table id="failures"><tr>' + "".join(f'<th class="text">{h}</th>' for h in head) + "</tr>"
     ]
@@ -274,11 +333,166 @@ def _failures(results: Any, name: str, config: TournamentConfig, out_dir: Path) 
         message = "" if _missing(game["message"]) else str(game["message"])
         if len(message) > MESSAGE_LIMIT:
             message = message[:MESSAGE_LIMIT] + " [...]"
+        side = ""
+        if sides:
+            culprit_value = pd.to_numeric(game["culprit"], errors="coerce")
+            side = f'<td class="text">{_side(side_of(int(culprit_value)))}</td>'
         rows.append(
             f'<tr><td class="text">{_e(game["outcome"])}</td>'
             f'<td class="text message">{_e(message)}</td>'
             f'<td class="text">{_e(game["game_id"])}</td><td>{_e(game["seed"])}</td>'
-            f'<td class="text">{_replay(game.get("replay"), config, out_dir)}</td></tr>'
+            f'<td class="text">{_replay(game.get("replay"), config, out_dir)}</td>{side}</tr>'
+        )
+    return "\n".join([*rows, "</table>"])
+
+
+# ---- ratings and crosstable ----------------------------------------------------------------
+
+
+def _standings_sections(shown: Standings, slugs: dict[str, str]) -> list[str]:
+    """The index's Ratings and Crosstable sections."""
+    name, side = shown.anchor
+    parts = ["<h2>Ratings</h2>"]
+    if shown.ratings is None:
+        parts.append(f'<p class="problem">{_e(shown.problem)}</p>')
+    else:
+        parts += [
+            f'<p class="meta">Bradley-Terry ratings on the Elo scale from {shown.games} match '
+            f"games, anchored at {_e(name)} ({_e(_side(side))}) = 0; intervals at "
+            f"{shown.confidence:.0%} confidence. A Pacman rated 200 above a ghost team is "
+            "expected to take "
+            f"{expected_score(200):.0%} of the points against it.</p>",
+            _ratings_table(shown.ratings, slugs),
+            "<p>Entrants in one group have overlapping rating intervals: the games played so "
+            "far cannot tell them apart.</p>",
+        ]
+    parts += [
+        "<h2>Crosstable</h2>",
+        '<p class="meta">Each cell: the Pacman&#x27;s points rate against that ghost team (a '
+        "win 1, a move-limit draw &frac12;, a failure counts for the other side) and the games "
+        "counted; green where Pacman took the points, red where the ghosts did. Rows and "
+        "columns in rating order.</p>",
+        _crosstable_grid(shown, slugs),
+    ]
+    return parts
+
+
+def _ratings_table(ratings: Any, slugs: dict[str, str] | None) -> str:
+    """Rows shaded by rank group, each interval drawn as a bar on one scale for all rows."""
+    finite = [v for v in (*ratings["rating_low"], *ratings["rating_high"]) if math.isfinite(v)]
+    scale = (min([0.0, *finite]), max([0.0, *finite]))
+    head = ["Rank", "Group", "Entrant", "Side", "Rating", "Interval", "Games", "Points rate"]
+    rows = ['<table id="ratings">', _head(head, ("Entrant", "Side"))]
+    shade, group = True, None
+    for row in ratings.to_dict("records"):
+        if row["rank_group"] != group:
+            shade, group = not shade, row["rank_group"]
+        entrant = _e(row["entrant"]) if slugs is None else _team_link(row["entrant"], slugs)
+        rows.append(
+            f'<tr class="{"shade" if shade else "plain"}">'
+            f"<td>{row['rank']}</td><td>{_e(row['rank_group'])}</td>"
+            f'<td class="text entrant">{entrant}</td>'
+            f'<td class="text">{_side(row["side"])}</td>'
+            f"<td>{_estimate(row['rating'], row['rating_low'], row['rating_high'], _elo)}</td>"
+            f"<td>{_bar(row['rating'], row['rating_low'], row['rating_high'], scale)}</td>"
+            f"<td>{row['games']}</td><td>{_percent(row['score'])}</td></tr>"
+        )
+    return "\n".join([*rows, "</table>"])
+
+
+def _bar(value: Any, low: Any, high: Any, scale: tuple[float, float]) -> str:
+    """An interval as a bar in a box spanning `scale` (Elo), with the estimate and 0 marked."""
+    if _missing(value) or not math.isfinite(value):
+        return "&ndash;"
+    width = scale[1] - scale[0] or 1.0
+
+    def at(x: float) -> float:
+        return 100 * (x - scale[0]) / width
+
+    return (
+        f'<div class="bar" title="{_e(_elo(low))} to {_e(_elo(high))}">'
+        f'<span class="zero" style="left: {at(0.0):.1f}%"></span>'
+        f'<span class="span" style="left: {at(low):.1f}%; width: {at(high) - at(low):.1f}%">'
+        f'</span><span class="mark" style="left: {at(value):.1f}%"></span></div>'
+    )
+
+
+def _crosstable_grid(shown: Standings, slugs: dict[str, str]) -> str:
+    """Pacman rows x ghost columns, in a box that scrolls sideways on a narrow screen."""
+    grids = {v: shown.grid(v) for v in ("points_rate", "games", "wins", "mean_score")}
+    rates = grids["points_rate"]
+
+    def link(entrant: Any) -> str:
+        return _team_link(entrant, slugs)
+
+    rows = [
+        '<div class="scroll"><table id="crosstable">',
+        '<tr><th class="text">Pacman \\ ghosts</th>'
+        + "".join(f'<th class="text">{link(g)}</th>' for g in rates.columns)
+        + "</tr>",
+    ]
+    for pacman in rates.index:
+        cells = [f'<th class="text">{link(pacman)}</th>']
+        for ghost in rates.columns:
+            games = grids["games"].loc[pacman, ghost]
+            if _missing(games):
+                cells.append('<td class="none">&ndash;</td>')
+                continue
+            cells.append(
+                _rate_cell(rates.loc[pacman, ghost], int(games), grids["wins"].loc[pacman, ghost],
+                           grids["mean_score"].loc[pacman, ghost])
+            )
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return "\n".join([*rows, "</table></div>"])
+
+
+def _rate_cell(rate: Any, games: int, wins: Any, mean_score: Any) -> str:
+    """A crosstable cell from the Pacman's view: coloured red (0%) to green (100%)."""
+    if _missing(rate):
+        return f'<td class="none">&ndash;<br><span class="ci">{games} games</span></td>'
+    title = f"Pacman won {int(wins)} of {games}; mean score {_score(mean_score)}"
+    return (
+        f'<td style="background: {_colour(rate)}" title="{_e(title)}">{_percent(rate)}<br>'
+        f'<span class="ci">{games} {"game" if games == 1 else "games"}</span></td>'
+    )
+
+
+def _team_standings(name: str, shown: Standings) -> list[str]:
+    """A team's ratings (both its sides) and its crosstable row and column."""
+    parts = ["<h2>Ratings</h2>"]
+    if shown.ratings is None:
+        parts.append(f'<p class="problem">{_e(shown.problem)}</p>')
+    else:
+        parts.append(_ratings_table(shown.ratings[shown.ratings["entrant"] == name], None))
+    table = shown.crosstable
+    own_pacman = table[table["entrant"] == name].set_index("ghost_entrant")
+    if len(own_pacman):
+        order = [g for g in shown.order(GHOSTS) if g in own_pacman.index]
+        parts += [
+            "<h2>As Pacman, against each ghost team</h2>",
+            _pairings(own_pacman.loc[order], "Ghost team", pacman_view=True),
+        ]
+    own_ghosts = table[table["ghost_entrant"] == name].set_index("entrant")
+    if len(own_ghosts):
+        order = [p for p in shown.order(PACMAN) if p in own_ghosts.index]
+        parts += [
+            "<h2>As ghosts, against each Pacman</h2>",
+            _pairings(own_ghosts.loc[order], "Pacman", pacman_view=False),
+        ]
+    return parts
+
+
+def _pairings(pairs: Any, opponent: str, pacman_view: bool) -> str:
+    """One team's crosstable row or column: its own points rate first, then the Pacman's
+    wins and mean score (the game's score is always the Pacman's)."""
+    head = [opponent, "Games", "Points rate (this team&#x27;s)", "Pacman wins", "Pacman mean score"]
+    rows = ["<table>", _head(head, (opponent,))]
+    for other, pair in pairs.iterrows():
+        rate = pair["points_rate"] if pacman_view else 1 - pair["points_rate"]
+        rows.append(
+            f'<tr><td class="text">{_e(other)}</td><td>{int(pair["games"])}</td>'
+            f"<td>{_percent(rate)}</td><td>{int(pair['wins'])}</td>"
+            f"<td>{_score(pair['mean_score'])}</td></tr>"
         )
     return "\n".join([*rows, "</table>"])
 
@@ -474,6 +688,34 @@ def _percent(value: Any) -> str:
 
 def _score(value: Any) -> str:
     return "&ndash;" if _missing(value) else f"{value:.0f}"
+
+
+def _elo(value: Any) -> str:
+    """A rating with its sign: +153, -40; 0 for the anchor (never -0)."""
+    if _missing(value) or not math.isfinite(value):
+        return "&ndash;"
+    rounded = round(value)
+    return "0" if rounded == 0 else f"{rounded:+d}"
+
+
+def _side(side: str) -> str:
+    return "Pacman" if side == PACMAN else "ghosts"
+
+
+def _colour(rate: float) -> str:
+    """Red (0) through yellow to green (1), light enough for dark text on top."""
+    return f"hsl({120 * min(max(rate, 0.0), 1.0):.0f}, 70%, 80%)"
+
+
+def _head(headers: Sequence[str], text: Sequence[str]) -> str:
+    """A header row; the `text` columns aligned left."""
+    cells = [f'<th class="text">{h}</th>' if h in text else f"<th>{h}</th>" for h in headers]
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _team_link(entrant: Any, slugs: dict[str, str]) -> str:
+    href = quote(f"team-{slugs[str(entrant)]}.html")
+    return f'<a href="{href}">{_e(entrant)}</a>'
 
 
 def _seconds(value: Any) -> str:

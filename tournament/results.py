@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import types
 import typing
-from typing import TypedDict
+from typing import Any, TypedDict
 
 
 class GameRow(TypedDict):
@@ -88,3 +88,18 @@ SCORED_COLUMNS = (
     "wall_max", "cpu_mean", "cpu_max",
 )
 assert set(SCORED_COLUMNS) <= set(NAMES)
+
+
+def split_formats(results: Any) -> tuple[Any, Any]:
+    """`results` split into (fixed-format games, match games), both with every column of
+    `results`, in its row order.
+
+    A fixed-format game (today's: an entrant against the grid's built-in ghosts) has an empty
+    `ghost_entrant`, or none at all in a table from before match games; a match game names
+    its ghost entrant. The per-entrant leaderboard, the cells and the report's fixed sections
+    read the first; ratings and the crosstable the second.
+    """
+    if "ghost_entrant" not in results.columns:
+        return results, results.iloc[0:0]
+    named = results["ghost_entrant"].fillna("").astype(str) != ""
+    return results[~named], results[named]
