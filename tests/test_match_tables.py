@@ -5,6 +5,7 @@ on a hand-made league whose order is clear."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import re
 from pathlib import Path
@@ -18,12 +19,13 @@ from rich.console import Console
 
 import tournament.cli as cli
 from tests.test_report import COLUMNS, Page, game, make_config, record
+from tournament.config import MatchConfig, TournamentConfig
 from tournament.exports import write_leaderboard_files
 from tournament.leaderboard import leaderboard
 from tournament.ratings import CROSSTABLE_COLUMNS, RATING_COLUMNS, crosstable, fit_ratings
 from tournament.report import write_report
 from tournament.results import split_formats
-from tournament.standings import ANCHOR_KEYS, default_anchor, standings
+from tournament.standings import ANCHOR_KEYS, anchor_of, standings
 
 MATCH_COLUMNS = [*COLUMNS, "ghost_entrant", "ghost_hash"]
 ANCHOR = ("RandomGhost", "ghosts")
@@ -73,6 +75,20 @@ def read_csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
+def league_config(base: Path, names: tuple[str, ...]) -> TournamentConfig:
+    """A config of these baselines whose ratings are anchored at `ANCHOR` (its matches
+    section; the games themselves come from the hand-made tables)."""
+    config = make_config(base, names)
+    return dataclasses.replace(config, matches=MatchConfig(anchor=ANCHOR[0],
+                                                           anchor_side=ANCHOR[1]))
+
+
+def test_the_anchor_is_the_configs() -> None:
+    assert anchor_of(SimpleNamespace(matches=None)) is None  # type: ignore[arg-type]
+    section = MatchConfig(anchor="random", anchor_side="ghosts")
+    assert anchor_of(SimpleNamespace(matches=section)) == ("random", "ghosts")  # type: ignore[arg-type]
+
+
 def printed(monkeypatch: pytest.MonkeyPatch, config: Any, results: pd.DataFrame) -> tuple[
         str, Any]:
     """What `show_results` prints, and what it returns."""
@@ -110,12 +126,11 @@ def test_the_league_is_rated_in_its_order(league: pd.DataFrame) -> None:
     assert shown.order("ghosts") == [ODD, "RandomGhost"]
     assert shown.entrants() == [ODD, "greedy", "RandomGhost"]
     assert shown.grid().loc["greedy", "RandomGhost"] == pytest.approx(0.6)
-    assert default_anchor(league) == ("RandomGhost", "ghosts")  # first by name
     assert standings(league.iloc[0:0], ANCHOR, 0.95) is None
 
 
 def test_files_of_a_mixed_tournament(tmp_path: Path, mixed: pd.DataFrame) -> None:
-    config = make_config(tmp_path, ("ace", "low"))
+    config = league_config(tmp_path, ("ace", "low"))
     config.output.mkdir()
     fixed, matches = split_formats(mixed)
     board = leaderboard(fixed, config.ranking)
@@ -154,7 +169,7 @@ def test_files_of_a_mixed_tournament(tmp_path: Path, mixed: pd.DataFrame) -> Non
 
 def test_no_match_games_write_no_ratings_files_and_remove_stale_ones(
         tmp_path: Path, mixed: pd.DataFrame) -> None:
-    config = make_config(tmp_path, ("ace", "low"))
+    config = league_config(tmp_path, ("ace", "low"))
     config.output.mkdir()
     fixed, matches = split_formats(mixed)
     write_leaderboard_files(config, mixed, leaderboard(fixed),
@@ -176,7 +191,7 @@ def test_a_ratings_problem_is_one_line_and_the_crosstable_still_written(
     assert shown.problem is not None and "\n" not in shown.problem
     assert ANCHOR_KEYS in shown.problem and "'loner' (pacman)" in shown.problem
     assert shown.order("pacman") == sorted([ODD, "greedy", "loner"])  # by name
-    config = make_config(tmp_path, ("ace",))
+    config = league_config(tmp_path, ("ace",))
     config.output.mkdir()
     (config.output / "ratings.csv").write_text("stale", encoding="utf-8")
     written = write_leaderboard_files(config, apart, None, shown)
@@ -187,10 +202,10 @@ def test_a_ratings_problem_is_one_line_and_the_crosstable_still_written(
 
 def test_console_prints_ratings_in_order_and_the_crosstable_grid(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mixed: pd.DataFrame) -> None:
-    config = make_config(tmp_path, ("ace", "low"))
+    config = league_config(tmp_path, ("ace", "low"))
     config.output.mkdir()
     text, shown = printed(monkeypatch, config, mixed)
-    assert shown is not None and shown.anchor == ANCHOR  # the temporary default
+    assert shown is not None and shown.anchor == ANCHOR  # the config's matches.anchor
     assert "ranked by win rate" in text  # the fixed leaderboard, as before
     assert "ratings (Elo, RandomGhost (ghosts) = 0; 95% intervals)" in words(text)
     ratings = text[text.index("ratings (Elo"):text.index("crosstable")]
@@ -210,7 +225,7 @@ def test_console_prints_ratings_in_order_and_the_crosstable_grid(
 
 def test_console_without_fixed_games_prints_no_empty_leaderboard(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, league: pd.DataFrame) -> None:
-    config = make_config(tmp_path, ("ace",))
+    config = league_config(tmp_path, ("ace",))
     config.output.mkdir()
     text, _ = printed(monkeypatch, config, league)
     assert "ranked by" not in text and "ratings (Elo" in text
@@ -219,7 +234,7 @@ def test_console_without_fixed_games_prints_no_empty_leaderboard(
 
 def test_console_without_match_games_prints_no_ratings(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mixed: pd.DataFrame) -> None:
-    config = make_config(tmp_path, ("ace", "low"))
+    config = league_config(tmp_path, ("ace", "low"))
     config.output.mkdir()
     fixed, _ = split_formats(mixed)
     text, shown = printed(monkeypatch, config, fixed)
@@ -229,7 +244,7 @@ def test_console_without_match_games_prints_no_ratings(
 
 def test_console_shows_a_ratings_problem_and_goes_on(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mixed: pd.DataFrame) -> None:
-    config = make_config(tmp_path, ("ace", "low"))
+    config = league_config(tmp_path, ("ace", "low"))
     config.output.mkdir()
     # The anchor comes from the config's matches section once it has one.
     # (Set on the frozen config as that section will be: an attribute with these names.)
@@ -261,7 +276,7 @@ def table_rows(html: str, table_id: str) -> list[list[str]]:
 
 def test_report_shows_ratings_in_order_and_the_crosstable(
         tmp_path: Path, mixed: pd.DataFrame) -> None:
-    config = make_config(tmp_path, ("ace", "low"))
+    config = league_config(tmp_path, ("ace", "low"))
     out = tmp_path / "report"
     index = write_report(mixed, config, out, anchor=ANCHOR)
     text = index.read_text(encoding="utf-8")
@@ -303,7 +318,7 @@ def test_report_of_a_league_alone_has_no_leaderboard_and_shows_failures_by_side(
         tmp_path: Path) -> None:
     rows = [*LEAGUE, match("greedy", ODD, 30, "crash", culprit=1),
             match("greedy", ODD, 31, "timeout", culprit=0)]
-    config = make_config(tmp_path, ("greedy",))
+    config = league_config(tmp_path, ("greedy",))
     out = tmp_path / "report"
     index = write_report(frame(rows), config, out)
     text = index.read_text(encoding="utf-8")
@@ -320,7 +335,7 @@ def test_report_of_a_league_alone_has_no_leaderboard_and_shows_failures_by_side(
 
 def test_report_shows_a_ratings_problem_and_the_rest(tmp_path: Path) -> None:
     apart = frame(LEAGUE + pairing("loner", "hermit", 5))
-    index = write_report(apart, make_config(tmp_path, ("greedy",)), tmp_path / "report")
+    index = write_report(apart, league_config(tmp_path, ("greedy",)), tmp_path / "report")
     text = index.read_text(encoding="utf-8")
     problem = re.findall(r'<p class="problem">(.*?)</p>', text)
     assert len(problem) == 1 and ANCHOR_KEYS in problem[0] and "&#x27;loner&#x27;" in problem[0]

@@ -27,7 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pacman import __version__
-from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR
+from pacman.outcomes import FAILURES, INFRA_ERROR
 from pacman.replay import ReplayError
 from pacman.teamfolder import TeamFolderError, team_size
 from tournament.browse import (
@@ -53,7 +53,7 @@ from tournament.results import GameRow, split_formats
 from tournament.resume import current_results, entrant_hashes, store_plan
 from tournament.schedule import schedule
 from tournament.secret import SecretError, checked_secret
-from tournament.standings import Standings, default_anchor, standings
+from tournament.standings import Standings, anchor_of, standings
 from tournament.store import Store, StoreError
 
 console = Console(highlight=False, soft_wrap=True)
@@ -317,27 +317,12 @@ def show_results(config: TournamentConfig, results: Any) -> Standings | None:
     """
     fixed, matches = split_formats(results)
     board = print_leaderboard(config, fixed) if len(fixed) or not len(matches) else None
-    anchor = match_anchor(config, matches)
+    anchor = anchor_of(config)
     shown = None if anchor is None else standings(matches, anchor, config.ranking.confidence)
     if shown is not None:
         print_standings(config, shown)
     print_written(write_leaderboard_files(config, results, board, shown), len(results))
     return shown
-
-
-def match_anchor(config: TournamentConfig, matches: Any) -> tuple[str, str] | None:
-    """The entity the ratings are anchored at: the config's `matches.anchor` (with
-    `matches.anchor_side`, ghosts when it has none) where the config has one.
-
-    Until the config's `matches` section reaches this command, the default is the ghost
-    entrant first by name among the match games (`tournament.standings.default_anchor`);
-    this default is temporary.
-    """
-    section = getattr(config, "matches", None)
-    name = getattr(section, "anchor", None)
-    if name:
-        return str(name), str(getattr(section, "anchor_side", None) or GHOSTS)
-    return default_anchor(matches)
 
 
 def print_standings(config: TournamentConfig, shown: Standings) -> None:
@@ -401,7 +386,7 @@ def report(config_path: Path, pictures: str) -> None:
     results = current_results(config, store)
     out_dir = config.output / "report"
     shown = game_pictures(config, results, out_dir, pictures) if pictures != "none" else None
-    anchor = match_anchor(config, split_formats(results)[1])
+    anchor = anchor_of(config)
     index = write_report(results, config, out_dir, shown, anchor)
     console.print(f"report: {index}")
     store.close()

@@ -37,7 +37,7 @@ from tournament.leaderboard import cell_table, leaderboard
 from tournament.ranking import words as ranking_words
 from tournament.ratings import expected_score
 from tournament.results import split_formats
-from tournament.standings import Standings, default_anchor, standings
+from tournament.standings import Standings, anchor_of, standings
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -90,8 +90,8 @@ def write_report(
     `results` is the results table (one row per game, `tournament.leaderboard`'s columns plus
     `replay`, and `ghost_entrant` where there are match games). The leaderboard, its plots and
     a team's statistics and cells are those of the fixed-format games; the ratings (anchored
-    at `anchor`, (entrant, side); by default the ghost entrant first by name,
-    `tournament.standings.default_anchor`) and the crosstable are those of the match games.
+    at `anchor`, (entrant, side), by default the config's `matches.anchor`) and the
+    crosstable are those of the match games.
     The previous report's ranks are read first and the new leaderboard is saved last, so a
     report that fails half-way leaves the old ranks in place for the next try. `pictures`
     maps an entrant to (caption, image file relative to `out_dir`) pairs shown on its page:
@@ -109,7 +109,7 @@ def write_report(
         return index
 
     fixed, matches = split_formats(results)
-    anchor = anchor or default_anchor(matches)
+    anchor = anchor or anchor_of(config)
     shown = None if anchor is None else standings(matches, anchor, config.ranking.confidence)
     board = leaderboard(fixed, config.ranking) if len(fixed) or shown is None else None
     cells = cell_table(fixed, config.ranking.confidence)

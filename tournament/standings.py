@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pacman.outcomes import GHOSTS, PACMAN
+from tournament.config import TournamentConfig
 from tournament.ratings import crosstable, crosstable_grid, fit_ratings
 
 #: The config keys that name the anchor (the `matches:` section), as a problem names them.
@@ -56,13 +57,12 @@ class Standings:
         return list(dict.fromkeys(names))
 
 
-def default_anchor(matches: Any) -> tuple[str, str] | None:
-    """The ghost entrant first by name among `matches`, as (name, ghosts); None without any.
-
-    Temporary: used only while the config's `matches.anchor` does not reach the commands.
-    """
-    names = sorted({str(g) for g in matches["ghost_entrant"]} - {""}) if len(matches) else []
-    return (names[0], GHOSTS) if names else None
+def anchor_of(config: TournamentConfig) -> tuple[str, str] | None:
+    """The entity the config's ratings are anchored at (`matches.anchor`, `anchor_side`), or
+    None for a config without matches."""
+    if config.matches is None:
+        return None
+    return config.matches.anchor, config.matches.anchor_side
 
 
 def standings(matches: Any, anchor: tuple[str, str], confidence: float) -> Standings | None:
