@@ -444,40 +444,52 @@ def game_pictures(config: TournamentConfig, results: Any, out_dir: Path,
 @main.command()
 @config_argument
 def validate(config_path: Path) -> None:
-    """Check the config, then load every team in its sandbox and play one short game each."""
+    """Check the config, then load every entrant in its sandbox and play one short game each
+    (a Pacman against the grid's first ghosts, a ghost team against a built-in Pacman)."""
     from pacman.game import GameSpec, play
     from pacman.layout import load_layout
     from pacman.loader import SubmissionError, resolve
-    from tournament.schedule import agent_args, cells
+    from tournament.schedule import agent_args, cells, match_cells
 
     config = load(config_path)
     console.print(describe_config(config))
     check_sandbox(config)
-    cell = cells(config)[0]
+    cell = (cells(config) or match_cells(config))[0]
+    fixed = cells(config)
     layout = load_layout("testClassic")
-    ghost = resolve(cell.ghost, kind="ghost")
+    ghost_text = fixed[0].ghost if fixed else "RandomGhost"
+    ghost = resolve(ghost_text, kind="ghost")
+    rival = resolve("GreedyAgent", kind="pacman")
+    base = config.source.parent if config.source else None
     bad = 0
-    console.print(f"one short game per entrant on {layout.name} against {cell.ghost_name}:")
-    for entrant in config.entrants:
+    console.print(f"one short game per entrant on {layout.name}: a Pacman against "
+                  f"{ghost.name}, a ghost team against the built-in {rival.name}:")
+    tries = [(e, e.args, "pacman") for e in config.entrants]
+    tries += [(e, e.args, "ghost") for e in config.ghost_entrants]
+    for entrant, args, kind in tries:
+        label = entrant.name if kind == "pacman" else f"{entrant.name} (ghosts)"
         ref_text = str(entrant.folder) if entrant.folder is not None else entrant.ref
         try:
-            ref = resolve(ref_text, agent_args(entrant, cell), kind="pacman",
-                          cwd=config.source.parent if config.source else None)
+            ref = resolve(ref_text, agent_args(entrant, cell) if kind == "pacman" else args,
+                          kind=kind, cwd=base)
         except SubmissionError as exc:
-            console.print(f"  {entrant.name}: [red]FAILED[/] {escape(str(exc))}")
+            console.print(f"  {escape(label)}: [red]FAILED[/] {escape(str(exc))}")
             bad += 1
             continue
-        result = play(GameSpec(layout, ref, ghost, num_ghosts=1, seed=config.seed,
+        pacman, ghosts = (ref, ghost) if kind == "pacman" else (rival, ref)
+        result = play(GameSpec(layout, pacman, ghosts, num_ghosts=1, seed=config.seed,
                                max_moves=40, limits=config.limits))
-        where = f"sandboxed ({', '.join(result.sandbox[0])})" if result.sandbox[0] else \
-            "in-process (built-in)"
-        if (result.failed and result.culprit == 0) or not result.scored:
+        index = 0 if kind == "pacman" else 1
+        where = (f"sandboxed ({', '.join(result.sandbox[index])})" if result.sandbox[index]
+                 else "in-process (built-in)")
+        own = result.culprit is not None and (result.culprit == 0) == (kind == "pacman")
+        if (result.failed and own) or not result.scored:
             bad += 1
-            console.print(f"  {entrant.name}: [red]FAILED[/] {result.outcome}: "
+            console.print(f"  {escape(label)}: [red]FAILED[/] {result.outcome}: "
                           f"{escape(result.message)}")
         else:
-            console.print(f"  {entrant.name}: ok, {where}, {result.moves} moves, "
-                          f"{result.outcome} at {result.score}")
+            console.print(f"  {escape(label)}: ok, {where}, {result.moves} moves, "
+                          f"{result.outcome} at {result.score}", markup=False)
     console.print("every entrant is ready" if not bad else f"{bad} entrant(s) not ready")
     sys.exit(1 if bad else 0)
 
