@@ -1,4 +1,5 @@
-# The two commands of the README: `make demo` (set up, then run the example tournament) and
+# The two commands of the README: `make demo` (set up, then run the example tournament and the
+# league of head-to-head matches, with their reports) and
 # `make test` (set up, then lint, type-check and test). Both create .venv on first use.
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -19,6 +20,8 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(VENV)/bin/tournament run tournaments/example.yaml
 	$(VENV)/bin/tournament report tournaments/example.yaml
+	$(VENV)/bin/tournament run tournaments/league.yaml
+	$(VENV)/bin/tournament report tournaments/league.yaml
 
 test: setup
 	$(VENV)/bin/ruff check .
