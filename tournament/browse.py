@@ -46,7 +46,11 @@ def filter_games(results: Any, team: str | None = None, layout: str | None = Non
     """
     keep = pd.Series(True, index=results.index)
     if team is not None:
-        keep &= results["entrant"] == team
+        # A team's games on either side: as Pacman, or as the ghost entrant of a match game.
+        mine = results["entrant"] == team
+        if "ghost_entrant" in results.columns:
+            mine |= results["ghost_entrant"] == team
+        keep &= mine
     if layout is not None:
         keep &= results["layout"] == layout
     if depth is not None:

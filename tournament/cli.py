@@ -27,7 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pacman import __version__
-from pacman.outcomes import FAILURES, INFRA_ERROR
+from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR, PACMAN
 from pacman.replay import ReplayError
 from pacman.teamfolder import TeamFolderError, team_size
 from tournament.browse import (
@@ -236,14 +236,18 @@ def status(config_path: Path) -> None:
     split = store_plan(config, store)
     results = store.frame(g.game_id for g in split.done)
     table = Table(title=f"{config.name}: {store.path}")
-    for column in ("entrant", "done", "missing", "stale", "agent failures", "infra errors"):
-        table.add_column(column, justify="left" if column == "entrant" else "right")
-    for entrant in config.entrants:
-        counts = {k: sum(g.entrant == entrant.name for g in getattr(split, k))
-                  for k in ("done", "missing", "stale", "infra")}
-        mine = results[results["entrant"] == entrant.name]
-        failed = int((mine["outcome"].isin(FAILURES) & (mine["culprit"] == 0)).sum())
-        table.add_row(entrant.name, str(counts["done"]), str(counts["missing"]),
+    for column in ("entrant", "side", "done", "missing", "stale", "agent failures",
+                   "infra errors"):
+        table.add_column(column, justify="left" if column in ("entrant", "side") else "right")
+    sides = [(e.name, PACMAN) for e in config.entrants]
+    sides += [(e.name, GHOSTS) for e in config.ghost_entrants]
+    for name, side in sides:
+        counts = split.counts(name, side)
+        column = "entrant" if side == PACMAN else "ghost_entrant"
+        mine = results[results[column] == name]
+        own = mine["culprit"] == 0 if side == PACMAN else mine["culprit"] >= 1
+        failed = int((mine["outcome"].isin(FAILURES) & own).sum())
+        table.add_row(Text(name), side, str(counts["done"]), str(counts["missing"]),
                       str(counts["stale"]), str(failed), str(counts["infra"]))
     console.print(table)
     remaining = len(split.todo)
@@ -549,7 +553,7 @@ def replay_command(config_path: Path, team: str | None, layout: str | None,
     results = current_results(config, store)
     store.close()
     problems = filter_problems(
-        entrants=[e.name for e in config.entrants],
+        entrants=[e.name for e in (*config.entrants, *config.ghost_entrants)],
         layouts=[choice.name for choice in config.grid.layouts],
         depths=config.grid.depths,
         game_ids=results["game_id"],

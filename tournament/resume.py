@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pacman.outcomes import INFRA_ERROR
+from pacman.outcomes import INFRA_ERROR, PACMAN
 from tournament.config import TournamentConfig
 from tournament.schedule import ScheduledGame, schedule
 from tournament.store import Store
@@ -35,6 +35,14 @@ class Plan:
     @property
     def total(self) -> int:
         return len(self.done) + len(self.todo)
+
+    def counts(self, name: str, side: str) -> dict[str, int]:
+        """How many of the games entrant `name` plays on `side` are in each list."""
+        def plays(game: ScheduledGame) -> bool:
+            return (game.entrant if side == PACMAN else game.ghost_entrant) == name
+
+        return {kind: sum(map(plays, getattr(self, kind)))
+                for kind in ("done", "missing", "stale", "infra")}
 
     @property
     def current(self) -> list[ScheduledGame]:
