@@ -623,12 +623,12 @@ def describe_signature(cls: type) -> str:
 
 
 
-def options_in_source(path: Path, cls_name: str, team: Path | None = None) -> list[str] | None:
-    """The keyword options a class's constructor takes, read from source without running it.
-
-    None when the source cannot tell (a `**kwargs`, a base class from another module other
-    than the course's `Agent`); the check is then left to the agent's own start-up.
-    """
+def _constructor(path: Path, cls_name: str,
+                 team: Path | None) -> ast.FunctionDef | str | None:
+    """The `__init__` a class is built with, found in its file's source without running it:
+    its own or the nearest base's of the same file; else where the walk ended: `"agent"`
+    (the course's `Agent` base), `"object"` (no base, or `object`), or None when the source
+    cannot tell (it does not compile, a base from another module, several bases)."""
     try:
         tree = compile_source(path, check=False, team=team)
     except SourceError:
@@ -641,18 +641,32 @@ def options_in_source(path: Path, cls_name: str, team: Path | None = None) -> li
         node = classes[name]
         for item in node.body:
             if isinstance(item, ast.FunctionDef) and item.name == "__init__":
-                args = item.args
-                if args.kwarg is not None:
-                    return None
-                names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
-                return [n for n in names[1:] if n != "index"]
+                return item
         bases = [_dotted(b) for b in node.bases]
-        if not bases or bases == ["object"] or bases in (["Agent"], ["game.Agent"]):
-            return []
+        if bases in (["Agent"], ["game.Agent"]):
+            return "agent"
+        if not bases or bases == ["object"]:
+            return "object"
         if len(bases) != 1 or bases[0] is None:
             return None
         name = bases[0]
     return None
+
+
+def options_in_source(path: Path, cls_name: str, team: Path | None = None) -> list[str] | None:
+    """The keyword options a class's constructor takes, read from source without running it.
+
+    None when the source cannot tell (a `**kwargs`, a base class from another module other
+    than the course's `Agent`); the check is then left to the agent's own start-up.
+    """
+    init = _constructor(path, cls_name, team)
+    if init in ("agent", "object"):
+        return []
+    if not isinstance(init, ast.FunctionDef) or init.args.kwarg is not None:
+        return None
+    args = init.args
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    return [n for n in names[1:] if n != "index"]
 
 
 def ghost_problem(path: Path, cls_name: str, team: Path | None = None) -> str:
@@ -664,43 +678,27 @@ def ghost_problem(path: Path, cls_name: str, team: Path | None = None) -> str:
     A constructor without one (a course Pacman class such as `ExpectimaxAgent(evalFn,
     depth)`, or a class with no constructor of its own on `object`) is no ghost.
     """
-    try:
-        tree = compile_source(path, check=False, team=team)
-    except SourceError:
+    init = _constructor(path, cls_name, team)
+    if init == "object":
+        return ("it has no constructor taking an index; a ghost is built as Class(index), "
+                "once per ghost")
+    if not isinstance(init, ast.FunctionDef):
         return ""
-    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-    seen: set[str] = set()
-    name = cls_name
-    while name in classes and name not in seen:
-        seen.add(name)
-        node = classes[name]
-        for item in node.body:
-            if isinstance(item, ast.FunctionDef) and item.name == "__init__":
-                args = item.args
-                positional = [a.arg for a in args.posonlyargs + args.args]
-                required = len(positional) - len(args.defaults)
-                # The index may go by another name, but an option with a default (a course
-                # Pacman's `evalFn='scoreEvaluationFunction'`) is no index.
-                if (len(positional) >= 2 and (positional[1] == "index" or required >= 2)) or (
-                        len(positional) < 2 and args.vararg is not None):
-                    return ""
-                if len(positional) >= 2:
-                    return (f"its constructor's first argument is the option "
-                            f"{positional[1]!r} (with a default), not the ghost's index; a "
-                            "ghost is built as Class(index), once per ghost")
-                taken = ", ".join(positional[1:] + [a.arg for a in args.kwonlyargs]) or "none"
-                return ("its constructor takes no index (its options: "
-                        f"{taken}); a ghost is built as Class(index), once per ghost")
-        bases = [_dotted(b) for b in node.bases]
-        if bases in (["Agent"], ["game.Agent"]):
-            return ""
-        if not bases or bases == ["object"]:
-            return ("it has no constructor taking an index; a ghost is built as "
-                    "Class(index), once per ghost")
-        if len(bases) != 1 or bases[0] is None:
-            return ""
-        name = bases[0]
-    return ""
+    args = init.args
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    required = len(positional) - len(args.defaults)
+    # The index may go by another name, but an option with a default (a course Pacman's
+    # `evalFn='scoreEvaluationFunction'`) is no index.
+    if (len(positional) >= 2 and (positional[1] == "index" or required >= 2)) or (
+            len(positional) < 2 and args.vararg is not None):
+        return ""
+    if len(positional) >= 2:
+        return (f"its constructor's first argument is the option {positional[1]!r} (with a "
+                "default), not the ghost's index; a ghost is built as Class(index), once per "
+                "ghost")
+    taken = ", ".join(positional[1:] + [a.arg for a in args.kwonlyargs]) or "none"
+    return (f"its constructor takes no index (its options: {taken}); a ghost is built as "
+            "Class(index), once per ghost")
 
 
 def _dotted(node: ast.expr) -> str | None:

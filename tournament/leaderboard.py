@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from pacman.outcomes import FAILURES, INFRA_ERROR, OUTCOMES
+from pacman.outcomes import FAILURES, INFRA_ERROR
 from tournament.config import RankingConfig
 from tournament.ranking import check_confidence, ranked
-from tournament.results import SCORED_COLUMNS
+from tournament.results import SCORED_COLUMNS, check_table
 
 #: The statistics of one group of games, in column order. Over scored games (infra errors
 #: left out): `games`, `wins`, `win_rate` with its Wilson interval `win_low`/`win_high`;
@@ -152,17 +152,7 @@ def cell_table(results: Any, confidence: float = 0.95) -> Any:
 
 def _prepare(results: Any) -> Any:
     """The table checked and normalised, sorted by game id so row order cannot matter."""
-    missing = [c for c in SCORED_COLUMNS if c not in results.columns]
-    if missing:
-        raise ValueError(f"the results table lacks the columns {', '.join(missing)}")
-    unknown = sorted(set(results["outcome"]) - set(OUTCOMES))
-    if unknown:
-        raise ValueError(
-            f"unknown outcomes {', '.join(map(repr, unknown))}; expected {', '.join(OUTCOMES)}"
-        )
-    repeated = results["game_id"][results["game_id"].duplicated()]
-    if len(repeated):
-        raise ValueError(f"game {repeated.iloc[0]!r} appears more than once in the results")
+    check_table(results, SCORED_COLUMNS, "results")
     table = results.copy()
     table["win"] = table["win"].astype(bool)
     table["score"] = pd.to_numeric(table["score"])

@@ -39,8 +39,9 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from pacman.outcomes import GHOSTS, OUTCOMES, PACMAN, SIDES, pacman_points
+from pacman.outcomes import GHOSTS, PACMAN, SIDES, pacman_points
 from tournament.ranking import RATING, check_confidence, ranked
+from tournament.results import check_table
 
 #: Columns the table of games must have (it may have more). `ghost_entrant` is empty (or
 #: missing) in today's fixed-ghost games, which are left out here.
@@ -231,17 +232,7 @@ def crosstable_grid(
 def _match_games(games: Any) -> Any:
     """The match games of `games`, checked, with the Pacman's `points` (NaN: not counted),
     sorted by game id."""
-    missing = [c for c in MATCH_COLUMNS if c not in games.columns]
-    if missing:
-        raise ValueError(f"the games table lacks the columns {', '.join(missing)}")
-    unknown = sorted(set(games["outcome"]) - set(OUTCOMES))
-    if unknown:
-        raise ValueError(
-            f"unknown outcomes {', '.join(map(repr, unknown))}; expected {', '.join(OUTCOMES)}"
-        )
-    repeated = games["game_id"][games["game_id"].duplicated()]
-    if len(repeated):
-        raise ValueError(f"game {repeated.iloc[0]!r} appears more than once in the games")
+    check_table(games, MATCH_COLUMNS, "games")
     ghost = games["ghost_entrant"].fillna("").astype(str)
     table = games.loc[ghost != "", list(MATCH_COLUMNS)].copy()
     table["ghost_entrant"] = table["ghost_entrant"].astype(str)

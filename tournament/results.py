@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Sequence
 from typing import Any, TypedDict
+
+from pacman.outcomes import OUTCOMES
 
 
 class GameRow(TypedDict):
@@ -103,3 +106,19 @@ def split_formats(results: Any) -> tuple[Any, Any]:
         return results, results.iloc[0:0]
     named = results["ghost_entrant"].fillna("").astype(str) != ""
     return results[~named], results[named]
+
+
+def check_table(table: Any, columns: Sequence[str], what: str) -> None:
+    """Raise ValueError unless `table` (a DataFrame of games) has `columns`, known outcomes
+    and each game once: statistics of a table that breaks these would be quietly wrong."""
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"the {what} table lacks the columns {', '.join(missing)}")
+    unknown = sorted(set(table["outcome"]) - set(OUTCOMES))
+    if unknown:
+        raise ValueError(
+            f"unknown outcomes {', '.join(map(repr, unknown))}; expected {', '.join(OUTCOMES)}"
+        )
+    repeated = table["game_id"][table["game_id"].duplicated()]
+    if len(repeated):
+        raise ValueError(f"game {repeated.iloc[0]!r} appears more than once in the {what}")
