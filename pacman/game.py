@@ -182,28 +182,24 @@ def play(
         else:
             handles += _handles(spec, refs, placement, on_output, idle)
         by_index = {i: h for h in handles for i in h.indices}
-        for handle in handles:
-            try:
-                handle.start()
-            except AgentFault as fault:
-                faulted(fault, handle)
-                break
-            except InfraFailure as exc:
-                fail(INFRA_ERROR, None,
-                     f"the sandbox of agent {handle.indices[0]} failed: {exc}")
-                break
-        if not result.outcome:
-            display.initialize(state)
+
+        def each(step: Callable[[AgentHandle], object]) -> None:
+            """`step` on every handle in turn, stopping at the first failure (recorded)."""
             for handle in handles:
                 try:
-                    handle.register(state)
+                    step(handle)
                 except AgentFault as fault:
                     faulted(fault, handle)
-                    break
+                    return
                 except InfraFailure as exc:
                     fail(INFRA_ERROR, None,
                          f"the sandbox of agent {handle.indices[0]} failed: {exc}")
-                    break
+                    return
+
+        each(lambda handle: handle.start())
+        if not result.outcome:
+            display.initialize(state)
+            each(lambda handle: handle.register(state))
         started = not result.outcome
         if started:
             _run(spec, state, by_index, display, result, fail, faulted)
