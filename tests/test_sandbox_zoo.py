@@ -458,6 +458,30 @@ def test_an_agent_cannot_choose_its_outcome(arena: Arena, kind: str) -> None:
     assert_failed(result, "crash", "broke the sandbox protocol")
 
 
+@pytest.mark.parametrize("figure", ["1" + "0" * 400, "1e999", "-5"])
+def test_an_answer_the_referee_cannot_read_is_the_agents_crash(arena: Arena,
+                                                               figure: str) -> None:
+    # Its own answer on the pipe, a legal move with a CPU figure no float holds (or none a
+    # move can have), then it sleeps: the game is its own failure, never the platform's
+    # (which would leave the game it is losing unscored).
+    result = arena.play(arena.spec("forge_answer", figure=figure))
+    assert_failed(result, "crash")
+
+
+def test_whatever_fails_while_reading_an_answer_is_the_agents_crash(
+        arena: Arena, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Wherever the referee's reading of an answer the agent controls might fail next, the
+    # failure is the agent's (its code has run), never the platform's.
+    from pacman.sandbox.process import AgentProcess
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OverflowError("int too large to convert to float")
+
+    monkeypatch.setattr(AgentProcess, "move", broken)
+    assert_failed(arena.play(arena.spec("honest")), "crash", "could not handle its answer",
+                  "OverflowError")
+
+
 def test_an_agent_may_only_fail_itself_on_the_wire(arena: Arena) -> None:
     forged = "timeout: move 3 took 9.000s (hard limit 3s)"
     result = arena.play(arena.spec("forge_outcome", kind="crash", exc_type="", text=forged))

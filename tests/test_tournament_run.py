@@ -237,12 +237,13 @@ def test_dead_workers_only_cost_replays(tmp_path: Path,
 
 
 def missing_column(status: str) -> list[int]:
-    """The `missing` count of each entrant in `tournament status`'s table."""
+    """The `missing` count of each entrant in `tournament status`'s table (columns: entrant,
+    side, done, missing, ...)."""
     counts = []
     for line in status.splitlines():
         cells = [c.strip() for c in line.replace("│", "|").split("|")]
-        if len(cells) >= 7 and cells[2].isdigit():
-            counts.append(int(cells[3]))
+        if len(cells) >= 8 and cells[3].isdigit():
+            counts.append(int(cells[4]))
     return counts
 
 

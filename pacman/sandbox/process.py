@@ -463,8 +463,7 @@ class AgentProcess:
             self._kill()
             raise AgentFault("crash", "broke the sandbox protocol (a malformed answer)")
         # The harness's CPU figure is the agent's word: recorded when plausible, never trusted.
-        if (isinstance(cpu, (int, float)) and not isinstance(cpu, bool)
-                and math.isfinite(cpu) and 0 <= cpu <= wall + 1):
+        if isinstance(cpu, float) and math.isfinite(cpu) and 0 <= cpu <= wall + 1:
             self.cpu.moves.setdefault(index, []).append(float(cpu))
         return action, clean(description, 80), wall
 
@@ -685,6 +684,10 @@ class AgentProcess:
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGCONT)
             self._stopped = False
+
+    def kill(self) -> None:
+        """Stop the agent at once (SIGKILL), its CPU total read first; `close` cleans up."""
+        self._kill()
 
     def _kill(self) -> None:
         self.cpu.total = self._cpu_total()
@@ -913,7 +916,7 @@ class SandboxedHandle:
     def register(self, state: GameState) -> None:
         if self.has_register:
             for index in self.indices:
-                with _blaming(index):
+                with _blaming(index, self.process):
                     self.process.register(state, self.keeper, index)
 
     def act(self, index: int, state: GameState, move: int) -> Any:
@@ -921,7 +924,7 @@ class SandboxedHandle:
         keeper = self.keepers[index]
         t0 = time.perf_counter()
         try:
-            with _blaming(index):
+            with _blaming(index, self.process):
                 action, description, _ = self.process.move(state, keeper, self.moves[index],
                                                            index)
         except AgentFault:
@@ -939,7 +942,8 @@ class SandboxedHandle:
     def final(self, state: GameState) -> None:
         if self.has_final:
             for index in self.indices:
-                self.process.final(state, index)
+                with _blaming(index, self.process):
+                    self.process.final(state, index)
 
     def close(self) -> None:
         """Close the process; record per index. The process's CPU total is recorded on the
@@ -962,14 +966,21 @@ class SandboxedHandle:
 
 
 @contextlib.contextmanager
-def _blaming(index: int) -> Iterator[None]:
-    """A fault raised inside names agent `index` as its culprit."""
+def _blaming(index: int, process: AgentProcess) -> Iterator[None]:
+    """A fault raised inside names agent `index` as its culprit; and anything else that fails
+    while the referee handles that agent's answers (its code has run: an answer written by
+    the agent itself may hold anything the wire can carry) is that agent's crash, never the
+    platform's failure that would leave its game unscored."""
     try:
         yield
     except AgentFault as fault:
         if fault.index is None:
             fault.index = index
         raise
+    except Exception as exc:
+        process.kill()
+        raise AgentFault("crash", "the referee could not handle its answer "
+                         f"({type(exc).__name__})", index=index) from exc
 
 
 class _Unprintable:

@@ -53,6 +53,7 @@ CASES = (
     Case("os_exit", "crash", ("exited with status 3",)),
     Case("segfault", "crash", ("SIGSEGV",)),
     Case("forge_outcome", "crash", ("broke the sandbox protocol",), {"kind": "timeout"}),
+    Case("forge_answer", "crash"),
     Case("flood_answers", "crash", ("broke the sandbox protocol",),
          also={"illegal_action": "its forged 'Stop', read alone before the flood arrives, is "
                                  "taken as its answer: legal for Pacman, illegal for a ghost"}),
