@@ -1392,7 +1392,9 @@ class _ConfigIn(_Mapping):
             sandbox=SandboxConfig(self.sandbox.accept_missing),
             secret_file=None if self.secret_file is None else env.path(self.secret_file),
             submissions=self.entrants.submissions,
-            ghost_entrants=self.entrants.ghosts,
+            # Without matches nothing plays a team's ghosts: they are no entrant (and the
+            # config is exactly today's format).
+            ghost_entrants=self.entrants.ghosts if self.matches is not None else (),
             matches=self.matches,
         )
 
