@@ -103,7 +103,8 @@ def test_the_example_config_loads_with_its_teams_and_baselines() -> None:
     assert config.grid.depths == (1, 2)
     assert config.output == ROOT / "results" / "example"
     assert config.source == EXAMPLE.resolve()
-    assert "4 cells x 3 entrants x 20 games = 240 games" in describe_config(config)
+    assert ("4 cells x 3 entrants x 20 games = 240 games against the grid's ghosts"
+            in describe_config(config))
 
 
 def test_defaults_of_a_minimal_config(tmp_path: Path) -> None:
@@ -896,7 +897,9 @@ def test_empty_grid_ghosts_needs_matches(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, MATCHES.replace(
         "  depths: [2]\n", "  depths: [2]\n  ghosts: []\n") + "matches: {}\n"))
     assert config.grid.ghosts == ()
-    assert "0 cells x 2 entrants x 4 games = 0 games" in describe_config(config)
+    described = describe_config(config)
+    assert "cells x" not in described and "ranking: by" not in described  # no fixed games
+    assert "match games" in described and "ratings: 95% intervals" in described
 
 
 def test_ghost_entrants_without_matches(tmp_path: Path) -> None:

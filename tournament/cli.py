@@ -456,7 +456,7 @@ def validate(config_path: Path) -> None:
     from tournament.schedule import agent_args, cells, match_cells
 
     config = load(config_path)
-    console.print(describe_config(config))
+    console.print(describe_config(config), markup=False)
     check_sandbox(config)
     cell = (cells(config) or match_cells(config))[0]
     fixed = cells(config)
@@ -520,7 +520,8 @@ def open_viewer(paths: Sequence[Path], index: int, zoom: float, frame_time: floa
 @click.option("--outcome", metavar="KIND", help=f"Only games that ended so: "
               f"{', '.join(OUTCOME_CHOICES)} (failed: any agent failure).")
 @click.option("--game", "game_id", metavar="GAME_ID", help="Only this game "
-              "(entrant@layout/depth/ghosts/rules#index).")
+              "(entrant@layout/depth/ghosts/rules#index, or for a match game "
+              "pacman~ghosts@layout/depth/Ng/rules#index).")
 @click.option("--list", "list_only", is_flag=True, help="Print the table; open no window.")
 @click.option("--pick", type=int, metavar="N", help="Start the viewer at game N of the table "
               "(default: the first with a replay).")

@@ -357,9 +357,10 @@ def describe_config(config: TournamentConfig) -> str:
         f"depths: {depths}",
         f"ghosts: {', '.join(f'{g.count} x {g.name}' for g in grid.ghosts) or 'none'}",
         f"rules: {', '.join(grid.rules)}; at most {grid.max_moves} moves per game",
-        f"{cells} cells x {len(config.entrants)} entrants x {config.games_per_cell} games"
-        f" = {games} games",
     ]
+    if cells:
+        lines.append(f"{cells} cells x {len(config.entrants)} entrants x "
+                     f"{config.games_per_cell} games = {games} games against the grid's ghosts")
     if config.matches is not None:
         lines += _describe_matches(config)
     lines += [
@@ -372,9 +373,12 @@ def describe_config(config: TournamentConfig) -> str:
         + (f" on the Dask cluster at {config.scheduler}" if config.scheduler else ""),
         f"output: {config.output}",
         f"replays kept: {config.record.replays}",
-        f"ranking: by {', then '.join(config.ranking.by)}; "
-        f"{config.ranking.confidence:.0%} intervals",
     ]
+    if cells:
+        lines.append(f"ranking: by {', then '.join(config.ranking.by)}; "
+                     f"{config.ranking.confidence:.0%} intervals")
+    if config.matches is not None:
+        lines.append(f"ratings: {config.ranking.confidence:.0%} intervals")
     return "\n".join(lines)
 
 

@@ -231,7 +231,7 @@ def _team_page(
     it played such games), its ratings and crosstable row and column (when it played match
     games), the failures it caused on either side, and its pictures."""
     parts = [
-        '<p><a href="index.html">&larr; Leaderboard</a></p>',
+        '<p><a href="index.html">&larr; The tournament</a></p>',
         f"<h1>{_e(name)}</h1>",
     ]
     if row is not None:
