@@ -227,6 +227,8 @@ class AgentProcess:
         self._num_ghosts = num_ghosts
         self._ruleset = ruleset
         self._closed = False
+        #: What interrupted the referee's wait for an answer (from `on_wait`), if anything.
+        self.interruption: BaseException | None = None
         sweep_leftovers(self.placement.root)
         self._home = Path(tempfile.mkdtemp(prefix=f"pacman-agent{self.index}-{os.getpid()}-",
                                            dir=self.placement.root))
@@ -549,6 +551,9 @@ class AgentProcess:
                 raise wire.ProtocolError("it answered before it was asked")
             answer = self._read(deadline) if self._send(request, deadline) else None
         except _Interrupted as stop:
+            # The referee's own waiting was interrupted (the window closed, Ctrl-C): not the
+            # agent's doing, so it passes through `_blaming` as it is.
+            self.interruption = stop.original
             raise stop.original from None
         except _Died:
             raise self._death(what) from None
@@ -978,6 +983,8 @@ def _blaming(index: int, process: AgentProcess) -> Iterator[None]:
             fault.index = index
         raise
     except Exception as exc:
+        if exc is process.interruption:
+            raise
         process.kill()
         raise AgentFault("crash", "the referee could not handle its answer "
                          f"({type(exc).__name__})", index=index) from exc
