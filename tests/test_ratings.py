@@ -191,13 +191,33 @@ def test_overlapping_intervals_share_a_rank_group_and_separated_ones_do_not() ->
     rows = by_entity(ratings)
     close1, close2 = rows[("Close1", "pacman")], rows[("Close2", "pacman")]
     strong, weak = rows[("Strong", "pacman")], rows[("Weak", "pacman")]
-    assert close1.rating_low <= close2.rating_high  # they overlap...
-    assert strong.rating_low > close1.rating_high  # ...and the others are apart
-    assert weak.rating_high < close2.rating_low
+    # Groups follow each entity's own interval (group_low/high).
+    assert close1.group_low <= close2.group_high  # they overlap...
+    assert strong.group_low > close1.group_high  # ...and the others are apart
+    assert weak.group_high < close2.group_low
     assert list(ratings["entrant"]) == ["Strong", "Close1", "G", "Close2", "Weak"]
     assert list(ratings["rank"]) == [1, 2, 3, 4, 5]
-    # The anchor (0, its interval [0, 0]) lies inside both close entrants' intervals.
     assert list(ratings["rank_group"]) == ["1", "2-4", "2-4", "2-4", "5"]
+
+
+def test_rank_groups_do_not_depend_on_the_anchor() -> None:
+    games = pd.DataFrame(
+        record("Strong", "G", "w" * 180 + "l" * 20)
+        + record("Close1", "G", "wwwwwwllll")
+        + record("Close2", "G", "wwwwllllll")
+        + record("Weak", "G", "w" * 20 + "l" * 180)
+        + record("Weak", "H", "w" * 30 + "l" * 10)
+    )
+    groups = []
+    for anchor in (("G", "ghosts"), ("Weak", "pacman"), ("Strong", "pacman"), ("H", "ghosts")):
+        ratings = fit_ratings(games, anchor)
+        groups.append(dict(zip(zip(ratings["entrant"], ratings["side"]),
+                               ratings["rank_group"])))
+        # The shown intervals are relative to the anchor; the anchor's is a point.
+        anchored = by_entity(ratings)[anchor]
+        assert anchored.rating == anchored.rating_low == anchored.rating_high == 0.0
+        assert anchored.group_low < 0.0 < anchored.group_high
+    assert all(g == groups[0] for g in groups), groups
 
 
 def test_a_ghost_teams_failure_counts_for_pacman_and_pacmans_for_the_ghosts() -> None:

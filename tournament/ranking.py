@@ -40,8 +40,10 @@ STATISTICS: Mapping[str, Measure] = {
                                "mean score over wins"),
 }
 RANKING_KEYS = tuple(STATISTICS)
-#: A rating fitted on match outcomes.
-RATING = Measure("rating", "rating_low", "rating_high", "rating")
+#: A rating fitted on match outcomes. Its groups follow each entity's own interval, not the
+#: one relative to the anchor shown beside it (`tournament.ratings`), so that they do not
+#: depend on which entrant is the anchor.
+RATING = Measure("rating", "group_low", "group_high", "rating")
 MEASURES: Mapping[str, Measure] = {**STATISTICS, RATING.column: RATING}
 
 

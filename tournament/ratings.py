@@ -24,7 +24,10 @@ posteriori with numpy:
   count does, so these intervals err on the wide side.
 - Anchored: the anchor's rating is exactly 0 with the interval [0, 0], and every interval is
   that of the entity's difference to the anchor (its own uncertainty and the anchor's both
-  count). Rank groups (`rank_groups`) follow those intervals.
+  count). Rank groups (`rank_groups`) do not follow those, which would make them depend on
+  which entrant is the anchor (the anchor's interval is a point): they follow each entity's
+  own interval, `group_low`/`group_high`, its rating +- z times the deviation of its
+  strength from the mean of all strengths, which no choice of anchor changes.
 
 Everything is a function of the table's contents, never of its row order.
 """
@@ -58,6 +61,8 @@ RATING_COLUMNS = (
     "rating",
     "rating_low",
     "rating_high",
+    "group_low",
+    "group_high",
     "games",
     "points",
     "score",
@@ -151,6 +156,12 @@ def fit_ratings(
     rating = (theta - theta[a]) * ELO_PER_LOGIT
     low = rating - z * spread * ELO_PER_LOGIT
     high = rating + z * spread * ELO_PER_LOGIT
+    # Each strength's deviation from the mean of all: the same whichever entity is the anchor.
+    count = len(rated)
+    centre = np.eye(count) - np.full((count, count), 1.0 / count)
+    own = np.sqrt(np.maximum(np.diag(centre @ covariance @ centre), 0.0))
+    group_low = rating - z * own * ELO_PER_LOGIT
+    group_high = rating + z * own * ELO_PER_LOGIT
 
     points = _entity_points(counted)
     rows = []
@@ -164,6 +175,8 @@ def fit_ratings(
                 "rating": math.nan if i is None else float(rating[i]),
                 "rating_low": math.nan if i is None else float(low[i]),
                 "rating_high": math.nan if i is None else float(high[i]),
+                "group_low": math.nan if i is None else float(group_low[i]),
+                "group_high": math.nan if i is None else float(group_high[i]),
                 "games": played,
                 "points": won,
                 "score": won / played if played else math.nan,
