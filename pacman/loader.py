@@ -106,6 +106,9 @@ class AgentRef:
     team_hash: str = ""
     #: The team's name for people (its team.yaml `name`, else its folder's name).
     team_name: str = ""
+    #: The tournament entrant it plays for (`alphabeta-d2`), when a tournament set one: what
+    #: tells apart two baselines of one class in replays and the viewer.
+    entrant: str = ""
 
     def load_class(self) -> type:
         if self.path is None:
@@ -134,7 +137,10 @@ class AgentRef:
     def shown(self) -> str:
         """The agent's name for people (results, replays, the viewer): a built-in's name, a
         team's name and class (`Example Team (ExampleGhost)`), or a file's name and class;
-        never a path, which says where the organizer keeps it and nothing about the agent."""
+        never a path, which says where the organizer keeps it and nothing about the agent. In
+        a tournament, the entrant's name and the class (`alphabeta-d2 (AlphaBetaAgent)`)."""
+        if self.entrant:
+            return f"{self.entrant} ({self.name})"
         if self.path is None:
             return self.name
         if self.team_name:

@@ -6,6 +6,7 @@ a changed ghost team makes only its games stale."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import shutil
 import sqlite3
 import textwrap
@@ -88,11 +89,12 @@ def test_a_league_is_played_rated_and_resumed(tmp_path: Path) -> None:
     config = make_league(tmp_path)
     out = tournament("run", str(config)).stdout
     games = games_of(config)
-    # Every Pacman entrant (alpha, greedy) met every ghost entrant (alpha, crash, random, abg).
+    # Every Pacman entrant (alpha, greedy) met every ghost entrant (alpha, crash, random, abg),
+    # but a team never meets itself (its ghosts could throw games to its own Pacman).
     pairs = {(g["entrant"], g["ghost_entrant"]) for g in games}
     assert pairs == {(p, g) for p in ("alpha", "greedy") for g in ("alpha", "crash", "random",
-                                                                    "abg")}
-    assert len(games) == 2 * 4 * 2
+                                                                    "abg")} - {("alpha", "alpha")}
+    assert len(games) == 7 * 2
     assert all(g["game_id"] == f"{g['entrant']}~{g['ghost_entrant']}@{g['cell']}#"
                                f"{g['game_index']}" for g in games)
     # Common seeds: every pairing plays the same seeds in the cell.
@@ -104,6 +106,12 @@ def test_a_league_is_played_rated_and_resumed(tmp_path: Path) -> None:
     assert all(pacman_points(str(g["outcome"]), g["culprit"]) == 1.0  # type: ignore[arg-type]
                for g in crashed)
     assert all("the ghost team broke" in str(g["message"]) for g in crashed)
+    # Its replay names both sides as the tournament does: entrant (class), never a path.
+    import json
+    kept = json.loads(Path(str(crashed[0]["replay"])).read_text())
+    pacman_name = f"{crashed[0]['entrant']} ("
+    assert kept["agents"][0].startswith(pacman_name), kept["agents"]
+    assert set(kept["agents"][1:]) == {"crash (CrashingGhost)"}, kept["agents"]
     # The team's ghosts played sandboxed; both hashes are stored for resuming.
     team = [g for g in games if g["ghost_entrant"] == "alpha"]
     assert team and all(g["ghost_hash"] for g in team)
@@ -151,3 +159,30 @@ def test_a_config_with_matches_but_no_ghost_entrant_exits_2_before_any_game(
     assert result.returncode == 2
     assert "matches" in result.stderr + result.stdout
     assert not (tmp_path / "out" / "results.sqlite").exists()
+
+
+def test_a_game_neither_side_can_load_counts_for_nobody(tmp_path: Path) -> None:
+    from pacman.layout import PROJECT_LAYOUTS
+    from pacman.limits import Limits
+    from pacman.loader import AgentRef
+    from tournament.runner import GameTask, play_task
+    from tournament.schedule import MatchCell, ScheduledGame
+
+    cell = MatchCell("testClassic", None, 1, "classic")
+    game = ScheduledGame(f"p~g@{cell.key}#0", "p", cell, 0, 1, ghost_entrant="g")
+    task = GameTask(game=game, pacman=None, problem="no agent.py", ghost=AgentRef("g", ""),
+                    args=(), submission_hash="hp", layout_path=str(PROJECT_LAYOUTS /
+                                                                   "testClassic.lay"),
+                    max_moves=10, limits=Limits(), replays="none",
+                    replay_dir=str(tmp_path), ghost_entrant="g", ghost_hash="hg",
+                    ghost_problem="no ghosts.py")
+    row = play_task(task)
+    assert (row["outcome"], row["culprit"]) == ("load_error", None)
+    assert "no agent.py" in row["message"] and "no ghosts.py" in row["message"]
+    assert pacman_points(row["outcome"], row["culprit"]) is None  # no side gains
+    # One side alone failing costs that side the game.
+    only_ghosts = play_task(dataclasses.replace(task, pacman=AgentRef("GreedyAgent",
+                                                                      "pacman.agents.simple",
+                                                                      builtin=True)))
+    assert (only_ghosts["outcome"], only_ghosts["culprit"]) == ("load_error", 1)
+    assert pacman_points(only_ghosts["outcome"], only_ghosts["culprit"]) == 1.0

@@ -333,6 +333,30 @@ def test_all_design_is_every_pairing_in_config_order() -> None:
     ]
 
 
+@pytest.mark.parametrize("design", [{"design": "all"},
+                                    {"design": "sampled", "opponents": 2}])
+def test_a_team_never_meets_itself(design: dict[str, Any]) -> None:
+    """A team on both sides (one folder) does not play its own ghosts, which could throw games
+    to its Pacman; entrants that merely share a name with it do."""
+    import dataclasses
+
+    config = make(matches=design)
+    team = Path("/submissions/greedy")
+    config = dataclasses.replace(
+        config,
+        entrants=tuple(dataclasses.replace(e, folder=team) if e.name == "greedy" else e
+                       for e in config.entrants),
+        ghost_entrants=tuple(dataclasses.replace(e, folder=team) if e.name == "random" else e
+                             for e in config.ghost_entrants),
+    )
+    assert config.same_team("greedy", "random") and not config.same_team("greedy", "directional")
+    pairs = pairings(config)
+    assert ("greedy", "random") not in pairs
+    assert {("greedy", "directional"), ("expectimax", "random")} <= set(pairs)
+    assert not any(g.entrant == "greedy" and g.ghost_entrant == "random"
+                   for g in schedule(config))
+
+
 # ---- the sampled design --------------------------------------------------------------------
 
 

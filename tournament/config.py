@@ -280,6 +280,12 @@ class TournamentConfig:
                 return entrant
         raise KeyError(f"no entrant {name!r} in this tournament")
 
+    def same_team(self, pacman: str, ghost: str) -> bool:
+        """Whether Pacman entrant `pacman` and ghost entrant `ghost` are one team's (the same
+        folder): such a pairing is never played (`tournament.schedule.pairings`)."""
+        folder = self.entrant(pacman).folder
+        return folder is not None and folder == self.ghost_entrant(ghost).folder
+
     def ghost_entrant(self, name: str) -> Entrant:
         """The ghost entrant `name`."""
         for entrant in self.ghost_entrants:
@@ -386,7 +392,12 @@ def _describe_matches(config: TournamentConfig) -> list[str]:
     matches = config.matches
     assert matches is not None
     pacmen, ghosts = len(config.entrants), len(config.ghost_entrants)
+    # A team on both sides never meets itself (`TournamentConfig.same_team`).
+    both = sum(config.same_team(p.name, g.name) for p in config.entrants
+               for g in config.ghost_entrants)
     pairings = matches.pairing_count(pacmen, ghosts)
+    if matches.design == "all":
+        pairings -= both
     grid = config.grid
     cells = len(grid.layouts) * len(grid.depths) * len(grid.rules)
     design = (
@@ -395,6 +406,10 @@ def _describe_matches(config: TournamentConfig) -> list[str]:
         else f"sampled: {matches.opponents} opponents each ({pacmen} Pacman, {ghosts} ghost "
         "entrants)"
     )
+    if both:
+        design += f"; {both} team(s) on both sides never meet themselves"
+        if matches.design != "all":
+            design += " (at most that many pairings fewer)"
     return [
         f"matches: {design} = {pairings} pairings",
         f"{cells} match cells ({matches.ghosts} ghosts) x {pairings} pairings x "

@@ -111,9 +111,11 @@ def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
         if (kind, ref_text, args) not in resolved:
             resolved[kind, ref_text, args] = _resolved(ref_text, args, base, kind)
         ref, problem = resolved[kind, ref_text, args]
-        if ref is not None and entrant.folder is not None:
-            # Its sandbox plays exactly the files hashed here, or none (a load_error).
-            ref = dataclasses.replace(ref, team_hash=digest)
+        if ref is not None:
+            # Named as the entrant in replays and the viewer; a team's sandbox plays exactly
+            # the files hashed here, or none (a load_error).
+            ref = dataclasses.replace(ref, entrant=entrant.name,
+                                      team_hash=digest if entrant.folder is not None else "")
         return ref, problem
 
     fixed_ghosts: dict[str, AgentRef] = {}
@@ -182,6 +184,10 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
     replay: str | None = None
     try:
         layout = load_layout(task.layout_path)
+        if task.pacman is None and task.ghost_problem:
+            # Neither side can play: the game counts for nobody (no culprit: no side gains).
+            return make_row(task, None, None, "load_error", f"both sides cannot load: Pacman: "
+                            f"{task.problem}; ghosts: {task.ghost_problem}", culprit=None)
         if task.pacman is None:
             return make_row(task, None, None, "load_error", task.problem, culprit=0)
         if task.ghost_problem:

@@ -127,8 +127,12 @@ def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
     pacmen = [entrant.name for entrant in config.entrants]
     ghosts = [entrant.name for entrant in config.ghost_entrants]
     if config.matches.design == "all" or config.matches.opponents is None:
-        return [(pacman, ghost) for pacman in pacmen for ghost in ghosts]
-    return sampled_pairings(pacmen, ghosts, config.matches.opponents, config.seed)
+        pairs = [(pacman, ghost) for pacman in pacmen for ghost in ghosts]
+    else:
+        pairs = sampled_pairings(pacmen, ghosts, config.matches.opponents, config.seed)
+    # A team never plays against itself: its ghosts could throw games to its own Pacman (or
+    # the other way round) and move rating between its two entries.
+    return [pair for pair in pairs if not config.same_team(*pair)]
 
 
 def sampled_pairings(
