@@ -25,20 +25,7 @@ from pacman.layout import load_layout, parse_layout
 from pacman.loader import SubmissionError, parse_agent_args, resolve
 from pacman.search.core import MIN, minimax
 from pacman.state import GameState
-
-
-class Ticking:
-    """A clock that moves on by one millisecond each time it is read: a search's time then
-    depends only on how often it looks at the clock, never on the machine's load."""
-
-    TICK = 0.001
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def perf_counter(self) -> float:
-        self.now += self.TICK
-        return self.now
+from tests.clock import Ticking
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from pacman.loader import AgentRef
 from pacman.search.core import CHANCE, MAX, MIN
 from pacman.search.mcts import mcts
 from pacman.state import GameState
+from tests.clock import Ticking
 
 # --- tiny games on the protocol ------------------------------------------------------------
 
@@ -156,20 +157,6 @@ def test_every_root_action_gets_a_playout_and_stats_add_up():
     assert sum(s.visits for s in result.actions) == result.root.visits == 2000
     assert result.stats.nodes <= 2001
     assert result.stats.max_depth >= 3
-
-
-class Ticking:
-    """A clock that moves on by one millisecond each time it is read: a search's time then
-    depends only on how often it looks at the clock, never on the machine's load."""
-
-    TICK = 0.001
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def perf_counter(self) -> float:
-        self.now += self.TICK
-        return self.now
 
 
 @pytest.fixture
