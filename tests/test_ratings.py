@@ -180,14 +180,17 @@ def test_an_unbeaten_entity_gets_a_finite_rating_above_the_others() -> None:
     assert top.rating_high - top.rating_low > mid.rating_high - mid.rating_low
 
 
+#: Two entrants close together (few games), one far above and one far below, against G.
+CLOSE_AND_APART = (
+    record("Strong", "G", "w" * 180 + "l" * 20)
+    + record("Close1", "G", "wwwwwwllll")
+    + record("Close2", "G", "wwwwllllll")
+    + record("Weak", "G", "w" * 20 + "l" * 180)
+)
+
+
 def test_overlapping_intervals_share_a_rank_group_and_separated_ones_do_not() -> None:
-    games = pd.DataFrame(
-        record("Strong", "G", "w" * 180 + "l" * 20)
-        + record("Close1", "G", "wwwwwwllll")
-        + record("Close2", "G", "wwwwllllll")
-        + record("Weak", "G", "w" * 20 + "l" * 180)
-    )
-    ratings = fit_ratings(games, ("G", "ghosts"))
+    ratings = fit_ratings(pd.DataFrame(CLOSE_AND_APART), ("G", "ghosts"))
     rows = by_entity(ratings)
     close1, close2 = rows[("Close1", "pacman")], rows[("Close2", "pacman")]
     strong, weak = rows[("Strong", "pacman")], rows[("Weak", "pacman")]
@@ -201,13 +204,7 @@ def test_overlapping_intervals_share_a_rank_group_and_separated_ones_do_not() ->
 
 
 def test_rank_groups_do_not_depend_on_the_anchor() -> None:
-    games = pd.DataFrame(
-        record("Strong", "G", "w" * 180 + "l" * 20)
-        + record("Close1", "G", "wwwwwwllll")
-        + record("Close2", "G", "wwwwllllll")
-        + record("Weak", "G", "w" * 20 + "l" * 180)
-        + record("Weak", "H", "w" * 30 + "l" * 10)
-    )
+    games = pd.DataFrame(CLOSE_AND_APART + record("Weak", "H", "w" * 30 + "l" * 10))
     groups = []
     for anchor in (("G", "ghosts"), ("Weak", "pacman"), ("Strong", "pacman"), ("H", "ghosts")):
         ratings = fit_ratings(games, anchor)

@@ -552,6 +552,16 @@ def test_a_copied_team_folder_is_not_walked_again_for_hidden_folders(tmp_path: P
     assert hidden_paths(ref, bound=True) == (*platform, (str(team / "__pycache__"), ()))
 
 
+def hashed_team(tmp_path: Path) -> tuple[Path, AgentRef]:
+    """A one-file team folder and its reference as a tournament hands it over (hashed)."""
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "agent.py").write_text("class A: pass\n")
+    hashed = team_digest(team)[:16]
+    return team, AgentRef("A", module="", path=str(team / "agent.py"), team=str(team),
+                          team_hash=hashed)
+
+
 def test_a_copy_without_room_is_the_teams_failure_only_if_its_files_changed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Found by the ninth hostile review: a team that grew its folder during the run filled the
@@ -561,11 +571,7 @@ def test_a_copy_without_room_is_the_teams_failure_only_if_its_files_changed(
     from pacman.sandbox import process
     from pacman.sandbox.process import SandboxError
 
-    team = tmp_path / "team"
-    team.mkdir()
-    (team / "agent.py").write_text("class A: pass\n")
-    hashed = team_digest(team)[:16]
-    ref = AgentRef("A", module="", path=str(team / "agent.py"), team=str(team), team_hash=hashed)
+    team, ref = hashed_team(tmp_path)
     digest = team_digest
 
     def no_room(folder: Path, copy_to: Path | None = None) -> str:
@@ -588,11 +594,7 @@ def test_a_copy_of_other_bytes_than_hashed_never_plays(
     before a second look must not let the copy play."""
     from pacman.sandbox import process
 
-    team = tmp_path / "team"
-    team.mkdir()
-    (team / "agent.py").write_text("class A: pass\n")
-    hashed = team_digest(team)[:16]
-    ref = AgentRef("A", module="", path=str(team / "agent.py"), team=str(team), team_hash=hashed)
+    _, ref = hashed_team(tmp_path)
     digest = team_digest
 
     def changed_while_copied(folder: Path, copy_to: Path | None = None) -> str:

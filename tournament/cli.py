@@ -50,7 +50,7 @@ from tournament.leaderboard import leaderboard
 from tournament.ranking import words as ranking_words
 from tournament.recreate import recreate
 from tournament.results import GameRow, split_formats
-from tournament.resume import current_results, entrant_hashes, store_plan
+from tournament.resume import PLAN_LISTS, current_results, entrant_hashes, store_plan
 from tournament.schedule import schedule
 from tournament.secret import SecretError, checked_secret
 from tournament.standings import Standings, anchor_of, standings
@@ -241,8 +241,9 @@ def status(config_path: Path) -> None:
         table.add_column(column, justify="left" if column in ("entrant", "side") else "right")
     sides = [(e.name, PACMAN) for e in config.entrants]
     sides += [(e.name, GHOSTS) for e in config.ghost_entrants]
+    tally = split.counts()
     for name, side in sides:
-        counts = split.counts(name, side)
+        counts = tally.get((name, side), dict.fromkeys(PLAN_LISTS, 0))
         column = "entrant" if side == PACMAN else "ghost_entrant"
         mine = results[results[column] == name]
         own = mine["culprit"] == 0 if side == PACMAN else mine["culprit"] >= 1

@@ -280,11 +280,11 @@ class TournamentConfig:
                 return entrant
         raise KeyError(f"no entrant {name!r} in this tournament")
 
-    def same_team(self, pacman: str, ghost: str) -> bool:
-        """Whether Pacman entrant `pacman` and ghost entrant `ghost` are one team's (the same
-        folder): such a pairing is never played (`tournament.schedule.pairings`)."""
-        folder = self.entrant(pacman).folder
-        return folder is not None and folder == self.ghost_entrant(ghost).folder
+    def same_team_pairs(self) -> set[tuple[str, str]]:
+        """The (Pacman entrant, ghost entrant) pairs that are one team's (the same folder):
+        such a pairing is never played (`tournament.schedule.pairings`)."""
+        ghosts = {e.folder: e.name for e in self.ghost_entrants if e.folder is not None}
+        return {(e.name, ghosts[e.folder]) for e in self.entrants if e.folder in ghosts}
 
     def ghost_entrant(self, name: str) -> Entrant:
         """The ghost entrant `name`."""
@@ -392,9 +392,8 @@ def _describe_matches(config: TournamentConfig) -> list[str]:
     matches = config.matches
     assert matches is not None
     pacmen, ghosts = len(config.entrants), len(config.ghost_entrants)
-    # A team on both sides never meets itself (`TournamentConfig.same_team`).
-    both = sum(config.same_team(p.name, g.name) for p in config.entrants
-               for g in config.ghost_entrants)
+    # A team on both sides never meets itself (`TournamentConfig.same_team_pairs`).
+    both = len(config.same_team_pairs())
     pairings = matches.pairing_count(pacmen, ghosts)
     if matches.design == "all":
         pairings -= both

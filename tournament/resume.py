@@ -12,10 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pacman.outcomes import INFRA_ERROR, PACMAN
+from pacman.outcomes import GHOSTS, INFRA_ERROR, PACMAN
 from tournament.config import TournamentConfig
 from tournament.schedule import ScheduledGame, schedule
 from tournament.store import Store
+
+#: The lists of a `Plan`, in the order people read them.
+PLAN_LISTS = ("done", "missing", "stale", "infra")
 
 
 @dataclass(frozen=True)
@@ -36,13 +39,19 @@ class Plan:
     def total(self) -> int:
         return len(self.done) + len(self.todo)
 
-    def counts(self, name: str, side: str) -> dict[str, int]:
-        """How many of the games entrant `name` plays on `side` are in each list."""
-        def plays(game: ScheduledGame) -> bool:
-            return (game.entrant if side == PACMAN else game.ghost_entrant) == name
-
-        return {kind: sum(map(plays, getattr(self, kind)))
-                for kind in ("done", "missing", "stale", "infra")}
+    def counts(self) -> dict[tuple[str, str], dict[str, int]]:
+        """(entrant, side) -> how many of its games are in each list, in one pass over the
+        schedule (a match game counts for both of its entrants)."""
+        kinds = PLAN_LISTS
+        out: dict[tuple[str, str], dict[str, int]] = {}
+        for kind in kinds:
+            for game in getattr(self, kind):
+                keys = [(game.entrant, PACMAN)]
+                if game.ghost_entrant:
+                    keys.append((game.ghost_entrant, GHOSTS))
+                for key in keys:
+                    out.setdefault(key, dict.fromkeys(kinds, 0))[kind] += 1
+        return out
 
     @property
     def current(self) -> list[ScheduledGame]:

@@ -132,7 +132,7 @@ def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
         pairs = sampled_pairings(pacmen, ghosts, config.matches.opponents, config.seed)
     # A team never plays against itself: its ghosts could throw games to its own Pacman (or
     # the other way round) and move rating between its two entries.
-    return [pair for pair in pairs if not config.same_team(*pair)]
+    return [pair for pair in pairs if pair not in config.same_team_pairs()]
 
 
 def sampled_pairings(
