@@ -41,7 +41,7 @@ from pacman.handles import AgentFault, AgentRecord, InfraFailure
 from pacman.layout import Layout
 from pacman.limits import SCRATCH_FILES_PER_MB, Limits, TimeKeeper
 from pacman.loader import AgentRef
-from pacman.sandbox import confine, guarantees, wire
+from pacman.sandbox import confine, guarantees, slots, wire
 from pacman.sandbox.cgroup import AgentCgroup, sweep_cgroups
 from pacman.sandbox.zygote import Zygote, ZygoteGone, discard_zygote, zygote
 from pacman.state import GameState
@@ -104,10 +104,12 @@ def fault_message(op: str, kind: str, exc_type: object, text: object) -> str:
 
 @dataclass
 class Placement:
-    """Where a game's sandboxes live and which uid slot they use (one per worker)."""
+    """Where a game's sandboxes live and which uid slot they use."""
 
     root: Path | None = None
-    slot: int = 0
+    #: The uid slot; None (the default) takes a free one machine-wide for each sandbox
+    #: (`pacman.sandbox.slots`), held until the sandbox is closed.
+    slot: int | None = None
     keep: bool = False
     #: The confinement layers to apply (all by default; tests switch one off to see the
     #: others still hold).
@@ -223,6 +225,7 @@ class AgentProcess:
         self.on_wait: Callable[[], None] | None = None
         self._stopped = False
         self._stat_fd: int | None = None
+        self._slot: slots.Slot | None = None
         self._layout = layout
         self._num_ghosts = num_ghosts
         self._ruleset = ruleset
@@ -248,7 +251,13 @@ class AgentProcess:
             folder = str(team_folder(self.ref))
             if not confine.world_readable(folder):
                 uid_problem = f"the team folder {folder} is not readable by other users"
-        uid = None if uid_problem else confine.FIRST_SLOT_UID + 8 * self.placement.slot + self.index
+        uid = None
+        if not uid_problem:
+            slot = self.placement.slot
+            if slot is None:
+                self._slot = slots.take()
+                slot = self._slot.number
+            uid = confine.FIRST_SLOT_UID + 8 * slot + self.index
         mem = self.limits.memory_mb * 1024 * 1024 if self.limits.memory_mb else None
         plan = confine.Plan(
             workdir=str(self.workdir),
@@ -485,8 +494,8 @@ class AgentProcess:
             return
         self._closed = True
         for step in (self._record_cpu, self._kill_agent, self._end_keeper,
-                     self._remove_cgroup, self._collect_log, self._close_fds,
-                     self._remove_home):
+                     self._remove_cgroup, self._release_slot, self._collect_log,
+                     self._close_fds, self._remove_home):
             try:
                 step()
             except Exception as exc:
@@ -512,6 +521,11 @@ class AgentProcess:
     def _remove_cgroup(self) -> None:
         if self.cgroup is not None:
             self.cgroup.remove()
+
+    def _release_slot(self) -> None:
+        """Only once its processes are gone: the next holder of the slot plays as its uid."""
+        if self._slot is not None:
+            self._slot.release()
 
     def _collect_log(self) -> None:
         self._drain_output()
