@@ -7,6 +7,9 @@ out. Everything here opens without following a final link (when asked), without 
 (`O_NONBLOCK`, so a fifo opens at once and is then refused), checks with `fstat` on the open
 descriptor that it is a regular file (so what is checked is what is read), and reads at most
 a cap. Problems are `FileProblem`s, whose message names the file.
+
+Writing is the other half: `write_atomic` is how the platform writes a file someone may be
+reading (a replay, a table): a reader sees the old file or the new one, never half of one.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 
 class FileProblem(ValueError):
@@ -126,3 +131,27 @@ def printable_name(name: str) -> bool:
 def show_name(name: str) -> str:
     """A file name for a message: as is when printable, else its repr (escapes visible)."""
     return name if printable_name(name) else ascii(name)
+
+
+def write_atomic(path: Path, content: str | Callable[[TextIO], None],
+                 newline: str | None = None) -> Path:
+    """Write `content` (text, or a function that writes to the open file) to `path`
+    atomically: a temporary file beside it, then a rename. The file gets the permissions any
+    file the user makes gets (mkstemp's are private). Its folder is made when missing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}-",
+                                     suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
+            if isinstance(content, str):
+                fh.write(content)
+            else:
+                content(fh)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +17,7 @@ from typing import Any
 
 from pacman import __version__
 from pacman.actions import is_direction
-from pacman.files import FileProblem, read_text_bounded
+from pacman.files import FileProblem, read_text_bounded, write_atomic
 from pacman.game import GameResult
 from pacman.layout import Layout, LayoutError, parse_layout
 from pacman.outcomes import ENDINGS
@@ -89,21 +87,12 @@ def to_json(result: GameResult, layout: Layout) -> dict[str, Any]:
 
 def write(result: GameResult, layout: Layout, path: Path) -> Path:
     """Write atomically: a reader never sees half a replay."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = json.dumps(to_json(result, layout), separators=(",", ":"))
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".replay-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-        # mkstemp makes the file private; a replay is readable like any file the user makes.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(path, dumps(result, layout))
+
+
+def dumps(result: GameResult, layout: Layout) -> str:
+    """The replay as the compact JSON text a replay file holds."""
+    return json.dumps(to_json(result, layout), separators=(",", ":"))
 
 
 def load(path: Path) -> Replay:

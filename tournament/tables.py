@@ -20,10 +20,10 @@ through `markdown`, here and nowhere else:
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from pacman.files import write_atomic
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP's list, and the
 #: full-width forms some spreadsheets also accept).
@@ -54,19 +54,11 @@ def csv_frame(frame: Any) -> Any:
 
 def write_csv(frame: Any, path: Path) -> None:
     """Write `frame` as CSV, formula-safe, atomically (a temporary file, then a rename)."""
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            # CRLF, as RFC 4180 says: the writer then quotes a field holding a lone `\r`
-            # too, which with `\n` endings it would write bare and a reader would split.
-            csv_frame(frame).to_csv(fh, index=False, lineterminator="\r\n")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp's file is private; a CSV is not
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    # CRLF, as RFC 4180 says: the writer then quotes a field holding a lone `\r` too, which
+    # with `\n` endings it would write bare and a reader would split.
+    write_atomic(path, lambda fh: csv_frame(frame).to_csv(fh, index=False,
+                                                          lineterminator="\r\n"),
+                 newline="")
 
 
 def markdown(frame: Any) -> str:
