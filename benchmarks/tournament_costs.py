@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from pacman.game import GameSpec, play
-from pacman.layout import load_layout
+from pacman.layout import parse_layout
 from tournament.config import load_config
 from tournament.runner import tasks_for
 from tournament.schedule import schedule
@@ -82,7 +82,7 @@ def direct_play_seconds(config_path: Path) -> float:
     t0 = time.perf_counter()
     for task in tasks:
         assert task.pacman is not None, task.problem
-        spec = GameSpec(load_layout(task.layout_path), task.pacman, task.ghost,
+        spec = GameSpec(parse_layout(task.layout_text, task.layout_name), task.pacman, task.ghost,
                         num_ghosts=task.game.cell.num_ghosts, seed=task.game.seed,
                         max_moves=task.max_moves, sandbox=False, secret=task.secret)
         play(spec)

@@ -230,7 +230,7 @@ def _compiled_problem(rel: str) -> str:
     return ""
 
 
-def team_digest(folder: Path, copy_to: Path | None = None) -> str:
+def team_digest(folder: Path, copy_to: Path | None = None, whole: bool = False) -> str:
     """SHA-256 over the team's files, each by name and bytes, in `team_files` order.
 
     Every file is opened beneath one descriptor of the team folder, one name at a time and
@@ -242,7 +242,8 @@ def team_digest(folder: Path, copy_to: Path | None = None) -> str:
     `__pycache__`, as a team's view for a sandbox (`pacman.sandbox.process`): every file mode
     0444, every folder 0755 (the referee removes it; the view is bound read-only), every time
     0, no extended attribute, no folder that holds no file, so nothing the hash does not cover
-    is in the copy.
+    is in the copy. With `whole`, `__pycache__` is copied too: the copy is then a team folder
+    of the same digest (a tournament's snapshot of the team, `tournament.bundles`).
     """
     files = team_files(folder)
     digest = hashlib.sha256()
@@ -253,7 +254,7 @@ def team_digest(folder: Path, copy_to: Path | None = None) -> str:
         for rel in files:
             digest.update(os.fsencode(rel) + b"\0")
             target = None
-            if copy_to is not None and "__pycache__" not in rel.split("/")[:-1]:
+            if copy_to is not None and (whole or "__pycache__" not in rel.split("/")[:-1]):
                 target = copy_to / rel
                 for parent in reversed(target.relative_to(copy_to).parents[:-1]):
                     if copy_to / parent not in made:

@@ -19,10 +19,10 @@ import signal
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
-from tournament.runner import GameTask, play_task
+from tournament.bundles import TeamCache
+from tournament.runner import GameOutput, GameTask, play_task
 
 POINTS = ("before", "during", "after")
 
@@ -52,7 +52,7 @@ class Chaos:
         prefix = quote(game_id, safe="") + "."
         return sum(1 for p in Path(self.folder).iterdir() if p.name.startswith(prefix))
 
-    def __call__(self, task: GameTask, slot: int) -> dict[str, Any]:
+    def __call__(self, task: GameTask, cache: TeamCache) -> GameOutput:
         game_id = task.game.game_id
         attempt = self._count(game_id)
         point = self.plan(game_id, attempt)
@@ -61,10 +61,10 @@ class Chaos:
         if point == "during":
             delay = random.Random(f"{self.seed}/{game_id}/{attempt}/when").uniform(0, 0.05)
             threading.Timer(delay, _die).start()
-        row = play_task(task, slot)
+        output = play_task(task, cache)
         if point is not None:  # "after", or "during" with a game shorter than the delay
             _die()
-        return row
+        return output
 
     def _count(self, game_id: str) -> int:
         name = quote(game_id, safe="")

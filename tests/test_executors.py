@@ -14,6 +14,7 @@ import random
 import signal
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from tests.test_sandbox_zoo import UNAVAILABLE
 from tests.test_tournament_run import make_tournament
 from tournament.config import load_config
 from tournament.executors import RETRIES, Ledger, LocalExecutor
-from tournament.runner import GameTask, play_task, submission_hash, tasks_for
+from tournament.runner import GameOutput, GameTask, play_task, submission_hash, tasks_for
 from tournament.schedule import schedule
 
 #: What decides a game; timings, hosts and dates do not.
@@ -51,9 +52,10 @@ class Collector:
         self.rows: list[dict[str, Any]] = []
         self.lock = threading.Lock()
 
-    def __call__(self, row: dict[str, Any]) -> None:
+    def __call__(self, task: GameTask, output: GameOutput) -> None:
+        assert output.key == task.key and output.row["game_id"] == task.game.game_id
         with self.lock:
-            self.rows.append(row)
+            self.rows.append(dict(output.row))
 
     def once_each(self, tasks: list[GameTask]) -> dict[str, dict[str, Any]]:
         """The rows by game id, after checking that each task came back exactly once."""
@@ -72,7 +74,7 @@ def tasks(tmp_path_factory: pytest.TempPathFactory) -> list[GameTask]:
 @pytest.fixture(scope="module")
 def undisturbed(tasks: list[GameTask]) -> dict[str, tuple[Any, ...]]:
     """Each game played once in this process, nobody killed."""
-    return {t.game.game_id: deciding(play_task(t)) for t in tasks}
+    return {t.game.game_id: deciding(dict(play_task(t).row)) for t in tasks}
 
 
 # --- the ledger --------------------------------------------------------------------------------
@@ -82,20 +84,38 @@ def test_the_ledger_keeps_each_task_in_exactly_one_place(tasks: list[GameTask]) 
     ledger = Ledger([a, b, c])
 
     def places() -> tuple[list[str], list[str], list[str]]:
-        return ([t.game.game_id for t in ledger.todo], sorted(ledger.in_flight),
+        return ([t.game.game_id for t in ledger.again], sorted(ledger.in_flight),
                 sorted(ledger.done))
 
     assert ledger.take() is a and ledger.take() is b
-    assert places() == ([c.game.game_id], sorted([a.game.game_id, b.game.game_id]), [])
+    assert places() == ([], sorted([a.game.game_id, b.game.game_id]), [])
     ledger.stored(a)
     ledger.put_back(b)  # never ran: back at the front, uncharged
-    assert places() == ([b.game.game_id, c.game.game_id], [], [a.game.game_id])
+    assert places() == ([b.game.game_id], [], [a.game.game_id])
     assert ledger.deaths[b.game.game_id] == 0
     with pytest.raises(KeyError):
         ledger.stored(a)  # already done: a second store is a bug, not a replace
-    with pytest.raises(ValueError, match="scheduled twice"):
-        Ledger([a, b, a])
     assert not ledger.finished
+    assert ledger.take() is b and ledger.take() is c  # what was put back comes first
+    twice = Ledger([a, b, a])
+    twice.take(), twice.take()
+    with pytest.raises(ValueError, match="scheduled twice"):
+        twice.take()
+
+
+def test_the_ledger_makes_tasks_only_as_they_are_taken(tasks: list[GameTask]) -> None:
+    made: list[str] = []
+
+    def lazily() -> Iterator[GameTask]:
+        for task in tasks:
+            made.append(task.game.game_id)
+            yield task
+
+    ledger = Ledger(lazily())
+    assert made == []
+    ledger.take()
+    assert len(made) == 1
+    assert ledger.todo and len(made) == 2  # asking whether any is left makes the next one
 
 
 def test_a_task_that_keeps_dying_is_recorded_as_the_platforms_failure(
@@ -105,11 +125,11 @@ def test_a_task_that_keeps_dying_is_recorded_as_the_platforms_failure(
     for _ in range(RETRIES):
         assert ledger.take() is task
         assert ledger.died(task) is False  # back to be played again
-        assert list(ledger.todo) == [task] and not ledger.in_flight
+        assert list(ledger.again) == [task] and not ledger.in_flight
     ledger.take()
     assert ledger.died(task) is True  # kept in flight until its row is stored
     assert list(ledger.in_flight) == [task.game.game_id] and not ledger.todo
-    row = ledger.death_row(task)
+    row = ledger.death_output(task).row
     assert row["outcome"] == "infra_error" and row["game_id"] == task.game.game_id
     assert row["message"] == f"its worker process died {RETRIES + 1} times"
     assert row["score"] == 0 and not row["win"] and row["culprit"] is None
@@ -123,8 +143,9 @@ def test_leaving_early_puts_what_is_in_flight_back(tasks: list[GameTask]) -> Non
     ledger.stored(first)
     ledger.put_back_all()
     assert not ledger.in_flight and ledger.done == {first.game.game_id}
-    assert [t.game.game_id for t in ledger.todo] == [t.game.game_id for t in
-                                                     (second, *tasks[2:4])]
+    assert [ledger.take().game.game_id for _ in range(3)] == [t.game.game_id for t in
+                                                              (second, *tasks[2:4])]
+    assert not ledger.todo
 
 
 # --- whole runs with dying workers -------------------------------------------------------------
@@ -233,10 +254,10 @@ def test_a_failing_callback_stops_the_run_and_the_next_run_finishes_it(
     behind, and the games it did not store are all played by the next run."""
     stored: list[dict[str, Any]] = []
 
-    def fragile(row: dict[str, Any]) -> None:
+    def fragile(task: GameTask, output: GameOutput) -> None:
         if len(stored) == 5:
             raise Boom("disk full")
-        stored.append(row)
+        stored.append(dict(output.row))
 
     chaos = Chaos(seed=3, folder=str(tmp_path), chance=0.3)
     with pytest.raises(Boom):
@@ -256,8 +277,8 @@ def test_a_ctrl_c_in_the_organizer_stops_at_once_and_keeps_what_was_stored(
         tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]]) -> None:
     stored: list[dict[str, Any]] = []
 
-    def interrupted(row: dict[str, Any]) -> None:
-        stored.append(row)
+    def interrupted(task: GameTask, output: GameOutput) -> None:
+        stored.append(dict(output.row))
         if len(stored) == 3:
             raise KeyboardInterrupt
 

@@ -171,18 +171,17 @@ def test_a_game_neither_side_can_load_counts_for_nobody(tmp_path: Path) -> None:
     cell = MatchCell("testClassic", None, 1, "classic")
     game = ScheduledGame(f"p~g@{cell.key}#0", "p", cell, 0, 1, ghost_entrant="g")
     task = GameTask(game=game, pacman=None, problem="no agent.py", ghost=AgentRef("g", ""),
-                    args=(), submission_hash="hp", layout_path=str(PROJECT_LAYOUTS /
-                                                                   "testClassic.lay"),
+                    args=(), submission_hash="hp", layout_name="testClassic",
+                    layout_text=(PROJECT_LAYOUTS / "testClassic.lay").read_text(),
                     max_moves=10, limits=Limits(), replays="none",
-                    replay_dir=str(tmp_path), ghost_entrant="g", ghost_hash="hg",
-                    ghost_problem="no ghosts.py")
-    row = play_task(task)
+                    ghost_entrant="g", ghost_hash="hg", ghost_problem="no ghosts.py")
+    row = play_task(task).row
     assert (row["outcome"], row["culprit"]) == ("load_error", None)
     assert "no agent.py" in row["message"] and "no ghosts.py" in row["message"]
     assert pacman_points(row["outcome"], row["culprit"]) is None  # no side gains
     # One side alone failing costs that side the game.
     only_ghosts = play_task(dataclasses.replace(task, pacman=AgentRef("GreedyAgent",
                                                                       "pacman.agents.simple",
-                                                                      builtin=True)))
+                                                                      builtin=True))).row
     assert (only_ghosts["outcome"], only_ghosts["culprit"]) == ("load_error", 1)
     assert pacman_points(only_ghosts["outcome"], only_ghosts["culprit"]) == 1.0

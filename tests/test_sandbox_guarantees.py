@@ -224,7 +224,7 @@ def test_a_game_confined_less_than_the_check_found_is_not_scored(tmp_path: Path)
     config = load_config(tournament(tmp_path))
     hashes = {e.name: submission_hash(e) for e in config.entrants}
     [task] = tasks_for(config, schedule(config), hashes, "ab" * 32, layers=ALL)
-    row = play_task(task)
+    row = play_task(task).row
     if guarantees.lost(ALL, row["sandbox"].split(",")):
         # Refused at its start (no team code ran), or, failing that, after the game.
         assert row["outcome"] == "infra_error" and "the guarantees" in row["message"]
@@ -232,20 +232,28 @@ def test_a_game_confined_less_than_the_check_found_is_not_scored(tmp_path: Path)
         assert row["outcome"] != "infra_error"
 
 
-def test_a_team_whose_files_changed_since_the_run_hashed_them_plays_none(
+def test_a_team_whose_files_change_during_a_run_plays_the_files_the_run_hashed(
         tmp_path: Path) -> None:
     # Found by the fourth hostile review: a team that could write to its folder during a run
-    # changed it between the hash and its games.
+    # changed it between the hash and its games. A run now plays its snapshot of the team
+    # (`tournament.bundles`), taken with the hash: the change reaches none of its games.
+    from tournament.bundles import TeamCache
     from tournament.config import load_config
-    from tournament.runner import play_task, submission_hash, tasks_for
+    from tournament.runner import Snapshots, play_task, tasks_for
     from tournament.schedule import schedule
 
     config = load_config(tournament(tmp_path))
-    hashes = {e.name: submission_hash(e) for e in config.entrants}
-    [task] = tasks_for(config, schedule(config), hashes, "ab" * 32)
-    assert play_task(task)["outcome"] != "load_error"
+    snapshots = Snapshots.take(config, TeamCache(tmp_path / "cache"))
+    hashes, _ = snapshots.hashes(config)
+    [task] = tasks_for(config, schedule(config), hashes, "ab" * 32, snapshots=snapshots)
     with open(tmp_path / "submissions" / "alpha" / "agent.py", "a") as fh:
-        fh.write("# changed during the run\n")
-    row = play_task(task)
+        fh.write("raise SystemExit('changed during the run')\n")
+    row = play_task(task, snapshots.cache).row
+    assert row["outcome"] != "load_error", row["message"]
+    assert row["submission_hash"] == hashes["alpha"]
+    # A snapshot that is not the files the task names (a hash of other bytes) plays none.
+    wrong = {name: "0" * 16 for name in hashes}
+    [task] = tasks_for(config, schedule(config), wrong, "ab" * 32, snapshots=snapshots)
+    row = play_task(task, snapshots.cache).row
     assert (row["outcome"], row["culprit"]) == ("load_error", 0), row["message"]
     assert "its files changed since the run hashed them" in row["message"]

@@ -101,61 +101,150 @@ def run(config_path: Path, workers: int | None) -> None:
     """Play every game not yet stored (all of them the first time), then print the ranking
     and write it (leaderboard.csv, .md, .json and games.csv in the output folder; with match
     games also their ratings and crosstable, ratings.csv and crosstable.csv)."""
-    from tournament.executors import DaskExecutor, Executor, LocalExecutor
-    from tournament.runner import tasks_for
+    from tournament.bundles import TeamCache
+    from tournament.executors import ClusterError, Executor, LocalExecutor
+    from tournament.resume import Hashes
+    from tournament.runner import iter_tasks
 
     config = load(config_path)
     if workers is not None and workers < 1:
         die("--workers: expected at least 1")
-    store = open_store(config)
-    hashes = entrant_hashes(config)
-    split = store_plan(config, store, hashes)
-    todo = split.todo
-    total = split.total
-    console.print(f"[bold]{config.name}[/]: {total} games; {len(split.done)} already stored, "
-                  f"{len(todo)} to play ({len(split.stale)} stale, "
-                  f"{len(split.infra)} to retry)")
-    warn_unplayable_teams(config)
-    if todo:
-        layers = check_sandbox(config)
-        if "mounts" in layers and not config.scheduler:
-            check_copy_room(config, workers or config.worker_count)
-        try:
-            tasks = tasks_for(config, todo, hashes.pacman, checked_secret(config, store), layers,
-                              hashes.ghosts)
-        except SecretError as exc:
-            die(str(exc))
-        executor: Executor = (DaskExecutor(config.scheduler) if config.scheduler
-                              else LocalExecutor(workers or config.worker_count))
-        failures = 0
-        started = time.perf_counter()
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("failures: {task.fields[failures]}"), TimeRemainingColumn(),
-                      console=console, transient=False) as progress:
-            bar = progress.add_task("playing", total=len(tasks), failures=0)
-
-            def on_result(row: GameRow) -> None:
-                nonlocal failures
-                store.put(row)
-                if row["outcome"] in FAILURES or row["outcome"] == INFRA_ERROR:
-                    failures += 1
-                progress.update(bar, advance=1, failures=failures)
-
+    cluster = connect_cluster(config) if config.scheduler else None
+    cache = TeamCache.temporary()
+    created = not (config.output / "results.sqlite").exists()
+    store: Store | None = None
+    try:
+        store = open_store(config)
+        snapshots = take_snapshots(config, cache)
+        hashes = Hashes(*snapshots.hashes(config))
+        split = store_plan(config, store, hashes)
+        todo = split.todo
+        total = split.total
+        console.print(f"[bold]{escape(config.name)}[/]: {total} games; {len(split.done)} "
+                      f"already stored, {len(todo)} to play ({len(split.stale)} stale, "
+                      f"{len(split.infra)} to retry)")
+        warn_unplayable_teams(config)
+        if todo:
+            layers = check_sandbox(config)
+            if "mounts" in layers and cluster is None:
+                check_copy_room(config, workers or config.worker_count)
             try:
-                executor.run(tasks, on_result)
+                secret = checked_secret(config, store)
+            except SecretError as exc:
+                die(str(exc))
+            tasks = iter_tasks(config, todo, hashes.pacman, secret, layers, hashes.ghosts,
+                               snapshots)
+            executor: Executor
+            if cluster is not None:
+                cluster.cache = cache
+                executor = cluster
+            else:
+                executor = LocalExecutor(workers or config.worker_count, cache=cache)
+            started = time.perf_counter()
+            try:
+                play_with_progress(config, store, executor, tasks, len(todo))
             except KeyboardInterrupt:
-                progress.stop()
                 kept = len(store_plan(config, store, hashes).done)
                 console.print(f"stopped: {kept} of {total} games stored in "
                               f"{store.path}; run the same command again to finish")
                 sys.exit(130)
-        elapsed = time.perf_counter() - started
-        console.print(f"played {len(tasks)} games in {elapsed:.1f}s "
-                      f"({elapsed / len(tasks) * 1000:.0f} ms per game on "
-                      f"{workers or config.worker_count} workers)")
-    results = current_results(config, store)
-    show_results(config, results)  # a ratings problem is shown; the run itself went well
-    store.close()
+            except ClusterError as exc:
+                kept = len(store_plan(config, store, hashes).done)
+                console.print(f"stopped: {exc}; {kept} of {total} games stored in "
+                              f"{store.path}", markup=False)
+                sys.exit(1)
+            elapsed = time.perf_counter() - started
+            where = (f"on the Dask cluster at {config.scheduler}" if cluster is not None
+                     else f"on {workers or config.worker_count} workers")
+            console.print(f"played {len(todo)} games in {elapsed:.1f}s "
+                          f"({elapsed / len(todo) * 1000:.0f} ms per game {where})",
+                          markup=False)
+        results = current_results(config, store)
+        show_results(config, results)  # a ratings problem is shown; the run itself went well
+    finally:
+        cache.remove()
+        if cluster is not None:
+            cluster.close()
+        if store is not None:
+            empty = store.is_empty()
+            store.close()
+            if created and empty and sys.exc_info()[0] is not None:
+                remove_database(store.path)  # stopped before any game: leave nothing
+
+
+def connect_cluster(config: TournamentConfig) -> Any:
+    """The Dask executor, connected, with workers of this platform version; exit 2 with one
+    line when the scheduler cannot be reached or a worker runs another version."""
+    from tournament.executors import ClusterError, DaskExecutor
+
+    assert config.scheduler is not None
+    cluster = DaskExecutor(config.scheduler, config.cluster,
+                           say=lambda text: console.print(text, markup=False))
+    try:
+        cluster.connect()
+        versions = cluster.versions()
+    except ClusterError as exc:
+        die(str(exc))
+    others = sorted(f"{worker} ({version})" for worker, version in versions.items()
+                    if version != __version__)
+    if others:
+        cluster.close()
+        die(f"workers of another pacman-arena version than this one ({__version__}): "
+            f"{', '.join(others)}; install the same version on every worker")
+    count, threads = cluster.threads()
+    console.print(f"Dask cluster at {config.scheduler}: {count} workers, {threads} threads"
+                  + ("" if count else " (games wait until a worker joins)"), markup=False)
+    return cluster
+
+
+def take_snapshots(config: TournamentConfig, cache: Any) -> Any:
+    """The run's snapshot of every team's files (`tournament.bundles`)."""
+    from tournament.runner import Snapshots
+
+    try:
+        return Snapshots.take(config, cache)
+    except RuntimeError as exc:
+        die(str(exc), 1)
+
+
+def play_with_progress(config: TournamentConfig, store: Store, executor: Any, tasks: Any,
+                       count: int) -> None:
+    """Play `tasks`, keeping each output as it arrives (`tournament.outputs`), with a
+    progress bar on a terminal and progress lines elsewhere (`tournament.progress`)."""
+    from tournament.outputs import Keeper
+    from tournament.progress import ProgressLines
+    from tournament.runner import GameOutput, GameTask
+
+    keeper = Keeper(config.output, store)
+
+    def failed(row: GameRow) -> bool:
+        return row["outcome"] in FAILURES or row["outcome"] == INFRA_ERROR
+
+    if not console.is_terminal:
+        with ProgressLines(count, lambda text: console.print(text, markup=False)) as lines:
+            def on_line(task: GameTask, output: GameOutput) -> None:
+                lines.advance(failed(keeper.keep(task, output)))
+
+            executor.run(tasks, on_line)
+        return
+    failures = 0
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("failures: {task.fields[failures]}"), TimeRemainingColumn(),
+                  console=console, transient=False) as progress:
+        bar = progress.add_task("playing", total=count, failures=0)
+
+        def on_result(task: GameTask, output: GameOutput) -> None:
+            nonlocal failures
+            failures += failed(keeper.keep(task, output))
+            progress.update(bar, advance=1, failures=failures)
+
+        executor.run(tasks, on_result)
+
+
+def remove_database(path: Path) -> None:
+    """Remove a results database and its journal files."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 def warn_unplayable_teams(config: TournamentConfig) -> None:

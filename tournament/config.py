@@ -189,6 +189,21 @@ class RecordConfig:
 
 
 @dataclass(frozen=True)
+class ClusterConfig:
+    """How a run on a Dask cluster (`scheduler:`) waits and how much it hands out at once.
+
+    A run that cannot reach its scheduler within `connect_timeout` seconds stops at once
+    (exit 2, nothing written); one that has no worker at all for `worker_wait` seconds stops
+    (what is stored is kept; it says so while it waits); `in_flight` games are submitted at
+    once (None: twice the cluster's worker threads, counted as workers come and go).
+    """
+
+    connect_timeout: float = 30.0
+    worker_wait: float = 300.0
+    in_flight: int | None = None
+
+
+@dataclass(frozen=True)
 class SandboxConfig:
     """How much confinement the organizer insists on.
 
@@ -252,6 +267,7 @@ class TournamentConfig:
     workers: int | None = None
     #: A Dask scheduler address; None plays in a local process pool.
     scheduler: str | None = None
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
     record: RecordConfig = field(default_factory=RecordConfig)
     ranking: RankingConfig = field(default_factory=RankingConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
@@ -329,6 +345,10 @@ def parse_config(data: object, source: str, base: Path) -> TournamentConfig:
 
         lines = _problem_lines(exc)
         raise ConfigError(source, sorted(lines, key=position) or ["the config is empty"]) from None
+    if checked.cluster is not None and checked.scheduler is None:
+        raise ConfigError(source, ["cluster: says how to use a Dask cluster, but no scheduler: "
+                                   "is given (add scheduler: tcp://host:8786, or remove "
+                                   "cluster:)"])
     return checked.build(base)
 
 
@@ -1321,6 +1341,19 @@ def _scheduler(value: object) -> str:
     return text
 
 
+def _seconds(value: object) -> float:
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not (math.isfinite(value) and value > 0)):
+        raise _problem(f"expected a number of seconds above 0, got {_show(value)}")
+    return float(value)
+
+
+class _ClusterIn(_Mapping):
+    connect_timeout: Annotated[float, PlainValidator(_seconds)] = ClusterConfig.connect_timeout
+    worker_wait: Annotated[float, PlainValidator(_seconds)] = ClusterConfig.worker_wait
+    in_flight: Annotated[int | None, PlainValidator(_whole(1))] = None
+
+
 def _replay_policy(value: object) -> ReplayPolicy:
     policy = _choice(REPLAY_POLICIES, "replay policy")(value)
     return next(known for known in REPLAY_POLICIES if known == policy)
@@ -1385,6 +1418,7 @@ class _ConfigIn(_Mapping):
     limits: Annotated[Limits, PlainValidator(_limits)] = Field(default_factory=Limits)
     workers: Annotated[int | None, PlainValidator(_whole(1))] = None
     scheduler: Annotated[str | None, PlainValidator(_scheduler)] = None
+    cluster: _ClusterIn | None = None
     output: Annotated[str | None, PlainValidator(_text("a folder for the results"))] = None
     record: _RecordIn = Field(default_factory=_RecordIn)
     ranking: _RankingIn = Field(default_factory=_RankingIn)
@@ -1404,6 +1438,8 @@ class _ConfigIn(_Mapping):
             limits=self.limits,
             workers=self.workers,
             scheduler=self.scheduler,
+            cluster=ClusterConfig() if self.cluster is None else ClusterConfig(
+                self.cluster.connect_timeout, self.cluster.worker_wait, self.cluster.in_flight),
             output=env.path(self.output or f"results/{slug(self.name)}"),
             record=RecordConfig(self.record.replays),
             ranking=RankingConfig(by=self.ranking.by, confidence=self.ranking.confidence),

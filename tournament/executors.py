@@ -1,7 +1,11 @@
 """Where games are played: local worker processes by default, a Dask cluster when configured.
 
-Both take the same tasks and hand each finished row to a callback in the organizer's process,
-which stores it at once. Nothing taken from the schedule may be lost on the way, whatever
+Both take the same tasks, made one at a time as they are needed (`tournament.runner.
+iter_tasks`): only a bounded number of games is in flight at once (the pool's `workers`; on
+Dask `in_flight`, by default twice the cluster's worker threads), so the organizer's memory
+does not grow with the number of games. Each finished game's output goes, with its task, to a
+callback in the organizer's process, which checks and keeps it at once
+(`tournament.outputs`). Nothing taken from the schedule may be lost on the way, whatever
 fails between taking a game and storing it (a worker killed, the callback raising, Ctrl-C): a
 `Ledger` holds every task of a run in exactly one place (to play, in flight, done) and the
 executors move tasks only through it. A worker process that dies takes only the game it was
@@ -13,13 +17,15 @@ flight when a run stops early is not stored, so the next `tournament run` plays 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
 import os
+import queue
 import signal
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
@@ -27,40 +33,55 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Protocol
 
 from pacman.outcomes import INFRA_ERROR
-from tournament.results import GameRow
-from tournament.runner import GameTask, make_row, play_task, worker_environment
+from tournament.bundles import Bundle, TeamCache, default_cache, worker_cache
+from tournament.config import ClusterConfig
+from tournament.runner import GameOutput, GameTask, make_row, play_task, worker_environment
 
 #: Plays of one game after its worker died, before it is recorded as an infrastructure error.
 RETRIES = 2
 #: Seconds a worker gets to exit by itself at the end of a run before it is killed.
 RETIRE_LIMIT = 5.0
 
-OnResult = Callable[[GameRow], None]
-#: What a worker does with a task: play it with a sandbox uid slot and return its row. Tests
-#: pass their own (a module-level function, so that it can be sent to a worker process).
-Play = Callable[[GameTask, int], GameRow]
+#: The organizer's callback: a task and what its worker sent back (or the ledger's row for a
+#: game the platform failed).
+OnResult = Callable[[GameTask, GameOutput], None]
+#: What a worker does with a task: play it from the team snapshots in the cache and return
+#: its output. Tests pass their own (a module-level function, so that it can be sent to a
+#: worker process).
+Play = Callable[[GameTask, TeamCache], GameOutput]
 
 
 class Executor(Protocol):
-    def run(self, tasks: list[GameTask], on_result: OnResult) -> None: ...
+    def run(self, tasks: Iterable[GameTask], on_result: OnResult) -> None: ...
 
 
 class Ledger:
-    """Where each task of a run is: to play (`todo`), `in_flight`, or `done` (its row stored).
+    """Where each task of a run is: to play (`todo`: put back, then not yet made), `in_flight`,
+    or `done` (its row stored).
 
     Every task is in exactly one of the three. A task leaves `in_flight` only when its row has
     been stored (`stored`) or when it goes back to be played (`put_back`, `died`); an executor
-    that leaves its loop by an exception calls `put_back_all`, so nothing is ever in none.
+    that leaves its loop by an exception calls `put_back_all`, so nothing is ever in none. The
+    tasks not yet taken stay in their iterator: they are made as they are taken.
     """
 
     def __init__(self, tasks: Iterable[GameTask]) -> None:
-        self.todo: deque[GameTask] = deque(tasks)
+        self._fresh: Iterator[GameTask] = iter(tasks)
+        #: Tasks put back, played before any fresh one.
+        self.again: deque[GameTask] = deque()
         self.in_flight: dict[str, GameTask] = {}
         self.done: set[str] = set()
         self.deaths: Counter[str] = Counter()
-        if len({t.game.game_id for t in self.todo}) < len(self.todo):
-            raise ValueError("a game is scheduled twice: "
-                             f"{Counter(t.game.game_id for t in self.todo).most_common(1)[0][0]}")
+
+    @property
+    def todo(self) -> bool:
+        """Whether a task is left to take (making the next one if need be)."""
+        if not self.again:
+            task = next(self._fresh, None)
+            if task is None:
+                return False
+            self.again.append(task)
+        return True
 
     @property
     def finished(self) -> bool:
@@ -68,8 +89,14 @@ class Ledger:
 
     def take(self) -> GameTask:
         """The next task to play, now in flight."""
-        task = self.todo.popleft()
-        self.in_flight[task.game.game_id] = task
+        if not self.todo:
+            raise IndexError("no task left to take")
+        task = self.again.popleft()
+        gid = task.game.game_id
+        if gid in self.in_flight or gid in self.done:
+            self.again.appendleft(task)
+            raise ValueError(f"a game is scheduled twice: {gid}")
+        self.in_flight[gid] = task
         return task
 
     def stored(self, task: GameTask) -> None:
@@ -81,12 +108,12 @@ class Ledger:
     def put_back(self, task: GameTask) -> None:
         """`task` did not run (its worker was gone before it got it): play it next, uncharged."""
         del self.in_flight[task.game.game_id]
-        self.todo.appendleft(task)
+        self.again.appendleft(task)
 
     def died(self, task: GameTask) -> bool:
         """The worker playing `task` died. Charge the death to it and put it back to be played
         again; after `RETRIES` replays keep it in flight instead and return True: the caller
-        stores it as an `infra_error` (`death_row`) and then calls `stored`."""
+        stores it as an `infra_error` (`death_output`) and then calls `stored`."""
         gid = task.game.game_id
         if gid not in self.in_flight:
             raise KeyError(gid)
@@ -96,10 +123,11 @@ class Ledger:
         self.put_back(task)
         return False
 
-    def death_row(self, task: GameTask, cause: str = "its worker process died") -> GameRow:
-        """The `infra_error` row of a task that died more than `RETRIES` times."""
-        return make_row(task, None, None, INFRA_ERROR,
-                        f"{cause} {self.deaths[task.game.game_id]} times")
+    def death_output(self, task: GameTask, cause: str = "its worker process died") -> GameOutput:
+        """The `infra_error` output of a task that died more than `RETRIES` times."""
+        return GameOutput(task.key, make_row(task, None, None, INFRA_ERROR,
+                                             f"{cause} {self.deaths[task.game.game_id]} "
+                                             "times"))
 
     def put_back_all(self) -> None:
         """Leaving early: whatever is in flight goes back (not stored, so played next run)."""
@@ -109,17 +137,18 @@ class Ledger:
 
 # --- the local pool ----------------------------------------------------------------------------
 
-def _serve(conn: Connection, slot: int, quiet: bool, organizer: int, play: Play,
-           first: GameTask) -> None:
-    """A worker process: play `first`, send its row, then play each task the organizer sends
-    until it closes the pipe. Ctrl-C is the organizer's to handle (it kills its workers)."""
+def _serve(conn: Connection, quiet: bool, organizer: int, play: Play, first: GameTask,
+           cache: TeamCache) -> None:
+    """A worker process: play `first`, send its output, then play each task the organizer
+    sends until it closes the pipe. Ctrl-C is the organizer's to handle (it kills its
+    workers). The team snapshots are the organizer's (`cache`, on this machine)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if quiet:
         worker_environment()
     threading.Thread(target=_watch, args=(organizer,), daemon=True).start()
     task = first
     while True:
-        conn.send(play(task, slot))
+        conn.send(play(task, cache))
         try:
             task = conn.recv()
         except EOFError:  # the run is over
@@ -155,10 +184,10 @@ class _Worker:
 
     @classmethod
     def start(cls, context: BaseContext, slot: int, quiet: bool, play: Play,
-              task: GameTask) -> _Worker:
+              task: GameTask, cache: TeamCache) -> _Worker:
         ours, theirs = context.Pipe()
         process = context.Process(  # type: ignore[attr-defined]
-            target=_serve, args=(theirs, slot, quiet, os.getpid(), play, task),
+            target=_serve, args=(theirs, quiet, os.getpid(), play, task, cache),
             # Daemonic: a worker never outlives its organizer (the sandbox starts its processes
             # with fork and subprocess, which a daemonic process may do).
             name=f"tournament-worker-{slot}", daemon=True)
@@ -180,13 +209,13 @@ class _Worker:
         self.task = task
         return True
 
-    def receive(self) -> GameRow | None:
-        """The row the worker sent, or None when it died (before or while sending)."""
+    def receive(self) -> GameOutput | None:
+        """The output the worker sent, or None when it died (before or while sending)."""
         try:
-            row: GameRow = self.conn.recv()
+            output: GameOutput = self.conn.recv()
         except (EOFError, OSError):
             return None
-        return row
+        return output
 
     def stop(self, grace: float = 0.0) -> None:
         """End the process (at once, or after `grace` seconds to exit by itself once its pipe
@@ -203,18 +232,23 @@ class _Worker:
 
 
 class LocalExecutor:
-    """`workers` processes on this machine, each with its own sandbox uid slot.
+    """`workers` processes on this machine (each game's sandboxes take uid slots of their
+    own machine-wide: `pacman.sandbox.slots`).
 
-    Each worker plays one game at a time. The organizer hands out games one by one, waits for
-    a row or a death, stores the row, and replaces a dead worker by a fresh one in its slot.
+    Each worker plays one game at a time, so `workers` games are in flight. The organizer
+    hands out games one by one, waits for an output or a death, keeps the output, and
+    replaces a dead worker by a fresh one. The workers read the team snapshots from the
+    organizer's `cache` (the same machine).
     """
 
-    def __init__(self, workers: int, quiet: bool = True, play: Play = play_task) -> None:
+    def __init__(self, workers: int, quiet: bool = True, play: Play = play_task,
+                 cache: TeamCache | None = None) -> None:
         self.workers = max(1, workers)
         self.quiet = quiet
         self.play = play
+        self.cache = cache
 
-    def run(self, tasks: list[GameTask], on_result: OnResult) -> None:
+    def run(self, tasks: Iterable[GameTask], on_result: OnResult) -> None:
         ledger = Ledger(tasks)
         context = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
         workers: dict[int, _Worker] = {}
@@ -243,7 +277,8 @@ class LocalExecutor:
                 continue
             task = ledger.take()
             if worker is None:
-                workers[slot] = _Worker.start(context, slot, self.quiet, self.play, task)
+                workers[slot] = _Worker.start(context, slot, self.quiet, self.play, task,
+                                              self.cache or default_cache())
             elif not worker.give(task):
                 ledger.put_back(task)  # it died idle; a fresh worker takes the slot next time
                 worker.stop()
@@ -251,23 +286,23 @@ class LocalExecutor:
 
     def _settle(self, ledger: Ledger, workers: dict[int, _Worker], on_result: OnResult,
                 ready: list[Any]) -> None:
-        """Store the rows that arrived and bury the workers that died.
+        """Keep the outputs that arrived and bury the workers that died.
 
-        A worker sends nothing unasked, so its pipe is readable only with the row of the task
-        it holds, or at its end (EOF). A row that arrived just before its worker died is
-        stored, and its game is not charged with the death.
+        A worker sends nothing unasked, so its pipe is readable only with the output of the
+        task it holds, or at its end (EOF). An output that arrived just before its worker died
+        is kept, and its game is not charged with the death.
         """
         for slot, worker in list(workers.items()):
             dead = worker.process.sentinel in ready
             if worker.conn not in ready and not dead:
                 continue
             if worker.task is not None and worker.conn.poll():
-                row = worker.receive()
-                if row is None:
+                output = worker.receive()
+                if output is None:
                     dead = True
                 else:
                     played, worker.task = worker.task, None
-                    on_result(row)
+                    on_result(played, output)
                     ledger.stored(played)
             elif worker.conn in ready:
                 dead = True  # an idle worker's pipe ended
@@ -276,7 +311,7 @@ class LocalExecutor:
                 worker.stop()
                 task = worker.task
                 if task is not None and ledger.died(task):
-                    on_result(ledger.death_row(task))
+                    on_result(task, ledger.death_output(task))
                     ledger.stored(task)
 
 
@@ -290,64 +325,218 @@ def _events(workers: dict[int, _Worker], timeout: float | None = None) -> list[A
 
 # --- Dask --------------------------------------------------------------------------------------
 
+class ClusterError(RuntimeError):
+    """The cluster cannot play the run: unreachable, or without workers for too long. The
+    message is one line for the organizer."""
+
+
+def _on_worker(play: Play, task: GameTask, *bundles: Bundle) -> GameOutput:
+    """A game on a Dask worker: the task's team snapshots (sent once per worker, as Dask
+    moves data) unpacked into the worker's own cache, checked against their digests, then
+    played from there. Nothing is written outside the worker's folders."""
+    cache = worker_cache()
+    for bundle in bundles:
+        cache.unpack(bundle)
+    return play(task, cache)
+
+
+def _version() -> str:
+    """The platform version a worker runs (sent to workers by `DaskExecutor.versions`)."""
+    from pacman import __version__ as version
+
+    return version
+
+
+#: Seconds between the organizer's looks at the cluster while it waits for games.
+TICK = 1.0
+#: Seconds between two "waiting for workers" lines.
+WAITING_EVERY = 30.0
+
+
+@dataclass
+class _Waiting:
+    """Since when the cluster has had no worker (None: it has some), and when that was last
+    said."""
+
+    since: float | None = None
+    said: float = 0.0
+
+
 class DaskExecutor:
     """The same tasks on a Dask cluster (`scheduler: tcp://host:8786` in the config).
 
-    Every worker machine needs this project installed (same version) and the submissions and
-    layouts at the same paths, e.g. on a shared file system. Dask runs tasks in threads: that
-    is safe because file agents play in sandboxes and built-in agents draw from random
-    streams of their own, never from the global one other threads may use.
+    Every worker machine needs this project installed (the same version: a row played by
+    another version is not stored as a result) and nothing of the organizer's: each game's
+    team snapshots travel to the worker as data, once per worker (`tournament.bundles`), and
+    each game's output travels back. Dask runs tasks in threads: that is safe because file
+    agents play in sandboxes (each taking a uid slot of its own machine-wide) and built-in
+    agents draw from random streams of their own, never from the global one.
 
-    A Dask worker that dies has its tasks run again elsewhere by the scheduler, up to the
-    cluster's `distributed.scheduler.allowed-failures`; past that the game's future fails
-    (`KilledWorker`) and is stored as `infra_error`. A future the cluster loses (cancelled) is
-    submitted again, charged as a death in the ledger.
+    At most `in_flight` games are submitted at once. Task keys are the tasks' content
+    (`GameTask.key`), so two tournaments on one cluster never share one unless they ask for
+    the same game. A Dask worker that dies has its tasks run again elsewhere by the
+    scheduler, up to the cluster's `distributed.scheduler.allowed-failures`; past that the
+    game's future fails (`KilledWorker`) and is stored as `infra_error`. A future the cluster
+    loses (cancelled) is submitted again, charged as a death in the ledger.
     """
 
-    def __init__(self, address: str, play: Play = play_task) -> None:
+    def __init__(self, address: str, settings: ClusterConfig | None = None,
+                 play: Play = play_task, cache: TeamCache | None = None,
+                 say: Callable[[str], None] | None = None) -> None:
         self.address = address
+        self.settings = settings or ClusterConfig()
         self.play = play
+        self.cache = cache or default_cache()
+        self.say = say or (lambda line: None)
+        self.client: Any = None
 
-    def run(self, tasks: list[GameTask], on_result: OnResult) -> None:
+    def connect(self) -> None:
+        """Reach the scheduler, or raise ClusterError saying why in one line."""
+        if self.client is not None:
+            return
         try:
-            from dask.distributed import Client, as_completed
+            from dask.distributed import Client
         except ImportError as exc:  # pragma: no cover - depends on the machine
-            raise RuntimeError("the config names a Dask scheduler, but dask.distributed is not "
+            raise ClusterError("the config names a Dask scheduler, but dask.distributed is not "
                                "installed: pip install 'dask[distributed]'") from exc
+        timeout = self.settings.connect_timeout
+        try:
+            self.client = Client(self.address, timeout=f"{timeout}s", set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ClusterError(f"cannot reach the Dask scheduler at {self.address} within "
+                               f"{timeout:g} s ({reason[:200]}); is it running, and is the "
+                               "address right? (cluster: {connect_timeout: ...} waits "
+                               "longer)") from None
+
+    def close(self) -> None:
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                self.client.close()
+            self.client = None
+
+    def threads(self) -> tuple[int, int]:
+        """(workers, worker threads) connected now."""
+        workers = self.client.scheduler_info().get("workers", {})
+        return len(workers), sum(int(w.get("nthreads", 1)) for w in workers.values())
+
+    def versions(self) -> dict[str, str]:
+        """Each connected worker's platform version."""
+        found: dict[str, str] = self.client.run(_version)
+        return found
+
+    def run(self, tasks: Iterable[GameTask], on_result: OnResult) -> None:
+        self.connect()
         ledger = Ledger(tasks)
-        with Client(self.address) as client:
-            futures: dict[Any, GameTask] = {}
+        futures: dict[Any, GameTask] = {}
+        bundles: dict[str, Any] = {}
+        arrived: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        waiting = _Waiting()
+        tries = itertools.count()
 
-            def submit() -> Any:
-                task = ledger.take()
-                gid = task.game.game_id
-                tries = ledger.deaths[gid]
-                key = f"game-{gid}" if not tries else f"game-{gid}-again-{tries}"
-                future = client.submit(self.play, task, 0, key=key, pure=False, retries=RETRIES)
-                futures[future] = task
-                return future
+        def submit() -> bool:
+            """Submit the next task; False when its team's files could not be sent (the
+            worker chosen died meanwhile): it is put back, uncharged, for the next round."""
+            task = ledger.take()
+            for digest in task.bundles:
+                held = bundles.get(digest)
+                if held is None or held.status != "finished":
+                    # First use, or every worker holding it died: (again) from the cache.
+                    name = f"pacman-team-{digest}-{next(tries)}"
+                    try:
+                        bundles[digest] = self.client.scatter(
+                            {name: self.cache.pack(digest)})[name]
+                    except OSError:  # CommClosedError: that worker is gone
+                        ledger.put_back(task)
+                        return False
+            deaths = ledger.deaths[task.game.game_id]
+            key = task.key if not deaths else f"{task.key}-again-{deaths}-{next(tries)}"
+            future = self.client.submit(_on_worker, self.play, task,
+                                        *[bundles[d] for d in task.bundles], key=key,
+                                        pure=False, retries=RETRIES)
+            futures[future] = task
+            future.add_done_callback(arrived.put)
+            return True
 
-            try:
-                while ledger.todo:
-                    submit()
-                finished = as_completed(list(futures))
-                for future in finished:
+        try:
+            while not ledger.finished:
+                limit = self._limit()
+                while ledger.todo and len(futures) < limit and submit():
+                    pass
+                ready = [f for f in self._ready(arrived, waiting) if f in futures]
+                finished = {f.key: f for f in ready if f.status == "finished"}
+                # One round trip for all of them; a result whose worker died since it
+                # finished is missing here and is played again, as a lost one.
+                outputs = (self.client.gather(finished, errors="skip") if finished else {})
+                for future in ready:
                     task = futures.pop(future)
-                    if future.status == "cancelled":  # lost by the cluster: play it again
-                        if not ledger.died(task):
-                            finished.add(submit())
-                            continue
-                        row = ledger.death_row(task, "the cluster lost it")
+                    if future.key in outputs:
+                        on_result(task, outputs[future.key])
+                        ledger.stored(task)
+                    elif any(bundles[d].status != "finished" for d in task.bundles):
+                        # The worker holding its only copy of a team's files died: not this
+                        # game's fault (uncharged); the files are sent again.
+                        ledger.put_back(task)
+                    elif future.status in ("cancelled", "finished", "lost"):
+                        if ledger.died(task):  # lost by the cluster: play it again
+                            on_result(task, ledger.death_output(task, "the cluster lost it"))
+                            ledger.stored(task)
                     else:
-                        try:
-                            row = future.result()
-                        except Exception as exc:  # KilledWorker, or a task that raised
-                            row = make_row(task, None, None, INFRA_ERROR,
-                                           f"dask: {type(exc).__name__}: {exc}"[:300])
-                    on_result(row)
-                    ledger.stored(task)
-            finally:
-                if futures:
-                    with contextlib.suppress(Exception):
-                        client.cancel(list(futures))
-                ledger.put_back_all()
+                        on_result(task, GameOutput(task.key, make_row(
+                            task, None, None, INFRA_ERROR, f"dask: {_failure(future)}"[:300])))
+                        ledger.stored(task)
+        finally:
+            if futures:
+                with contextlib.suppress(Exception):
+                    self.client.cancel(list(futures))
+            ledger.put_back_all()
+            self.close()
+
+    def _limit(self) -> int:
+        """How many games may be submitted at once now: none while no worker is connected
+        (sending a team's files needs one), else `in_flight`, or twice the threads."""
+        workers, threads = self.threads()
+        if not workers:
+            return 0
+        if self.settings.in_flight is not None:
+            return self.settings.in_flight
+        return max(2, 2 * threads)
+
+    def _ready(self, arrived: queue.SimpleQueue[Any], waiting: _Waiting) -> list[Any]:
+        """The futures finished since the last call (waiting up to `TICK` for one); meanwhile,
+        say when the cluster has no worker, and give up after `worker_wait` seconds."""
+        ready = []
+        try:
+            ready.append(arrived.get(timeout=TICK))
+            while True:
+                ready.append(arrived.get_nowait())
+        except queue.Empty:
+            pass
+        now = time.monotonic()
+        if self.threads()[0]:
+            waiting.since = None
+            return ready
+        if waiting.since is None:
+            waiting.since = waiting.said = now
+            self.say(f"waiting for workers: none is connected to the Dask scheduler at "
+                     f"{self.address} (the run stops after {self.settings.worker_wait:g} s "
+                     "without one)")
+        elif now - waiting.since > self.settings.worker_wait:
+            raise ClusterError(f"no Dask worker connected to {self.address} for "
+                               f"{self.settings.worker_wait:g} s; start workers (`dask worker "
+                               f"{self.address}`) and run again: the games stored so far are "
+                               "kept")
+        elif now - waiting.said >= WAITING_EVERY:
+            waiting.said = now
+            self.say(f"still waiting for workers at {self.address}: none for "
+                     f"{now - waiting.since:.0f} s")
+        return ready
+
+
+def _failure(future: Any) -> str:
+    """What a failed future says (KilledWorker, or what the task raised)."""
+    try:
+        exc = future.exception()
+    except Exception as raised:  # whatever the cluster says instead
+        exc = raised
+    return f"{type(exc).__name__}: {exc}"

@@ -13,12 +13,12 @@ teams' code plays again here, under the same confinement as `tournament run` or 
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from pacman.files import write_atomic
 from pacman.outcomes import INFRA_ERROR
 from tournament.browse import recreated_replay
 from tournament.config import TournamentConfig
@@ -43,8 +43,10 @@ def recreate(config: TournamentConfig, rows: list[dict[str, Any]],
              scratch: str) -> Iterator[Recreated]:
     """Play each of `rows` (stored games without a replay) again, one at a time, in this
     process, yielding what became of each as it is done (the caller shows progress)."""
-    from tournament.runner import play_task, tasks_for
+    from tournament.bundles import TeamCache
+    from tournament.runner import Snapshots, play_task, tasks_for
 
+    snapshots = Snapshots.take(config, TeamCache(Path(scratch) / "teams"))
     for row in rows:
         name = str(row["game_id"])
         game = scheduled.get(name)
@@ -56,23 +58,20 @@ def recreate(config: TournamentConfig, rows: list[dict[str, Any]],
                 or hashes.of(game) != (row["submission_hash"], row.get("ghost_hash") or "")):
             yield Recreated(name, None, "the config or submission changed since it was played")
             continue
-        task = replace(tasks_for(config, [game], hashes.pacman, None, (), hashes.ghosts)[0],
-                       replays="all",
-                       replay_dir=scratch)
-        new = play_task(task)
+        task = replace(tasks_for(config, [game], hashes.pacman, None, (), hashes.ghosts,
+                                 snapshots)[0], replays="all")
+        played = play_task(task, snapshots.cache)
+        new = played.row
         differences = [f"{key} {_plain(row[key])} stored, {_plain(new[key])} now"  # type: ignore[literal-required]
                        for key in DECIDING
                        if _plain(row[key]) != _plain(new[key])]  # type: ignore[literal-required]
-        if new["replay"] is None or differences:
-            if new["replay"] is not None:
-                Path(new["replay"]).unlink(missing_ok=True)
+        if played.replay is None or differences:
             why = "; ".join(differences) or f"no replay ({new['outcome']}: {new['message']})"
             yield Recreated(name, None, f"the game did not end as stored: {why}")
             continue
         target = recreated_replay(config.output, name, str(row["submission_hash"]),
                                   int(row["seed"]))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(new["replay"], target)
+        write_atomic(target, played.replay)
         yield Recreated(name, target)
 
 

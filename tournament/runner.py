@@ -1,10 +1,13 @@
 """One scheduled game, played through the engine's runner and turned into a results row.
 
-A `GameTask` carries everything a worker needs as plain, picklable data (paths, names,
-strings), so the same task runs in a local process pool or on a Dask worker on another
-machine. `play_task` never raises for anything a game can do: agent failures are outcomes
-(the sandbox sees to that), and anything else that goes wrong is the platform's own failure,
-recorded as `infra_error` and never scored.
+A `GameTask` carries everything a worker needs as plain, picklable data (names, strings, the
+layout's text, the digests of the team snapshots it plays: `tournament.bundles`), and no
+path of the organizer's, so the same task runs in a local process pool or on a Dask worker
+on another machine. A worker writes nothing of the organizer's: `play_task` returns a
+`GameOutput` (the row, the replay as text, the agents' logs) that the organizer checks and
+keeps (`tournament.outputs`). `play_task` never raises for anything a game can do: agent
+failures are outcomes (the sandbox sees to that), and anything else that goes wrong is the
+platform's own failure, recorded as `infra_error` and never scored.
 """
 
 from __future__ import annotations
@@ -12,39 +15,47 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
+import json
 import os
 import socket
 import traceback
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pacman import __version__
 from pacman import replay as replays
 from pacman.describe import clean
 from pacman.game import MESSAGE_LIMIT, GameResult, GameSpec, play
-from pacman.layout import load_layout
+from pacman.layout import load_layout, parse_layout
 from pacman.limits import Limits
 from pacman.loader import AgentRef, SubmissionError, resolve
-from pacman.outcomes import FAILURES, INFRA_ERROR
+from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR, PACMAN
 from pacman.rules import DEATH_PENALTY, TIME_PENALTY
 from pacman.sandbox import guarantees
 from pacman.sandbox.process import Placement
 from pacman.teamfolder import TeamFolderError, team_digest
+from tournament.bundles import TeamCache, default_cache
 from tournament.config import Entrant, TournamentConfig
 from tournament.results import GameRow
 from tournament.schedule import MatchCell, ScheduledGame, agent_args
 from tournament.secret import game_key, game_secret
 
 
-def submission_hash(entrant: Entrant) -> str:
+def submission_hash(entrant: Entrant, snapshot: Snapshot | None = None) -> str:
     """What decides whether stored results of an entrant are still valid.
 
-    A team: every file of its folder, names and bytes (`pacman.teamfolder.team_digest`), or,
-    when the folder holds what a team may not (a symbolic link, a fifo...), the refusal
-    itself, so that fixing the folder makes its failed games stale. A baseline: its
-    reference and options plus the platform version (a new release may change a built-in).
+    A team: every file of its folder, names and bytes (`pacman.teamfolder.team_digest`; the
+    run's `snapshot` of it when given), or, when the folder holds what a team may not (a
+    symbolic link, a fifo...), the refusal itself, so that fixing the folder makes its failed
+    games stale. A baseline: its reference and options plus the platform version (a new
+    release may change a built-in).
     """
     if entrant.folder is not None:
+        if snapshot is not None:
+            return (snapshot.digest[:16] if snapshot.digest else
+                    hashlib.sha256(f"refused\0{snapshot.problem}".encode(
+                        "utf-8", "backslashreplace")).hexdigest()[:16])
         try:
             return team_digest(entrant.folder)[:16]
         except TeamFolderError as exc:
@@ -55,13 +66,60 @@ def submission_hash(entrant: Entrant) -> str:
 
 
 @dataclass(frozen=True)
+class Snapshot:
+    """An entrant's files as this run took them (`tournament.bundles`): the snapshot's digest,
+    or why its folder could not be taken (then its games are its own `load_error`)."""
+
+    digest: str = ""
+    problem: str = ""
+
+
+@dataclass
+class Snapshots:
+    """The run's snapshots of the entrants' files, in `cache`, by (side, entrant name); taken
+    once, before the plan, so that what is hashed, resolved and played is one version."""
+
+    cache: TeamCache
+    taken: dict[tuple[str, str], Snapshot] = field(default_factory=dict)
+
+    @classmethod
+    def take(cls, config: TournamentConfig, cache: TeamCache) -> Snapshots:
+        snaps = cls(cache)
+        for side, entrants in ((PACMAN, config.entrants), (GHOSTS, config.ghost_entrants)):
+            for entrant in entrants:
+                if entrant.folder is not None:
+                    snaps.taken[side, entrant.name] = snaps.of_folder(entrant.folder)
+        return snaps
+
+    def of_folder(self, folder: Path) -> Snapshot:
+        try:
+            return Snapshot(self.cache.snapshot(folder))
+        except TeamFolderError as exc:
+            return Snapshot(problem=str(exc))
+        except OSError as exc:  # the cache's side: no room, say
+            raise RuntimeError(f"cannot take a snapshot of {folder} into {self.cache.root}: "
+                               f"{exc}") from exc
+
+    def get(self, side: str, entrant: Entrant) -> Snapshot | None:
+        return self.taken.get((side, entrant.name))
+
+    def hashes(self, config: TournamentConfig) -> tuple[dict[str, str], dict[str, str]]:
+        """Every entrant's submission hash, Pacman side and ghost side, from the snapshots."""
+        return ({e.name: submission_hash(e, self.get(PACMAN, e)) for e in config.entrants},
+                {e.name: submission_hash(e, self.get(GHOSTS, e))
+                 for e in config.ghost_entrants})
+
+
+@dataclass(frozen=True)
 class GameTask:
     """A game to play, with everything a worker needs as plain, picklable data.
 
-    The agents come resolved (`AgentRef`s: paths and names), once per run in the organizer's
-    process, so a worker never parses a team's source again before each game (a team's file
-    can be made to cost seconds and gigabytes to parse, outside any sandbox). A Pacman that
-    cannot be resolved comes as its `problem`, which is its own `load_error`.
+    The agents come resolved (`AgentRef`s), once per run in the organizer's process, so a
+    worker never parses a team's source again before each game (a team's file can be made to
+    cost seconds and gigabytes to parse, outside any sandbox). An agent from files has paths
+    relative to a team cache (`tournament.bundles`): the snapshots named in `bundles`, which
+    the executor brings to the worker. A Pacman that cannot be resolved comes as its
+    `problem`, which is its own `load_error`.
     """
 
     game: ScheduledGame
@@ -70,11 +128,11 @@ class GameTask:
     ghost: AgentRef
     args: tuple[tuple[str, str], ...]
     submission_hash: str
-    layout_path: str
+    layout_name: str
+    layout_text: str
     max_moves: int
     limits: Limits
     replays: str
-    replay_dir: str
     #: Keys the game's random streams: the tournament's secret and the entrant's submission
     #: (see `tournament.secret`).
     secret: str = ""
@@ -87,30 +145,86 @@ class GameTask:
     ghost_entrant: str = ""
     ghost_hash: str = ""
     ghost_problem: str = ""
+    #: The digests of the snapshots the game plays (`tournament.bundles`).
+    bundles: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """What identifies the work, whoever asks for it: a hash of everything that decides
+        the game (the cell, seed, agents and their snapshots, layout text, limits, rules, the
+        secret key of its random streams), so two tournaments on one cluster never share a
+        key unless they ask for the very same game. `tournament.outputs` checks that what
+        comes back is the output of this key."""
+        identity = json.dumps(dataclasses.asdict(self), sort_keys=True, default=str)
+        return "pacman-game-" + hashlib.sha256(identity.encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class GameOutput:
+    """What a worker sends back for a task: the row, and the files only the organizer
+    writes (`tournament.outputs`)."""
+
+    #: The `GameTask.key` of the task played.
+    key: str
+    row: GameRow
+    #: The replay (JSON text) when the task's policy keeps it.
+    replay: str | None = None
+    #: What each side printed: (".log" for Pacman, ".ghosts.log" for a ghost team, text).
+    logs: tuple[tuple[str, str], ...] = ()
+
+
+#: Where each side's log goes, beside the replays (`tournament.outputs`).
+LOG_SUFFIXES = (".log", ".ghosts.log")
 
 
 def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
               hashes: dict[str, str], secret: str | None = None,
               layers: tuple[str, ...] = (),
-              ghost_hashes: dict[str, str] | None = None) -> list[GameTask]:
-    """The tasks of `games`; `hashes` maps each Pacman entrant to its submission hash,
-    `ghost_hashes` each ghost entrant (computed when not given), and `secret` is the
-    tournament's (by default read from, or made in, its results folder)."""
+              ghost_hashes: dict[str, str] | None = None,
+              snapshots: Snapshots | None = None) -> list[GameTask]:
+    """`iter_tasks` as a list (for tests and small schedules)."""
+    return list(iter_tasks(config, games, hashes, secret, layers, ghost_hashes, snapshots))
+
+
+def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
+               hashes: dict[str, str], secret: str | None = None,
+               layers: tuple[str, ...] = (),
+               ghost_hashes: dict[str, str] | None = None,
+               snapshots: Snapshots | None = None) -> Iterator[GameTask]:
+    """The tasks of `games`, one at a time as an executor takes them (a run's memory does not
+    grow with the number of games); `hashes` maps each Pacman entrant to its submission hash,
+    `ghost_hashes` each ghost entrant (computed when not given), `secret` is the tournament's
+    (by default read from, or made in, its results folder) and `snapshots` the run's (taken
+    now, into the default cache, when not given)."""
     if secret is None:
         secret = game_secret(config)
+    if snapshots is None:
+        snapshots = Snapshots.take(config, default_cache())
     if ghost_hashes is None:
-        ghost_hashes = {e.name: submission_hash(e) for e in config.ghost_entrants}
+        ghost_hashes = {e.name: submission_hash(e, snapshots.get(GHOSTS, e))
+                        for e in config.ghost_entrants}
     base = Path(config.source.parent if config.source is not None else Path.cwd())
+    cache = snapshots.cache
     resolved: dict[tuple[str, str, tuple[tuple[str, str], ...]], tuple[AgentRef | None, str]] = {}
+    pacmen = {e.name: e for e in config.entrants}
+    rivals = {e.name: e for e in config.ghost_entrants}
+    layouts: dict[str, tuple[str, str]] = {}
 
     def side(entrant: Entrant, args: tuple[tuple[str, str], ...], kind: str,
              digest: str) -> tuple[AgentRef | None, str]:
-        """An entrant's agent for one side, resolved once per run, or why its own files
-        cannot be played (that is its failure to load, never the platform's)."""
-        ref_text = str(entrant.folder) if entrant.folder is not None else entrant.ref
-        if (kind, ref_text, args) not in resolved:
-            resolved[kind, ref_text, args] = _resolved(ref_text, args, base, kind)
-        ref, problem = resolved[kind, ref_text, args]
+        """An entrant's agent for one side, resolved once per run from its snapshot, or why
+        its own files cannot be played (that is its failure to load, never the
+        platform's)."""
+        label = PACMAN if kind == "pacman" else GHOSTS
+        if (label, entrant.name, args) not in resolved:
+            snap = snapshots.get(label, entrant)
+            if snap is not None and not snap.digest:
+                resolved[label, entrant.name, args] = None, clean(snap.problem, MESSAGE_LIMIT)
+            else:
+                text = str(cache.folder(snap.digest)) if snap is not None else entrant.ref
+                resolved[label, entrant.name, args] = _resolved(text, args, base, kind,
+                                                                snapshots)
+        ref, problem = resolved[label, entrant.name, args]
         if ref is not None:
             # Named as the entrant in replays and the viewer; a team's sandbox plays exactly
             # the files hashed here, or none (a load_error).
@@ -119,15 +233,14 @@ def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
         return ref, problem
 
     fixed_ghosts: dict[str, AgentRef] = {}
-    out = []
     for game in games:
-        entrant = config.entrant(game.entrant)
+        entrant = pacmen[game.entrant]
         cell = game.cell
         args = agent_args(entrant, cell)
         pacman, problem = side(entrant, args, "pacman", hashes[entrant.name])
         ghost_hash = ghost_problem = ""
         if isinstance(cell, MatchCell):
-            rival = config.ghost_entrant(game.ghost_entrant)
+            rival = rivals[game.ghost_entrant]
             ghost_hash = ghost_hashes[rival.name]
             ghost_ref, ghost_problem = side(rival, rival.args, "ghost", ghost_hash)
             # A ghost team that cannot resolve forfeits each game (`play_task`); the
@@ -136,38 +249,91 @@ def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
             key = game_key(secret, f"{hashes[entrant.name]}~{ghost_hash}")
         else:
             if cell.ghost not in fixed_ghosts:
-                fixed_ghosts[cell.ghost] = resolve(cell.ghost, kind="ghost", cwd=base)
+                ref, why = _resolved(cell.ghost, (), base, "ghost", snapshots)
+                if ref is None:
+                    raise RuntimeError(f"the grid's ghosts {cell.ghost!r}: {why}")
+                fixed_ghosts[cell.ghost] = ref
             ghost = fixed_ghosts[cell.ghost]
             key = game_key(secret, hashes[entrant.name])
-        out.append(GameTask(
+        if cell.layout not in layouts:
+            layout = load_layout(config.grid.layout_path(cell.layout))
+            layouts[cell.layout] = (layout.name, layout.text)
+        refs = [r for r in (pacman, ghost) if r is not None]
+        yield GameTask(
             game=game,
             pacman=pacman,
             problem=problem,
             ghost=ghost,
             args=args,
             submission_hash=hashes[entrant.name],
-            layout_path=config.grid.layout_path(cell.layout),
+            layout_name=layouts[cell.layout][0],
+            layout_text=layouts[cell.layout][1],
             max_moves=config.grid.max_moves,
             limits=config.limits,
             replays=config.record.replays,
-            replay_dir=str(config.output / "replays"),
             secret=key,
             layers=layers,
             ghost_entrant=game.ghost_entrant,
             ghost_hash=ghost_hash,
             ghost_problem=ghost_problem,
-        ))
-    return out
+            bundles=tuple(dict.fromkeys(_bundle_of(r) for r in refs if _bundle_of(r))),
+        )
 
 
-def _resolved(ref_text: str, args: tuple[tuple[str, str], ...],
-              base: Path, kind: str) -> tuple[AgentRef | None, str]:
-    """An entrant's agent of one side (`kind`), or why its own files cannot be played (a bad
-    team.yaml, a symbolic link, a missing class)."""
+def _resolved(ref_text: str, args: tuple[tuple[str, str], ...], base: Path, kind: str,
+              snapshots: Snapshots) -> tuple[AgentRef | None, str]:
+    """An agent of one side (`kind`) made portable: resolved (from the snapshot when
+    `ref_text` is one), and when it comes from files, those files snapshotted too (a
+    baseline's file or folder) and its paths made relative to the cache. Or why its own
+    files cannot be played (a bad team.yaml, a symbolic link, a missing class)."""
+    cache = snapshots.cache
     try:
-        return resolve(ref_text, args, kind=kind, cwd=base), ""
+        ref = resolve(ref_text, args, kind=kind, cwd=base)
+        if ref.path is None:
+            return ref, ""
+        root = cache.root.resolve()
+        inside = Path(ref.team or ref.path).resolve()
+        if not inside.is_relative_to(root):
+            # A baseline's own file or folder: snapshot it, and resolve it from there.
+            snap = (snapshots.of_folder(Path(ref.team)) if ref.team else
+                    _file_snapshot(cache, Path(ref.path)))
+            if not snap.digest:
+                return None, clean(snap.problem, MESSAGE_LIMIT)
+            folder = cache.folder(snap.digest)
+            again = str(folder) if ref.team else f"{folder / Path(ref.path).name}:{ref.name}"
+            ref = resolve(again, args, kind=kind, cwd=base)
+            if not ref.team:  # a file alone: its sandbox sees the snapshot's folder
+                ref = dataclasses.replace(ref, team=str(folder))
+        return portable(ref, root), ""
     except SubmissionError as exc:
         return None, clean(str(exc), MESSAGE_LIMIT)
+
+
+def _file_snapshot(cache: TeamCache, path: Path) -> Snapshot:
+    try:
+        return Snapshot(cache.snapshot_file(path))
+    except TeamFolderError as exc:
+        return Snapshot(problem=str(exc))
+
+
+def portable(ref: AgentRef, root: Path) -> AgentRef:
+    """`ref` with its paths relative to the cache `root` (`<digest>/<folder>/...`)."""
+    return dataclasses.replace(
+        ref, path=str(Path(ref.path).resolve().relative_to(root)) if ref.path else None,
+        team=str(Path(ref.team).resolve().relative_to(root)) if ref.team else None)
+
+
+def placed(ref: AgentRef, root: Path) -> AgentRef:
+    """A portable `ref` with its paths in the cache at `root` on this worker."""
+    if ref.path is None:
+        return ref
+    return dataclasses.replace(ref, path=str(root / ref.path),
+                               team=str(root / ref.team) if ref.team else None)
+
+
+def _bundle_of(ref: AgentRef) -> str:
+    """The snapshot a portable ref plays from ('' for a built-in)."""
+    return Path(ref.path).parts[0] if ref.path else ""
 
 
 def replay_path(replay_dir: str, game_id: str) -> Path:
@@ -177,26 +343,35 @@ def replay_path(replay_dir: str, game_id: str) -> Path:
     return Path(replay_dir, entrant, *cell.split("/"), f"{index}.json")
 
 
-def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) -> GameRow:
-    """Play one game and return its row; never raises for what a game or an agent does."""
+def play_task(task: GameTask, cache: TeamCache | None = None,
+              sandbox_root: str | None = None) -> GameOutput:
+    """Play one game from the team snapshots in `cache` (by default the default cache) and
+    return its output; never raises for what a game or an agent does. Writes nothing but the
+    sandboxes' own scratch folders (under `sandbox_root`, else TMPDIR)."""
     game = task.game
     result: GameResult | None = None
     replay: str | None = None
+    logs: list[tuple[str, str]] = []
     try:
-        layout = load_layout(task.layout_path)
+        root = (cache or default_cache()).root
+        layout = parse_layout(task.layout_text, name=task.layout_name)
         if task.pacman is None and task.ghost_problem:
             # Neither side can play: the game counts for nobody (no culprit: no side gains).
-            return make_row(task, None, None, "load_error", f"both sides cannot load: Pacman: "
-                            f"{task.problem}; ghosts: {task.ghost_problem}", culprit=None)
+            return _output(task, make_row(
+                task, None, None, "load_error", f"both sides cannot load: Pacman: "
+                f"{task.problem}; ghosts: {task.ghost_problem}", culprit=None))
         if task.pacman is None:
-            return make_row(task, None, None, "load_error", task.problem, culprit=0)
+            return _output(task, make_row(task, None, None, "load_error", task.problem,
+                                          culprit=0))
         if task.ghost_problem:
             # The ghost team cannot play: it forfeits the game (its first ghost is blamed).
-            return make_row(task, None, None, "load_error", task.ghost_problem, culprit=1)
-        spec = GameSpec(layout, task.pacman, task.ghost, num_ghosts=game.cell.num_ghosts,
-                        seed=game.seed, ruleset=game.cell.ruleset, max_moves=task.max_moves,
+            return _output(task, make_row(task, None, None, "load_error", task.ghost_problem,
+                                          culprit=1))
+        spec = GameSpec(layout, placed(task.pacman, root), placed(task.ghost, root),
+                        num_ghosts=game.cell.num_ghosts, seed=game.seed,
+                        ruleset=game.cell.ruleset, max_moves=task.max_moves,
                         limits=task.limits, secret=task.secret)
-        placement = Placement(root=Path(sandbox_root) if sandbox_root else None, slot=slot,
+        placement = Placement(root=Path(sandbox_root) if sandbox_root else None,
                               expected=task.layers or None)
         result = play(spec, placement=placement)
         # Every sandbox of the game (Pacman's, a ghost team's) had the run's guarantees.
@@ -204,28 +379,27 @@ def play_task(task: GameTask, slot: int = 0, sandbox_root: str | None = None) ->
                        for g in guarantees.lost(task.layers, active)}, key=lambda g: g.name)
         if task.layers and lost:
             # Confined less than the run's check promised: not a game to score.
-            return make_row(task, None, None, INFRA_ERROR, "the sandbox of this game lacked "
-                            f"the guarantees {', '.join(g.name for g in lost)} that the run's "
-                            "check had found")
+            return _output(task, make_row(
+                task, None, None, INFRA_ERROR, "the sandbox of this game lacked the "
+                f"guarantees {', '.join(g.name for g in lost)} that the run's check had "
+                "found"))
         keep = task.replays == "all" or (task.replays == "failures" and result.failed)
         if keep and result.scored:
-            path = replay_path(task.replay_dir, game.game_id)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            replays.write(result, layout, path)
-            replay = str(path)
+            replay = json.dumps(replays.to_json(result, layout), separators=(",", ":"))
         # What each team printed (already capped by its sandbox; a ghost team's is kept on
-        # its first ghost): kept beside the replays, where its page in the report and the
-        # organizer can find it.
-        for index, suffix in ((0, ".log"), (1, ".ghosts.log")):
+        # its first ghost).
+        for index, suffix in enumerate(LOG_SUFFIXES):
             if len(result.logs) > index and result.logs[index]:
-                log = replay_path(str(Path(task.replay_dir).parent / "logs"), game.game_id)
-                log = log.with_suffix(suffix)
-                log.parent.mkdir(parents=True, exist_ok=True)
-                log.write_text(result.logs[index], encoding="utf-8")
+                logs.append((suffix, result.logs[index]))
     except Exception as exc:  # the platform's own failure: recorded, never blamed on an agent
-        return make_row(task, None, None, INFRA_ERROR, f"platform error: {type(exc).__name__}: "
-                    f"{exc}"[:300], traceback.format_exc()[-4000:])
-    return make_row(task, result, replay)
+        return _output(task, make_row(task, None, None, INFRA_ERROR, f"platform error: "
+                                      f"{type(exc).__name__}: {exc}"[:300],
+                                      traceback.format_exc()[-4000:]))
+    return GameOutput(task.key, make_row(task, result, None), replay, tuple(logs))
+
+
+def _output(task: GameTask, row: GameRow) -> GameOutput:
+    return GameOutput(task.key, row)
 
 
 def copy_room_problem(free: tuple[int, int], workers: int, largest: tuple[int, int],

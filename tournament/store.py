@@ -77,6 +77,10 @@ class Store:
         with self.conn:
             self.conn.execute(f"INSERT OR REPLACE INTO games VALUES ({marks})", values)
 
+    def is_empty(self) -> bool:
+        """Whether no game is stored."""
+        return self.conn.execute("SELECT 1 FROM games LIMIT 1").fetchone() is None
+
     def meta(self, key: str) -> str | None:
         """A fact about the whole results folder (the secret's fingerprint), or None."""
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -1,0 +1,74 @@
+"""What the organizer does with a finished game: check that it is the game asked for, write
+its replay and logs into the output folder, and store its row.
+
+Workers write nothing of the organizer's (on a cluster they cannot: no shared file system);
+they send a `GameOutput` back and the organizer, alone, writes the output folder and the
+store. Before anything is kept, the output is checked against the task the organizer handed
+out: the same work (`GameTask.key`), the same game, seed and submissions, and a worker of the
+same platform version (another version may play other rules). An output that fails the
+check is not the game the organizer asked for: it is stored as the platform's failure
+(`infra_error`, never scored, played again by the next run), never as a result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pacman import __version__
+from pacman.files import write_atomic
+from pacman.outcomes import INFRA_ERROR, OUTCOMES
+from tournament.results import GameRow
+from tournament.runner import LOG_SUFFIXES, GameOutput, GameTask, make_row, replay_path
+from tournament.store import Store
+
+
+def expected_fields(task: GameTask) -> dict[str, object]:
+    """The row values the task decides, that its output must repeat."""
+    game = task.game
+    return {"game_id": game.game_id, "entrant": game.entrant, "cell": game.cell.key,
+            "seed": game.seed, "game_index": game.index,
+            "submission_hash": task.submission_hash, "ghost_entrant": task.ghost_entrant,
+            "ghost_hash": task.ghost_hash}
+
+
+def mismatch(task: GameTask, output: GameOutput) -> str:
+    """Why `output` is not the output of `task` ('' when it is)."""
+    if output.key != task.key:
+        return f"the worker returned the output of another task ({output.key[:40]})"
+    row = output.row
+    for name, value in expected_fields(task).items():
+        if row.get(name) != value:
+            return f"the worker's row has {name} {row.get(name)!r:.60}, expected {value!r:.60}"
+    if row.get("version") != __version__:
+        return (f"played by pacman-arena {row.get('version')!r:.40} on {row.get('host')!r:.60}, "
+                f"but the organizer runs {__version__}: install the same version on every "
+                "worker")
+    if row.get("outcome") not in OUTCOMES:
+        return f"the worker's row has the unknown outcome {row.get('outcome')!r:.40}"
+    return ""
+
+
+class Keeper:
+    """Keeps each game's output in the output folder and the store, checked first."""
+
+    def __init__(self, output: Path, store: Store) -> None:
+        self.replays = output / "replays"
+        self.logs = output / "logs"
+        self.store = store
+
+    def keep(self, task: GameTask, output: GameOutput) -> GameRow:
+        """Check, write the files, store the row (last: a stored row's files exist)."""
+        problem = mismatch(task, output)
+        if problem:
+            row = make_row(task, None, None, INFRA_ERROR, f"not stored: {problem}")
+        else:
+            row = GameRow(**output.row)
+            gid = task.game.game_id
+            if output.replay is not None:
+                row["replay"] = str(write_atomic(replay_path(str(self.replays), gid),
+                                                 output.replay))
+            for suffix, text in output.logs:
+                if suffix in LOG_SUFFIXES:
+                    write_atomic(replay_path(str(self.logs), gid).with_suffix(suffix), text)
+        self.store.put(row)
+        return row
