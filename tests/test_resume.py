@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tournament.resume import Hashes, plan
 from tournament.schedule import Cell, MatchCell, ScheduledGame
+from tournament.store import StoredGame
 
 
 def games(*ids: str) -> list[ScheduledGame]:
@@ -12,20 +13,21 @@ def games(*ids: str) -> list[ScheduledGame]:
 
 
 def test_each_game_is_done_missing_stale_or_to_retry() -> None:
-    scheduled = games("a@x#0", "a@y#0", "b@x#0", "b@y#0", "c@x#0")
+    scheduled = games("a@x#0", "a@y#0", "b@x#0", "b@y#0", "c@x#0", "c@y#0")
     stored = {
-        "a@x#0": ("ha", "", "win"),           # done
-        "a@y#0": ("ha", "", "infra_error"),   # the platform failed it: played again
-        "b@x#0": ("old", "", "loss"),         # played with another submission: stale
-        "c@x#0": ("hc", "", "crash"),         # the entrant's own failure: done
-        "z@x#0": ("hz", "", "win"),           # no longer scheduled: not in the plan at all
+        "a@x#0": StoredGame("ha", "", "win", 7),          # done
+        "a@y#0": StoredGame("ha", "", "infra_error", 7),  # the platform failed it: again
+        "b@x#0": StoredGame("old", "", "loss", 7),        # another submission: stale
+        "c@x#0": StoredGame("hc", "", "crash", 7),        # the entrant's own failure: done
+        "z@x#0": StoredGame("hz", "", "win", 7),          # no longer scheduled: not in it
+        "c@y#0": StoredGame("hc", "", "win", 8),          # another seed: stale
     }
     split = plan(scheduled, stored, Hashes({"a": "ha", "b": "hb", "c": "hc"}, {}))
     assert [g.game_id for g in split.done] == ["a@x#0", "c@x#0"]
     assert [g.game_id for g in split.infra] == ["a@y#0"]
-    assert [g.game_id for g in split.stale] == ["b@x#0"]
+    assert [g.game_id for g in split.stale] == ["b@x#0", "c@y#0"]
     assert [g.game_id for g in split.missing] == ["b@y#0"]
-    assert [g.game_id for g in split.todo] == ["b@y#0", "b@x#0", "a@y#0"]
+    assert [g.game_id for g in split.todo] == ["b@y#0", "b@x#0", "c@y#0", "a@y#0"]
     assert split.total == len(scheduled)
     assert sorted(g.game_id for g in split.current) == ["a@x#0", "a@y#0", "c@x#0"]
 
@@ -36,9 +38,9 @@ def test_a_match_game_is_stale_when_either_side_changed() -> None:
                  for p, g in (("a", "x"), ("a", "y"), ("b", "x"))]
     hashes = Hashes({"a": "ha", "b": "hb"}, {"x": "hx", "y": "hy", "a": "not a's Pacman"})
     stored = {
-        scheduled[0].game_id: ("ha", "hx", "win"),       # both sides as they are now
-        scheduled[1].game_id: ("ha", "old", "win"),      # the ghost team changed
-        scheduled[2].game_id: ("old", "hx", "loss"),     # the Pacman changed
+        scheduled[0].game_id: StoredGame("ha", "hx", "win", 7),       # both sides as they are now
+        scheduled[1].game_id: StoredGame("ha", "old", "win", 7),      # the ghost team changed
+        scheduled[2].game_id: StoredGame("old", "hx", "loss", 7),     # the Pacman changed
     }
     split = plan(scheduled, stored, hashes)
     assert split.done == scheduled[:1]

@@ -544,4 +544,4 @@ def test_a_results_file_of_the_previous_schema_is_extended_not_refused(tmp_path:
         frame = store.frame()
         assert list(frame.columns) == [name for name, _ in COLUMNS]
         assert (frame.loc[0, "ghost_entrant"], frame.loc[0, "ghost_hash"]) == ("", "")
-        assert store.hashes() == {"a@c#0": ("h", "", "win")}
+        assert store.hashes() == {"a@c#0": ("h", "", "win", values["seed"])}

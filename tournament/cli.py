@@ -547,6 +547,8 @@ def validate(config_path: Path) -> None:
 
     config = load(config_path)
     console.print(describe_config(config), markup=False)
+    if config.scheduler:
+        connect_cluster(config).close()  # reachable, and its workers run this version
     check_sandbox(config)
     cell = (cells(config) or match_cells(config))[0]
     fixed = cells(config)

@@ -15,7 +15,7 @@ from typing import Any
 from pacman.outcomes import GHOSTS, INFRA_ERROR, PACMAN
 from tournament.config import TournamentConfig
 from tournament.schedule import ScheduledGame, schedule
-from tournament.store import Store
+from tournament.store import Store, StoredGame
 
 #: The lists of a `Plan`, in the order people read them.
 PLAN_LISTS = ("done", "missing", "stale", "infra")
@@ -82,19 +82,20 @@ def entrant_hashes(config: TournamentConfig) -> Hashes:
                   {e.name: submission_hash(e) for e in config.ghost_entrants})
 
 
-def plan(games: list[ScheduledGame], stored: Mapping[str, tuple[str, str, str]],
+def plan(games: list[ScheduledGame], stored: Mapping[str, StoredGame],
          hashes: Hashes) -> Plan:
-    """Split `games` by `stored` (game id -> (submission hash, ghost hash, outcome),
-    `Store.hashes`) against the entrants' current `hashes`: a match game is stale when
-    either side's submission changed."""
+    """Split `games` by `stored` (`Store.hashes`) against the entrants' current `hashes`: a
+    game is stale when it was played with another submission (either side's, for a match
+    game) or another seed (the config's seed changed: same game id, another game)."""
     split = Plan()
     for game in games:
         found = stored.get(game.game_id)
         if found is None:
             split.missing.append(game)
-        elif found[:2] != hashes.of(game):
+        elif ((found.submission_hash, found.ghost_hash) != hashes.of(game)
+              or found.seed != game.seed):
             split.stale.append(game)
-        elif found[2] == INFRA_ERROR:
+        elif found.outcome == INFRA_ERROR:
             split.infra.append(game)
         else:
             split.done.append(game)

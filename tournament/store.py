@@ -11,12 +11,21 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from pacman.outcomes import OUTCOMES
 from tournament.results import ADDED, COLUMNS, NAMES, GameRow
+
+
+class StoredGame(NamedTuple):
+    """What a run needs of a stored game to tell whether it is still the game asked for."""
+
+    submission_hash: str
+    ghost_hash: str
+    outcome: str
+    seed: int
 
 
 class StoreError(RuntimeError):
@@ -90,12 +99,11 @@ class Store:
         with self.conn:
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
-    def hashes(self) -> dict[str, tuple[str, str, str]]:
-        """game_id -> (submission hash, ghost entrant's hash or '', outcome) of every stored
-        game."""
-        rows = self.conn.execute("SELECT game_id, submission_hash, ghost_hash, outcome "
+    def hashes(self) -> dict[str, StoredGame]:
+        """game_id -> its submissions' hashes, outcome and seed, for every stored game."""
+        rows = self.conn.execute("SELECT game_id, submission_hash, ghost_hash, outcome, seed "
                                  "FROM games")
-        return {game_id: (digest, ghost, outcome) for game_id, digest, ghost, outcome in rows}
+        return {row[0]: StoredGame(*row[1:]) for row in rows}
 
     def frame(self, game_ids: Iterable[str] | None = None) -> Any:
         """The results as a DataFrame (only `game_ids` when given), sorted by game id."""

@@ -1,0 +1,84 @@
+"""What comes back from a worker is checked against the task before it is kept
+(`tournament.outputs`), and task keys identify the work (`GameTask.key`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from pacman import __version__
+from tests.test_tournament_run import make_tournament
+from tournament.bundles import TeamCache
+from tournament.config import load_config
+from tournament.outputs import Keeper, mismatch
+from tournament.runner import GameOutput, GameTask, Snapshots, play_task, tasks_for
+from tournament.schedule import schedule
+from tournament.store import Store
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[GameTask], TeamCache, Path]:
+    root = tmp_path_factory.mktemp("outputs")
+    config = load_config(make_tournament(root, {"alpha": "example"}, games=2,
+                                         layouts="[testClassic]"))
+    snapshots = Snapshots.take(config, TeamCache(root / "cache"))
+    hashes, ghosts = snapshots.hashes(config)
+    tasks = tasks_for(config, schedule(config), hashes, "ab" * 32, (), ghosts, snapshots)
+    return tasks, snapshots.cache, root
+
+
+def test_a_tasks_key_is_its_work(made: tuple[list[GameTask], TeamCache, Path]) -> None:
+    tasks, _, _ = made
+    task = tasks[0]
+    assert len({t.key for t in tasks}) == len(tasks)
+    assert dataclasses.replace(task).key == task.key  # the same work, the same key
+    for change in ({"secret": "cd" * 32},  # another tournament's secret: another game
+                   {"game": dataclasses.replace(task.game, seed=task.game.seed + 1)},
+                   {"submission_hash": "0" * 16},
+                   {"layout_text": task.layout_text + "\n"},
+                   {"max_moves": task.max_moves + 1}):
+        assert dataclasses.replace(task, **change).key != task.key, change
+    # No path of the organizer's: a task plays the same on any machine.
+    for ref in (task.pacman, task.ghost):
+        assert ref is not None and (ref.path is None or not ref.path.startswith("/"))
+
+
+def test_only_the_output_of_the_task_asked_for_is_kept(
+        made: tuple[list[GameTask], TeamCache, Path], tmp_path: Path) -> None:
+    tasks, cache, _ = made
+    team_task = next(t for t in tasks if t.game.entrant == "alpha")
+    other = next(t for t in tasks if t is not team_task)
+    good = play_task(team_task, cache)
+    assert mismatch(team_task, good) == ""
+    assert "another task" in mismatch(other, good)
+    row = dict(good.row)
+    forged = dataclasses.replace(good, row={**row, "seed": row["seed"] + 1})  # type: ignore[typeddict-item]
+    assert "seed" in mismatch(team_task, forged)
+    old = dataclasses.replace(good, row={**row, "version": "0.0.1"})  # type: ignore[typeddict-item]
+    assert "install the same version" in mismatch(team_task, old)
+
+    with Store(tmp_path / "r.sqlite") as store:
+        keeper = Keeper(tmp_path, store)
+        kept = keeper.keep(team_task, dataclasses.replace(good, replay='{"x": 1}',
+                                                          logs=((".log", "hello"),
+                                                                ("../../evil", "x"))))
+        assert kept["outcome"] == good.row["outcome"] and kept["version"] == __version__
+        assert kept["replay"] is not None and Path(kept["replay"]).read_text() == '{"x": 1}'
+        assert Path(kept["replay"]).is_relative_to(tmp_path / "replays")
+        logs = [p for p in (tmp_path / "logs").rglob("*") if p.is_file()]
+        assert [p.read_text() for p in logs] == ["hello"]  # an unknown log name is dropped
+        refused = keeper.keep(other, good)
+        assert refused["outcome"] == "infra_error" and refused["game_id"] == other.game.game_id
+        assert refused["message"].startswith("not stored: the worker returned the output of")
+        assert store.hashes()[other.game.game_id].outcome == "infra_error"  # played again
+
+
+def test_a_worker_writes_nothing_outside_its_own_folders(
+        made: tuple[list[GameTask], TeamCache, Path]) -> None:
+    tasks, cache, root = made
+    before = sorted(p for p in root.rglob("*") if "cache" not in p.parts)
+    outputs = [play_task(dataclasses.replace(t, replays="all"), cache) for t in tasks[:2]]
+    assert all(isinstance(o, GameOutput) and o.replay for o in outputs)
+    assert sorted(p for p in root.rglob("*") if "cache" not in p.parts) == before
