@@ -395,8 +395,10 @@ def describe_config(config: TournamentConfig) -> str:
             f"{name}={'off' if value is None else value}"
             for name, value in config.limits.as_dict().items()
         ),
-        f"workers: {workers}"
-        + (f" on the Dask cluster at {config.scheduler}" if config.scheduler else ""),
+        (f"games on the Dask cluster at {config.scheduler}: at most "
+         f"{config.cluster.in_flight or 'twice its worker threads'} at once; "
+         f"{config.cluster.connect_timeout:g} s to connect, {config.cluster.worker_wait:g} s "
+         "without workers before stopping") if config.scheduler else f"workers: {workers}",
         f"output: {config.output}",
         f"replays kept: {config.record.replays}",
     ]
