@@ -160,12 +160,22 @@ def run(config_path: Path, workers: int | None) -> None:
 
 def warn_unplayable_teams(config: TournamentConfig) -> None:
     """Name each team whose folder could not be resolved: it does not stop the others, and
-    its games are recorded as its own `load_error` until the folder is fixed."""
+    its games are recorded as its own `load_error` until the folder is fixed. Name too each
+    team folder that plays under another name than its own (`team_entrant_name`)."""
     from pacman.describe import clean
 
-    for entrant in config.entrants:
+    seen = set()
+    for entrant in (*config.entrants, *config.ghost_entrants):
+        if entrant.folder is not None and entrant.folder.name != entrant.name \
+                and entrant.name not in seen:
+            seen.add(entrant.name)
+            console.print(f"warning: the team folder {clean(repr(entrant.folder.name))} plays "
+                          f"as {entrant.name}: an entrant's name is up to 64 letters, digits "
+                          "and . _ + - (it appears in game ids and file names); rename the "
+                          "folder to choose another", markup=False, style="yellow")
         if entrant.problem is not None:
-            console.print(f"warning: team {entrant.name} cannot play, so its games are "
+            side = "" if entrant.side == PACMAN else "ghost "
+            console.print(f"warning: {side}team {entrant.name} cannot play, so its games are "
                           f"recorded as its load_error: {clean(entrant.problem)}", markup=False,
                           style="yellow")
 
@@ -451,6 +461,7 @@ def game_pictures(config: TournamentConfig, results: Any, out_dir: Path,
 def validate(config_path: Path) -> None:
     """Check the config, then load every entrant in its sandbox and play one short game each
     (a Pacman against the grid's first ghosts, a ghost team against a built-in Pacman)."""
+    from pacman.describe import clean
     from pacman.game import GameSpec, play
     from pacman.layout import load_layout
     from pacman.loader import SubmissionError, resolve
@@ -458,6 +469,7 @@ def validate(config_path: Path) -> None:
 
     config = load(config_path)
     console.print(describe_config(config), markup=False)
+    warn_unplayable_teams(config)
     check_sandbox(config)
     cell = (cells(config) or match_cells(config))[0]
     fixed = cells(config)
@@ -478,7 +490,7 @@ def validate(config_path: Path) -> None:
             ref = resolve(ref_text, agent_args(entrant, cell) if kind == "pacman" else args,
                           kind=kind, cwd=base)
         except SubmissionError as exc:
-            console.print(f"  {escape(label)}: [red]FAILED[/] {escape(str(exc))}")
+            console.print(f"  {escape(label)}: [red]FAILED[/] {escape(clean(str(exc)))}")
             bad += 1
             continue
         pacman, ghosts = (ref, ghost) if kind == "pacman" else (rival, ref)
@@ -491,7 +503,7 @@ def validate(config_path: Path) -> None:
         if (result.failed and own) or not result.scored:
             bad += 1
             console.print(f"  {escape(label)}: [red]FAILED[/] {result.outcome}: "
-                          f"{escape(result.message)}")
+                          f"{escape(clean(result.message))}")
         else:
             console.print(f"  {escape(label)}: ok, {where}, {result.moves} moves, "
                           f"{result.outcome} at {result.score}", markup=False)
