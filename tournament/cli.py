@@ -107,6 +107,7 @@ def run(config_path: Path, workers: int | None) -> None:
     config = load(config_path)
     if workers is not None and workers < 1:
         die("--workers: expected at least 1")
+    lock_output(config)
     store = open_store(config)
     hashes = entrant_hashes(config)
     split = store_plan(config, store, hashes)
@@ -156,6 +157,19 @@ def run(config_path: Path, workers: int | None) -> None:
     results = current_results(config, store)
     show_results(config, results)  # a ratings problem is shown; the run itself went well
     store.close()
+
+
+def lock_output(config: TournamentConfig) -> None:
+    """Hold the output folder for the rest of this command, which plays games into it; exit 2
+    naming the holder when another process holds it (`tournament.lock`)."""
+    from tournament.lock import LockHeld, acquire
+
+    try:
+        acquire(config.output, " ".join(["tournament", *sys.argv[1:]]))
+    except LockHeld as exc:
+        die(str(exc))
+    except OSError as exc:
+        die(f"{config.output}: cannot take its lock: {exc.strerror or exc}")
 
 
 def warn_unplayable_teams(config: TournamentConfig) -> None:
@@ -675,6 +689,7 @@ def recreate_replays(config: TournamentConfig, games: Any, replays: Sequence[Rep
     if not rows:
         console.print("every matching game already has a replay; nothing to re-create")
         return
+    lock_output(config)  # games are played again: not beside a run on the same folder
     # The teams' code plays again: under the same confinement as `run`, or not at all.
     check_sandbox(config)
     scheduled = {g.game_id: g for g in schedule(config)}
