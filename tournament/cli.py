@@ -50,7 +50,13 @@ from tournament.leaderboard import leaderboard
 from tournament.ranking import words as ranking_words
 from tournament.recreate import recreate
 from tournament.results import GameRow, split_formats
-from tournament.resume import PLAN_LISTS, current_results, entrant_hashes, store_plan
+from tournament.resume import (
+    PLAN_LISTS,
+    current_results,
+    entrant_hashes,
+    store_outdated,
+    store_plan,
+)
 from tournament.schedule import schedule
 from tournament.secret import SecretError, checked_secret
 from tournament.standings import Standings, anchor_of, standings
@@ -156,7 +162,34 @@ def run(config_path: Path, workers: int | None) -> None:
                       f"{workers or config.worker_count} workers)")
     results = current_results(config, store)
     show_results(config, results)  # a ratings problem is shown; the run itself went well
+    warn_outdated(config, config_path, store, during_run=True)
     store.close()
+
+
+def warn_outdated(config: TournamentConfig, config_path: Path, store: Store,
+                  during_run: bool = False) -> None:
+    """A warning per entrant with games stored for an earlier submission of its own
+    (`tournament.resume.outdated`): no table counts them, so without this line an entrant
+    whose every game is outdated would silently be missing. At the end of a run, such games
+    were played while the team's files changed."""
+    for found in store_outdated(config, store):
+        team = (config.entrant(found.entrant) if found.side == PACMAN
+                else config.ghost_entrant(found.entrant)).kind == "team"
+        who = ("team" if team else "baseline") if found.side == PACMAN else \
+            ("ghost team" if team else "ghost baseline")
+        what = "files" if team else "settings"
+        games = "1 game" if found.games == 1 else f"{found.games} games"
+        if during_run:
+            line = (f"warning: {who} {found.entrant}'s {what} changed during the run: its "
+                    f"{games} {'was' if found.games == 1 else 'were'} played with the {what} "
+                    f"as they were and {'is' if found.games == 1 else 'are'} now outdated; "
+                    f"run again to play the new {what}")
+        else:
+            none = "" if found.current else " and none for the current ones"
+            line = (f"warning: {who} {found.entrant}: {games} stored for an earlier version "
+                    f"of its {what}{none} (not counted here); tournament run {config_path} "
+                    "plays the current ones")
+        console.print(line, markup=False, style="yellow")
 
 
 def lock_output(config: TournamentConfig) -> None:
@@ -275,6 +308,7 @@ def status(config_path: Path) -> None:
         table.add_row(Text(name), side, str(counts["done"]), str(counts["missing"]),
                       str(counts["stale"]), str(failed), str(counts["infra"]))
     console.print(table)
+    warn_outdated(config, config_path, store)
     remaining = len(split.todo)
     console.print("complete" if remaining == 0 else
                   f"{remaining} games to play: tournament run {config_path}")
@@ -331,6 +365,7 @@ def leaderboard_command(config_path: Path) -> None:
     store = open_store(config)
     results = current_results(config, store)
     shown = show_results(config, results)
+    warn_outdated(config, config_path, store)
     store.close()
     if shown is not None and shown.problem is not None:
         sys.exit(1)
@@ -416,7 +451,8 @@ def report(config_path: Path, pictures: str) -> None:
     out_dir = config.output / "report"
     shown = game_pictures(config, results, out_dir, pictures) if pictures != "none" else None
     anchor = anchor_of(config)
-    index = write_report(results, config, out_dir, shown, anchor)
+    index = write_report(results, config, out_dir, shown, anchor, store_outdated(config, store),
+                         f"tournament run {config_path}")
     console.print(f"report: {index}")
     store.close()
 
