@@ -540,6 +540,9 @@ def _agent_of_folder(folder: Path, files: list[str], args: tuple[tuple[str, str]
     if "team.yaml" in files:
         return _from_team_yaml(folder, files, args, kind)
     key, _, suffix = KINDS[kind]
+    if not agent_files(folder, files):
+        raise SubmissionError(f"{folder}: no team.yaml and no *gents.py or submission.py in "
+                              "the folder, so there is no agent to play")
     candidates: list[tuple[Path, str]] = []
     broken: list[str] = []
     _within_budget(agent_files(folder, files), f"{folder}: its agent files",

@@ -88,3 +88,15 @@ def test_a_cache_others_can_write_to_is_refused(tmp_path: Path) -> None:
     os.chmod(shared, 0o777)
     with pytest.raises(PermissionError, match="no one else can write"):
         TeamCache(shared)
+
+
+def test_messages_name_the_teams_folder_not_a_workers_cache(tmp_path: Path) -> None:
+    from tournament.runner import Snapshots
+
+    folder = team(tmp_path)
+    snapshots = Snapshots(TeamCache(tmp_path / "organizer"))
+    snap = snapshots.of_folder(folder)
+    elsewhere = f"/var/dask/w1/pacman-arena-teams/{snap.digest}/alpha/multiAgents.py"
+    text = f'File "{elsewhere}", line 3: SyntaxError; and {snap.digest[:16]} stays'
+    assert snapshots.localize(text) == (f'File "{folder}/multiAgents.py", line 3: '
+                                        f"SyntaxError; and {snap.digest[:16]} stays")

@@ -12,6 +12,7 @@ from pacman.limits import Limits
 from tests.conftest import ROOT
 from tournament.config import (
     DEFAULT_MAX_MOVES,
+    NAME_PATTERN,
     ConfigError,
     GhostSetting,
     MatchConfig,
@@ -22,6 +23,7 @@ from tournament.config import (
     load_config,
     parse_config,
     slug,
+    team_entrant_name,
 )
 
 EXAMPLE = ROOT / "tournaments" / "example.yaml"
@@ -347,8 +349,8 @@ def test_type_errors_say_what_was_expected_and_found(tmp_path: Path) -> None:
 def test_unknown_keys_are_errors_with_did_you_mean(tmp_path: Path) -> None:
     assert problems(tmp_path, MINIMAL + "game_per_cell: 3\n") == [
         "game_per_cell: unknown key (did you mean games_per_cell?); expected one of name, "
-        "seed, entrants, grid, games_per_cell, matches, limits, workers, scheduler, output, "
-        "record, ranking, sandbox, secret_file"
+        "seed, entrants, grid, games_per_cell, matches, limits, workers, scheduler, cluster, "
+        "output, record, ranking, sandbox, secret_file"
     ]
     assert problems(tmp_path, with_grid("layouts: [smallClassic]\ndepth: [2]\n")) == [
         "grid.depth: unknown key (did you mean depths?); expected one of layouts, depths, "
@@ -566,21 +568,25 @@ def test_a_team_whose_agent_has_no_depth_option_is_not_given_one(tmp_path: Path)
     assert config.entrant("shallow").takes_depth is False
 
 
-def test_team_folder_problems_name_the_folder(tmp_path: Path) -> None:
+def test_no_team_folder_is_a_config_problem(tmp_path: Path) -> None:
+    """A folder with nothing to play is its team's problem (its games its load_error), and one
+    whose name cannot be an entrant's plays under a name made from it: neither stops the
+    tournament of the others."""
     subs = tmp_path / "subs"
     make_team(subs, "empty", None, {"notes.txt": "todo\n"})
     make_team(subs, "good", None, {"multiAgents.py": AGENT_FILE})
     make_team(subs, "bad name", None, {"multiAgents.py": AGENT_FILE})
-    found = problems(
-        tmp_path,
-        "name: t\nentrants: {submissions: subs}\ngrid: {layouts: [smallClassic]}\n",
+    config = load_config(
+        write(tmp_path, "name: t\nentrants: {submissions: subs}\ngrid: {layouts: [smallClassic]}\n")
     )
-    assert found == [
-        "entrants.submissions[bad name]: 'bad name' cannot be used as a name: use up to 64 "
-        "letters, digits and . _ + - (it appears in game ids and file names)",
-        "entrants.submissions[empty]: the folder 'empty' has no team.yaml and no *gents.py "
-        "or submission.py; every folder here must be a team",
-    ]
+    renamed = team_entrant_name("bad name")
+    assert renamed != "bad name" and NAME_PATTERN.fullmatch(renamed)
+    assert {e.name: (e.folder, e.problem) for e in config.entrants} == {
+        renamed: (subs / "bad name", None),
+        "empty": (subs / "empty", f"{subs / 'empty'}: no team.yaml and no *gents.py or "
+                  "submission.py in the folder, so there is no agent to play"),
+        "good": (subs / "good", None),
+    }
 
 
 def test_a_team_that_cannot_be_resolved_is_an_entrant_with_its_problem(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -50,7 +50,13 @@ from tournament.leaderboard import leaderboard
 from tournament.ranking import words as ranking_words
 from tournament.recreate import recreate
 from tournament.results import GameRow, split_formats
-from tournament.resume import PLAN_LISTS, current_results, entrant_hashes, store_plan
+from tournament.resume import (
+    PLAN_LISTS,
+    current_results,
+    entrant_hashes,
+    store_outdated,
+    store_plan,
+)
 from tournament.schedule import schedule
 from tournament.secret import SecretError, checked_secret
 from tournament.standings import Standings, anchor_of, standings
@@ -110,6 +116,7 @@ def run(config_path: Path, workers: int | None) -> None:
     if workers is not None and workers < 1:
         die("--workers: expected at least 1")
     cluster = connect_cluster(config) if config.scheduler else None
+    lock_output(config)
     cache = TeamCache.temporary()
     created = not (config.output / "results.sqlite").exists()
     store: Store | None = None
@@ -142,7 +149,8 @@ def run(config_path: Path, workers: int | None) -> None:
                 executor = LocalExecutor(workers or config.worker_count, cache=cache)
             started = time.perf_counter()
             try:
-                play_with_progress(config, store, executor, tasks, len(todo))
+                play_with_progress(config, store, executor, tasks, len(todo),
+                                   snapshots.localize)
             except KeyboardInterrupt:
                 kept = len(store_plan(config, store, hashes).done)
                 console.print(f"stopped: {kept} of {total} games stored in "
@@ -161,6 +169,7 @@ def run(config_path: Path, workers: int | None) -> None:
                           markup=False)
         results = current_results(config, store)
         show_results(config, results)  # a ratings problem is shown; the run itself went well
+        warn_outdated(config, config_path, store, during_run=True)
     finally:
         cache.remove()
         if cluster is not None:
@@ -208,14 +217,14 @@ def take_snapshots(config: TournamentConfig, cache: Any) -> Any:
 
 
 def play_with_progress(config: TournamentConfig, store: Store, executor: Any, tasks: Any,
-                       count: int) -> None:
+                       count: int, localize: Callable[[str], str]) -> None:
     """Play `tasks`, keeping each output as it arrives (`tournament.outputs`), with a
     progress bar on a terminal and progress lines elsewhere (`tournament.progress`)."""
     from tournament.outputs import Keeper
     from tournament.progress import ProgressLines
     from tournament.runner import GameOutput, GameTask
 
-    keeper = Keeper(config.output, store)
+    keeper = Keeper(config.output, store, localize)
 
     def failed(row: GameRow) -> bool:
         return row["outcome"] in FAILURES or row["outcome"] == INFRA_ERROR
@@ -247,14 +256,63 @@ def remove_database(path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
+def warn_outdated(config: TournamentConfig, config_path: Path, store: Store,
+                  during_run: bool = False) -> None:
+    """A warning per entrant with games stored for an earlier submission of its own
+    (`tournament.resume.outdated`): no table counts them, so without this line an entrant
+    whose every game is outdated would silently be missing. At the end of a run, such games
+    were played while the team's files changed."""
+    for found in store_outdated(config, store):
+        team = (config.entrant(found.entrant) if found.side == PACMAN
+                else config.ghost_entrant(found.entrant)).kind == "team"
+        who = ("team" if team else "baseline") if found.side == PACMAN else \
+            ("ghost team" if team else "ghost baseline")
+        what = "files" if team else "settings"
+        games = "1 game" if found.games == 1 else f"{found.games} games"
+        if during_run:
+            line = (f"warning: {who} {found.entrant}'s {what} changed during the run: its "
+                    f"{games} {'was' if found.games == 1 else 'were'} played with the {what} "
+                    f"as they were and {'is' if found.games == 1 else 'are'} now outdated; "
+                    f"run again to play the new {what}")
+        else:
+            none = "" if found.current else " and none for the current ones"
+            line = (f"warning: {who} {found.entrant}: {games} stored for an earlier version "
+                    f"of its {what}{none} (not counted here); tournament run {config_path} "
+                    "plays the current ones")
+        console.print(line, markup=False, style="yellow")
+
+
+def lock_output(config: TournamentConfig) -> None:
+    """Hold the output folder for the rest of this command, which plays games into it; exit 2
+    naming the holder when another process holds it (`tournament.lock`)."""
+    from tournament.lock import LockHeld, acquire
+
+    try:
+        acquire(config.output, " ".join(["tournament", *sys.argv[1:]]))
+    except LockHeld as exc:
+        die(str(exc))
+    except OSError as exc:
+        die(f"{config.output}: cannot take its lock: {exc.strerror or exc}")
+
+
 def warn_unplayable_teams(config: TournamentConfig) -> None:
     """Name each team whose folder could not be resolved: it does not stop the others, and
-    its games are recorded as its own `load_error` until the folder is fixed."""
+    its games are recorded as its own `load_error` until the folder is fixed. Name too each
+    team folder that plays under another name than its own (`team_entrant_name`)."""
     from pacman.describe import clean
 
-    for entrant in config.entrants:
+    seen = set()
+    for entrant in (*config.entrants, *config.ghost_entrants):
+        if entrant.folder is not None and entrant.folder.name != entrant.name \
+                and entrant.name not in seen:
+            seen.add(entrant.name)
+            console.print(f"warning: the team folder {clean(repr(entrant.folder.name))} plays "
+                          f"as {entrant.name}: an entrant's name is up to 64 letters, digits "
+                          "and . _ + - (it appears in game ids and file names); rename the "
+                          "folder to choose another", markup=False, style="yellow")
         if entrant.problem is not None:
-            console.print(f"warning: team {entrant.name} cannot play, so its games are "
+            side = "" if entrant.side == PACMAN else "ghost "
+            console.print(f"warning: {side}team {entrant.name} cannot play, so its games are "
                           f"recorded as its load_error: {clean(entrant.problem)}", markup=False,
                           style="yellow")
 
@@ -340,6 +398,7 @@ def status(config_path: Path) -> None:
         table.add_row(Text(name), side, str(counts["done"]), str(counts["missing"]),
                       str(counts["stale"]), str(failed), str(counts["infra"]))
     console.print(table)
+    warn_outdated(config, config_path, store)
     remaining = len(split.todo)
     console.print("complete" if remaining == 0 else
                   f"{remaining} games to play: tournament run {config_path}")
@@ -396,6 +455,7 @@ def leaderboard_command(config_path: Path) -> None:
     store = open_store(config)
     results = current_results(config, store)
     shown = show_results(config, results)
+    warn_outdated(config, config_path, store)
     store.close()
     if shown is not None and shown.problem is not None:
         sys.exit(1)
@@ -481,7 +541,8 @@ def report(config_path: Path, pictures: str) -> None:
     out_dir = config.output / "report"
     shown = game_pictures(config, results, out_dir, pictures) if pictures != "none" else None
     anchor = anchor_of(config)
-    index = write_report(results, config, out_dir, shown, anchor)
+    index = write_report(results, config, out_dir, shown, anchor, store_outdated(config, store),
+                         f"tournament run {config_path}")
     console.print(f"report: {index}")
     store.close()
 
@@ -540,6 +601,7 @@ def game_pictures(config: TournamentConfig, results: Any, out_dir: Path,
 def validate(config_path: Path) -> None:
     """Check the config, then load every entrant in its sandbox and play one short game each
     (a Pacman against the grid's first ghosts, a ghost team against a built-in Pacman)."""
+    from pacman.describe import clean
     from pacman.game import GameSpec, play
     from pacman.layout import load_layout
     from pacman.loader import SubmissionError, resolve
@@ -549,6 +611,7 @@ def validate(config_path: Path) -> None:
     console.print(describe_config(config), markup=False)
     if config.scheduler:
         connect_cluster(config).close()  # reachable, and its workers run this version
+    warn_unplayable_teams(config)
     check_sandbox(config)
     cell = (cells(config) or match_cells(config))[0]
     fixed = cells(config)
@@ -569,7 +632,7 @@ def validate(config_path: Path) -> None:
             ref = resolve(ref_text, agent_args(entrant, cell) if kind == "pacman" else args,
                           kind=kind, cwd=base)
         except SubmissionError as exc:
-            console.print(f"  {escape(label)}: [red]FAILED[/] {escape(str(exc))}")
+            console.print(f"  {escape(label)}: [red]FAILED[/] {escape(clean(str(exc)))}")
             bad += 1
             continue
         pacman, ghosts = (ref, ghost) if kind == "pacman" else (rival, ref)
@@ -582,7 +645,7 @@ def validate(config_path: Path) -> None:
         if (result.failed and own) or not result.scored:
             bad += 1
             console.print(f"  {escape(label)}: [red]FAILED[/] {result.outcome}: "
-                          f"{escape(result.message)}")
+                          f"{escape(clean(result.message))}")
         else:
             console.print(f"  {escape(label)}: ok, {where}, {result.moves} moves, "
                           f"{result.outcome} at {result.score}", markup=False)
@@ -754,6 +817,7 @@ def recreate_replays(config: TournamentConfig, games: Any, replays: Sequence[Rep
     if not rows:
         console.print("every matching game already has a replay; nothing to re-create")
         return
+    lock_output(config)  # games are played again: not beside a run on the same folder
     # The teams' code plays again: under the same confinement as `run`, or not at all.
     check_sandbox(config)
     scheduled = {g.game_id: g for g in schedule(config)}

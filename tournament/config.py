@@ -28,6 +28,7 @@ Every key, its type, default and meaning are documented in docs/tournament-confi
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib
 import inspect
 import math
@@ -52,9 +53,10 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
+from pacman.describe import clean
 from pacman.layout import PROJECT_LAYOUTS, LayoutError, available_layouts, load_layout
 from pacman.limits import ALWAYS, COUNTS, DESCRIPTIONS, Limits, limit_problem
-from pacman.loader import AgentRef, SubmissionError, agent_files, options_in_source, resolve
+from pacman.loader import AgentRef, SubmissionError, options_in_source, resolve
 from pacman.outcomes import GHOSTS, PACMAN, SIDES
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
@@ -371,13 +373,13 @@ def describe_config(config: TournamentConfig) -> str:
         args = ", ".join(f"{k}={v}" for k, v in entrant.args)
         extra = f" [{args}]" if args else ""
         depth_note = "" if entrant.takes_depth else " (plays every depth with its own settings)"
-        lines.append(f"  {entrant.name}: {entrant.kind} {entrant.ref}{extra}{depth_note}")
+        lines.append(f"  {entrant.name}: {entrant.kind} {clean(entrant.ref)}{extra}{depth_note}")
     if config.ghost_entrants:
         lines.append(f"ghost entrants ({len(config.ghost_entrants)}):")
         for entrant in config.ghost_entrants:
             args = ", ".join(f"{k}={v}" for k, v in entrant.args)
             extra = f" [{args}]" if args else ""
-            lines.append(f"  {entrant.name}: {entrant.kind} {entrant.ref}{extra}")
+            lines.append(f"  {entrant.name}: {entrant.kind} {clean(entrant.ref)}{extra}")
     lines += [
         f"layouts: {', '.join(choice.name for choice in grid.layouts)}",
         f"depths: {depths}",
@@ -1041,11 +1043,27 @@ def _ghost_baseline(value: object, info: ValidationInfo) -> Entrant:
     )
 
 
+def team_entrant_name(folder_name: str) -> str:
+    """The entrant name of a team folder: the folder's own name when it is a valid name, else
+    one made from it (unusable characters as `_`, cut short, and 8 hex digits of the full
+    name's hash so that two folders never share one), so that a folder named `José García`
+    or holding a terminal escape still plays (as `Jos__Garc_a-978edf99`) instead of stopping
+    the tournament. The same folder name always gives the same entrant name."""
+    if NAME_PATTERN.fullmatch(folder_name):
+        return folder_name
+    stem = re.sub(r"[^A-Za-z0-9._+-]", "_", folder_name).lstrip("._+-")[:48] or "team"
+    digest = hashlib.sha256(os.fsencode(folder_name)).hexdigest()[:8]
+    return f"{stem}-{digest}"
+
+
 def _team_sides(sub: Path) -> tuple[bool, bool]:
     """(plays Pacman, plays the ghosts): from its `team.yaml`'s keys, read as the loader reads
     it. A team without `team.yaml`, or whose `team.yaml` cannot be read, is a Pacman entrant
     as before (resolving it then gives its problem)."""
-    if sub.is_symlink() or not os.path.lexists(sub / "team.yaml"):
+    try:
+        if sub.is_symlink() or not os.path.lexists(sub / "team.yaml"):
+            return True, False
+    except OSError:  # an unreadable folder: resolving it says so
         return True, False
     try:
         data = load_yaml(sub / "team.yaml", TEAM_FILE, follow_links=False)
@@ -1057,28 +1075,31 @@ def _team_sides(sub: Path) -> tuple[bool, bool]:
     return "agent" in data or not ghost, ghost
 
 
-def _team(sub: Path, side: str) -> Entrant:
-    """A team folder as an entrant of `side`. What is inside the folder is the team's: a
-    problem there (a bad team.yaml, a link, a missing class) does not stop the tournament but
-    is kept on the entrant, and its games fail to load, as the team's own failures."""
+def _team(sub: Path, name: str, side: str) -> Entrant:
+    """A team folder as an entrant of `side`, named `name`. What is inside the folder is the
+    team's: a problem there (a bad team.yaml, a link, a missing class, an unreadable or
+    empty folder) does not stop the tournament but is kept on the entrant, and its games
+    fail to load, as the team's own failures."""
     kind = "pacman" if side == PACMAN else "ghost"
     try:
         ref = resolve(str(sub), (), kind=kind)
     except SubmissionError as exc:
-        return Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=side == PACMAN,
+        return Entrant(name, "team", str(sub), (), folder=sub, takes_depth=side == PACMAN,
                        problem=str(exc), side=side)
     if side == GHOSTS:
-        return Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=False, side=side)
+        return Entrant(name, "team", str(sub), (), folder=sub, takes_depth=False, side=side)
     options = _source_options(ref.path, ref.name, ref.team)
     takes_depth = options is None or "depth" in options
-    return Entrant(sub.name, "team", str(sub), (), folder=sub, takes_depth=takes_depth)
+    return Entrant(name, "team", str(sub), (), folder=sub, takes_depth=takes_depth)
 
 
 def _teams(
     text: str, env: _Env, problems: _Problems
 ) -> tuple[Path | None, list[tuple[str, Entrant]]]:
     """The team folders of `entrants.submissions` as entrants of their sides, each with the
-    key path it is reported at; folders that are no team are reported, the others returned."""
+    key path it is reported at. Every folder there is a team (one whose name cannot be an
+    entrant's plays under `team_entrant_name`); only the submissions folder itself can be a
+    config problem."""
     folder = env.path(text)
     if not folder.is_dir():
         problems.add(("submissions",), f"no such folder {text!r} (looked for {folder})")
@@ -1090,29 +1111,22 @@ def _teams(
             "folders, or list this one under baselines",
         )
         return None, []
+    try:
+        subs = sorted(folder.iterdir())
+    except OSError as exc:
+        problems.add(("submissions",), f"{folder}: cannot be read: {exc.strerror or exc}")
+        return None, []
     teams: list[tuple[str, Entrant]] = []
-    for sub in sorted(folder.iterdir()):
+    for sub in subs:
         if sub.name.startswith((".", "_")) or not sub.is_dir():
             continue  # README files, .git, __pycache__: not teams (a link to a folder is)
-        path = f"entrants.submissions[{sub.name}]"
-        problem = _name_problem(sub.name)
-        if problem:
-            problems.add((), problem, at=path)
-            continue
-        if (not sub.is_symlink() and not os.path.lexists(sub / "team.yaml")
-                and not agent_files(sub)):
-            problems.add(
-                (),
-                f"the folder {sub.name!r} has no team.yaml and no *gents.py or "
-                "submission.py; every folder here must be a team",
-                at=path,
-            )
-            continue
+        name = team_entrant_name(sub.name)
+        path = f"entrants.submissions[{name}]"
         pacman, ghost = _team_sides(sub)
         if pacman:
-            teams.append((path, _team(sub, PACMAN)))
+            teams.append((path, _team(sub, name, PACMAN)))
         if ghost:
-            teams.append((path, _team(sub, GHOSTS)))
+            teams.append((path, _team(sub, name, GHOSTS)))
     return folder, teams
 
 

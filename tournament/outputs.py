@@ -12,6 +12,7 @@ check is not the game the organizer asked for: it is stored as the platform's fa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from pacman import __version__
@@ -51,10 +52,14 @@ def mismatch(task: GameTask, output: GameOutput) -> str:
 class Keeper:
     """Keeps each game's output in the output folder and the store, checked first."""
 
-    def __init__(self, output: Path, store: Store) -> None:
+    def __init__(self, output: Path, store: Store,
+                 localize: Callable[[str], str] = lambda text: text) -> None:
         self.replays = output / "replays"
         self.logs = output / "logs"
         self.store = store
+        #: Paths into a worker's team snapshots made the organizer's team folders again
+        #: (`tournament.runner.Snapshots.localize`).
+        self.localize = localize
 
     def keep(self, task: GameTask, output: GameOutput) -> GameRow:
         """Check, write the files, store the row (last: a stored row's files exist)."""
@@ -63,6 +68,8 @@ class Keeper:
             row = make_row(task, None, None, INFRA_ERROR, f"not stored: {problem}")
         else:
             row = GameRow(**output.row)
+            row["message"] = self.localize(row["message"])
+            row["trace"] = self.localize(row["trace"])
             gid = task.game.game_id
             if output.replay is not None:
                 row["replay"] = str(write_atomic(replay_path(str(self.replays), gid),

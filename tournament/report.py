@@ -37,6 +37,7 @@ from tournament.leaderboard import cell_table, leaderboard
 from tournament.ranking import words as ranking_words
 from tournament.ratings import expected_score
 from tournament.results import split_formats
+from tournament.resume import Outdated
 from tournament.standings import Standings, anchor_of, standings
 
 if TYPE_CHECKING:
@@ -84,6 +85,8 @@ def write_report(
     out_dir: Path,
     pictures: Mapping[str, Sequence[tuple[str, str]]] | None = None,
     anchor: tuple[str, str] | None = None,
+    outdated: Sequence[Outdated] = (),
+    command: str = "tournament run CONFIG",
 ) -> Path:
     """Write the site into `out_dir` (created if needed) and return its `index.html`.
 
@@ -96,15 +99,26 @@ def write_report(
     report that fails half-way leaves the old ranks in place for the next try. `pictures`
     maps an entrant to (caption, image file relative to `out_dir`) pairs shown on its page:
     a GIF or a frame strip of its best and worst game.
+    `outdated` (`tournament.resume.outdated`) are the entrants with games stored for an
+    earlier version of their files, which no table here counts: the index lists them and
+    each one's page says so, with `command`, the command that plays the current ones.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     previous = _previous_ranks(out_dir / PREVIOUS_LEADERBOARD)
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     meta = f'<p class="meta">Generated {generated}.</p>'
     index = out_dir / "index.html"
+    stale = _stale_games(outdated)
     if len(results) == 0:
-        body = f"<h1>{_e(config.name)}</h1>{meta}<p>No games have been played yet.</p>"
+        slugs = _slugs(list(stale))
+        body = (f"<h1>{_e(config.name)}</h1>{meta}"
+                f"{_outdated_notice(stale, slugs, command)}"
+                "<p>No games have been played yet for the current submissions.</p>")
         index.write_text(_page(config.name, body), encoding="utf-8")
+        for name in stale:
+            page = _team_page(name, None, 0, results, None, None, config, out_dir, (),
+                              stale[name], command)
+            (out_dir / f"team-{slugs[name]}.html").write_text(page, encoding="utf-8")
         _save_leaderboard(None, out_dir)
         return index
 
@@ -114,11 +128,12 @@ def write_report(
     board = leaderboard(fixed, config.ranking) if len(fixed) or shown is None else None
     cells = cell_table(fixed, config.ranking.confidence)
     ranked_names = [] if board is None else list(board["entrant"])
-    entrants = list(dict.fromkeys([*ranked_names, *(shown.entrants() if shown else [])]))
+    entrants = list(dict.fromkeys([*ranked_names, *(shown.entrants() if shown else []),
+                                   *stale]))
     slugs = _slugs(entrants)
 
     absent = [e.name for e in config.entrants if e.name not in slugs]
-    parts = [f"<h1>{_e(config.name)}</h1>"]
+    parts = [f"<h1>{_e(config.name)}</h1>", _outdated_notice(stale, slugs, command)]
     if board is None:
         parts.append(f'<p class="meta">Generated {generated} from {len(results)} games.</p>')
     else:
@@ -158,13 +173,33 @@ def write_report(
     rows = {} if board is None else {row["entrant"]: row for row in board.to_dict("records")}
     for name in entrants:
         page = _team_page(name, rows.get(name), len(rows), results, cells, shown, config,
-                          out_dir, (pictures or {}).get(name, ()))
+                          out_dir, (pictures or {}).get(name, ()), stale.get(name, 0), command)
         (out_dir / f"team-{slugs[name]}.html").write_text(page, encoding="utf-8")
     _save_leaderboard(board, out_dir)
     return index
 
 
 # ---- pages ---------------------------------------------------------------------------------
+
+
+def _stale_games(outdated: Sequence[Outdated]) -> dict[str, int]:
+    """Entrant -> its games stored for an earlier version of its files, both sides summed (a
+    team's hash covers its whole folder: its two sides change together)."""
+    games: dict[str, int] = {}
+    for found in outdated:
+        games[found.entrant] = games.get(found.entrant, 0) + found.games
+    return games
+
+
+def _outdated_notice(stale: Mapping[str, int], slugs: dict[str, str], command: str) -> str:
+    """The index's notice of the entrants whose stored games are outdated ('' if none)."""
+    if not stale:
+        return ""
+    listed = ", ".join(f"{_team_link(name, slugs)} ({n})" for name, n in stale.items())
+    return (f'<p class="problem">Games stored for an earlier version of these entrants\' '
+            f"files, not counted here: {listed}. <code>{_e(command)}</code> plays the "
+            "current ones.</p>")
+
 
 
 def _page(title: str, body: str) -> str:
@@ -226,14 +261,21 @@ def _team_page(
     config: TournamentConfig,
     out_dir: Path,
     pictures: Sequence[tuple[str, str]] = (),
+    stale: int = 0,
+    command: str = "tournament run CONFIG",
 ) -> str:
     """A team's page: its fixed-format statistics and cells (`row`, its leaderboard row, when
     it played such games), its ratings and crosstable row and column (when it played match
-    games), the failures it caused on either side, and its pictures."""
+    games), the failures it caused on either side, and its pictures; first, when `stale`
+    games are stored for an earlier version of its files, a line saying so."""
     parts = [
         '<p><a href="index.html">&larr; The tournament</a></p>',
         f"<h1>{_e(name)}</h1>",
     ]
+    if stale:
+        games = "1 game is" if stale == 1 else f"{stale} games are"
+        parts.append(f'<p class="problem">{games} stored for an earlier version of this '
+                     f"team's files; <code>{_e(command)}</code> plays the current ones.</p>")
     if row is not None:
         parts += _fixed_sections(row, entrants, cells, config)
     else:

@@ -11,57 +11,108 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Sequence
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from pacman.outcomes import OUTCOMES
 
 
 class GameRow(TypedDict):
-    """One played (or failed) game. Column order is the store's."""
+    """One played (or failed) game. Column order is the store's.
 
-    #: `<entrant>@<cell>#<index>`, or `<pacman>~<ghost>@<cell>#<index>` for a match game.
-    game_id: str
-    #: The Pacman entrant.
-    entrant: str
-    #: The Pacman entrant's submission hash when the game was played (resume compares it).
-    submission_hash: str
-    cell: str
-    layout: str
-    #: The grid's depth given to the Pacman entrant, or None (its own default).
-    depth: int | None
-    #: The ghost agent's class name (a fixed-format cell's built-in; a match's ghost class).
-    ghost: str
-    num_ghosts: int
-    ruleset: str
-    seed: int
-    game_index: int
-    #: One of `pacman.outcomes.OUTCOMES`.
-    outcome: str
-    #: The failing agent's index (0 Pacman, 1.. a ghost) for a failure, else None.
-    culprit: int | None
-    message: str
-    trace: str
-    #: The tournament score (`tournament.runner.tournament_score`).
-    score: int
-    #: Pacman cleared the board.
-    win: bool
-    moves: int
-    #: Pacman's wall-clock and CPU seconds per move (None when it never moved).
-    wall_mean: float | None
-    wall_max: float | None
-    cpu_mean: float | None
-    cpu_max: float | None
-    warnings: int
-    #: Pacman's sandbox layers, comma-separated (empty: in-process).
-    sandbox: str
-    host: str
-    replay: str | None
-    version: str
-    finished_at: str
-    #: The ghost entrant of a match game; empty for a fixed-format game (built-in ghosts).
-    ghost_entrant: str
-    #: The ghost entrant's submission hash when the game was played; empty when fixed.
-    ghost_hash: str
+    Each column's meaning is the string in its `Annotated`: the one definition of the results
+    schema, read by `schema_markdown` (docs/results-schema.md is its output, and a test keeps
+    the file equal to it) and checked at import, so that no column goes undocumented.
+    """
+
+    game_id: Annotated[str, "The game's key: `<entrant>@<cell>#<index>`, or "
+                       "`<pacman>~<ghost entrant>@<cell>#<index>` for a match game."]
+    entrant: Annotated[str, "The Pacman entrant (a team's folder name or a baseline's name)."]
+    submission_hash: Annotated[str, "The Pacman entrant's submission hash when the game was "
+                               "played: 16 hex digits of a team's files "
+                               "(`pacman.teamfolder.team_digest`) or of a baseline's reference, "
+                               "options and platform version. A row whose hash is no longer the "
+                               "entrant's is stale: not counted, played again by the next run."]
+    cell: Annotated[str, "The cell's key: `smallClassic/d2/RandomGhost2/classic` (layout, "
+                    "depth, ghost class and count, rules), `smallClassic/d2/2g/classic` for a "
+                    "match cell (its ghosts are the ghost entrant's); the depth is `d-` when "
+                    "the grid gives none."]
+    layout: Annotated[str, "The layout's name, as the config's `grid.layouts` gives it."]
+    depth: Annotated[int | None, "The search depth the grid gave the Pacman entrant as its "
+                     "`depth` option; NULL when the grid gives none (`grid.depths` left out: "
+                     "each agent searches to its own default). An entrant without a `depth` "
+                     "option plays with its own settings whatever this says."]
+    ghost: Annotated[str, "The ghosts' class name: the cell's built-in ghost for a "
+                     "fixed-format game, the ghost entrant's class for a match game."]
+    num_ghosts: Annotated[int, "Ghosts that played (the cell's count, capped at the layout's "
+                          "ghost starts)."]
+    ruleset: Annotated[str, "`classic` or `cs221` (Pacman may not Stop)."]
+    seed: Annotated[int, "The game's seed, from the master seed, the cell and the index "
+                    "(the same for every entrant of the cell). Public: the random streams "
+                    "are keyed with the tournament's secret as well."]
+    game_index: Annotated[int, "The game's index in its cell (0-based)."]
+    outcome: Annotated[str, "How the game ended, one of `pacman.outcomes.OUTCOMES`: `win`, "
+                       "`loss`, `move_limit`, an agent's failure (`load_error`, `crash`, "
+                       "`timeout`, `illegal_action`, `memory`, `killed`), or `infra_error` "
+                       "(the platform's own failure: never scored, played again by the next "
+                       "run)."]
+    culprit: Annotated[int | None, "The agent to blame for a failure: 0 Pacman, 1.. the index "
+                       "of the ghost whose call failed (for a ghost team that failed before "
+                       "any ghost acted, such as its `load_error`, its first ghost, 1). NULL "
+                       "when no agent is to blame: a win, a loss, a move limit, an "
+                       "`infra_error`, a game neither side could load."]
+    message: Annotated[str, "Why the game failed, worded by the platform (an agent's own "
+                       "text only quoted, cleaned); empty when nothing failed."]
+    trace: Annotated[str, "The failing agent's traceback (cleaned, capped); empty when there "
+                     "is none."]
+    score: Annotated[int, "The tournament score in points (`tournament.runner."
+                     "tournament_score`): the game's score, except that a game the Pacman "
+                     "side failed scores its score at that moment less 501, what the move "
+                     "into a ghost costs."]
+    win: Annotated[bool, "1 when Pacman cleared the board, else 0."]
+    moves: Annotated[int, "Moves played by all agents together (Pacman's and every ghost's, "
+                     "each one move; the move that failed is not counted): what "
+                     "`grid.max_moves` limits. 0 when no agent moved."]
+    wall_mean: Annotated[float | None, "Pacman's mean wall-clock seconds per move, as the "
+                         "referee measured it; NULL when Pacman never moved."]
+    wall_max: Annotated[float | None, "Pacman's longest move in wall-clock seconds; NULL when "
+                        "Pacman never moved."]
+    cpu_mean: Annotated[float | None, "CPU seconds of Pacman's sandbox process over the "
+                        "game (its start-up included) per Pacman move; NULL in-process "
+                        "(built-in agents) or when Pacman never moved."]
+    cpu_max: Annotated[float | None, "Pacman's largest CPU seconds of one move, as its "
+                       "sandbox measured it; NULL in-process."]
+    warnings: Annotated[int, "Pacman's moves over the soft per-move limit "
+                        "(`limits.move_soft`)."]
+    sandbox: Annotated[str, "The sandbox layers Pacman played under, comma-separated; empty "
+                       "when it played in-process (a built-in) or never started."]
+    host: Annotated[str, "The host name of the machine whose process played the game "
+                    "(a worker's, on a cluster)."]
+    replay: Annotated[str | None, "The replay file kept for the game (per `record.replays`): "
+                      "a path, absolute or relative to the output folder; NULL when none was "
+                      "kept."]
+    version: Annotated[str, "The platform version (`pacman.__version__`) that played it."]
+    finished_at: Annotated[str, "When the game's row was made, UTC, ISO 8601 to the second "
+                           "(`2025-03-01T09:12:44+00:00`)."]
+    ghost_entrant: Annotated[str, "The ghost entrant of a match game; empty for a "
+                             "fixed-format game (the cell's built-in ghosts)."]
+    ghost_hash: Annotated[str, "The ghost entrant's submission hash when the game was played "
+                          "(as `submission_hash`); empty for a fixed-format game."]
+
+
+def _meanings() -> dict[str, str]:
+    """Column -> its meaning, from `GameRow`'s annotations; raises TypeError for a column
+    without exactly one."""
+    found = {}
+    for name, hint in typing.get_type_hints(GameRow, include_extras=True).items():
+        texts = [m for m in getattr(hint, "__metadata__", ()) if isinstance(m, str)]
+        if len(texts) != 1 or not texts[0].strip():
+            raise TypeError(f"GameRow.{name}: expected Annotated[type, 'its meaning']")
+        found[name] = texts[0]
+    return found
+
+
+#: Each column's meaning, in table order (`GameRow`'s annotations).
+MEANINGS = _meanings()
 
 
 def _sql_type(annotation: object) -> str:
@@ -122,3 +173,40 @@ def check_table(table: Any, columns: Sequence[str], what: str) -> None:
     repeated = table["game_id"][table["game_id"].duplicated()]
     if len(repeated):
         raise ValueError(f"game {repeated.iloc[0]!r} appears more than once in the {what}")
+
+
+def schema_markdown() -> str:
+    """The results schema as Markdown, from `COLUMNS` and `MEANINGS`: what
+    docs/results-schema.md holds (`python -m tournament.results > docs/results-schema.md`)."""
+    lines = [
+        "# The results schema",
+        "",
+        "<!-- Generated by `python -m tournament.results` from `tournament/results.py`, the "
+        "one definition; a test keeps this file equal to it. Edit the code, not this file. -->",
+        "",
+        "Every game of a tournament is one row of the table `games` in "
+        "`<output>/results.sqlite` (SQLite), stored as it finishes, in its own transaction. "
+        "`tournament leaderboard` writes the same columns to `games.csv` (text that could "
+        "pass for a formula gets a leading `'`). Times are in seconds, scores in points, "
+        "booleans are 0 or 1, and NULL means the value does not exist for that game (see "
+        "each column). `game_id` is the key; a row is current when its `submission_hash` "
+        "(and `ghost_hash`) are the entrants' hashes now, and only current rows are counted.",
+        "",
+        "| column | SQL type | meaning |",
+        "|---|---|---|",
+    ]
+    for name, kind in COLUMNS:
+        meaning = MEANINGS[name].replace("|", "\\|")
+        lines.append(f"| `{name}` | `{kind}` | {meaning} |")
+    lines += [
+        "",
+        "The store also keeps a table `meta` (`key`, `value`): the fingerprint of the "
+        "tournament's secret (`tournament.secret`), so that a run refuses a missing or "
+        "replaced secret.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(schema_markdown(), end="")

@@ -2,8 +2,9 @@
 
 A game is done when the store has it, played with the entrant's current submission and not
 failed by the platform; it is missing, stale (played with another submission) or an infra
-error (the platform failed it) otherwise, and then the next run plays it. `plan` is pure;
-`current_results` reads the store.
+error (the platform failed it) otherwise, and then the next run plays it. `plan` and
+`outdated` (who has games stored for an earlier submission, which no table counts) are pure;
+`store_plan`, `store_outdated` and `current_results` read the store.
 """
 
 from __future__ import annotations
@@ -106,6 +107,48 @@ def store_plan(config: TournamentConfig, store: Store, hashes: Hashes | None = N
     """The plan of `config`'s schedule against what `store` holds now."""
     return plan(schedule(config), store.hashes(),
                 hashes if hashes is not None else entrant_hashes(config))
+
+
+@dataclass(frozen=True)
+class Outdated:
+    """An entrant of one side with games stored for an earlier version of its submission
+    (its team's files, or a baseline's options and the platform's version). Those games are
+    stale: no table counts them, so an entrant with no current game shows nowhere, and a
+    run that ends with such games played a team whose files changed while it played."""
+
+    entrant: str
+    side: str
+    #: Its games stored for an earlier submission of its own (a match game counts for the
+    #: side whose submission changed, not for its opponent).
+    games: int
+    #: Its games stored for its current submission (done or infra errors).
+    current: int
+
+
+def outdated(split: Plan, stored: Mapping[str, StoredGame],
+             hashes: Hashes) -> list[Outdated]:
+    """Each (entrant, side) with stale games because its own submission changed, in the
+    order of the schedule; `stored` and `hashes` are those `split` was planned with."""
+    games: dict[tuple[str, str], int] = {}
+    for game in split.stale:
+        pacman, ghosts = stored[game.game_id][:2]
+        now = hashes.of(game)
+        if pacman != now[0]:
+            games[game.entrant, PACMAN] = games.get((game.entrant, PACMAN), 0) + 1
+        if game.ghost_entrant and ghosts != now[1]:
+            key = (game.ghost_entrant, GHOSTS)
+            games[key] = games.get(key, 0) + 1
+    counts = split.counts()
+    return [Outdated(name, side, n, counts[name, side]["done"] + counts[name, side]["infra"])
+            for (name, side), n in games.items()]
+
+
+def store_outdated(config: TournamentConfig, store: Store) -> list[Outdated]:
+    """`outdated` of `config`'s schedule against what `store` holds and the submissions as
+    they are now."""
+    stored = store.hashes()
+    hashes = entrant_hashes(config)
+    return outdated(plan(schedule(config), stored, hashes), stored, hashes)
 
 
 def current_results(config: TournamentConfig, store: Store) -> Any:

@@ -17,6 +17,7 @@ import datetime
 import hashlib
 import json
 import os
+import re
 import socket
 import traceback
 from collections.abc import Iterator
@@ -74,6 +75,10 @@ class Snapshot:
     problem: str = ""
 
 
+#: The start of a path into a snapshot, `<any cache>/<digest>`, followed by `/<folder name>`.
+_SNAPSHOT_PATH = re.compile(r"""[^\s'"]*/([0-9a-f]{64})(?=/)""")
+
+
 @dataclass
 class Snapshots:
     """The run's snapshots of the entrants' files, in `cache`, by (side, entrant name); taken
@@ -81,6 +86,9 @@ class Snapshots:
 
     cache: TeamCache
     taken: dict[tuple[str, str], Snapshot] = field(default_factory=dict)
+    #: Each snapshot's digest -> the folder that holds the folder it was taken from (a
+    #: snapshot is `<digest>/<folder name>`), to name in messages.
+    origins: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def take(cls, config: TournamentConfig, cache: TeamCache) -> Snapshots:
@@ -93,12 +101,22 @@ class Snapshots:
 
     def of_folder(self, folder: Path) -> Snapshot:
         try:
-            return Snapshot(self.cache.snapshot(folder))
+            digest = self.cache.snapshot(folder)
+            self.origins[digest] = os.path.dirname(os.path.abspath(folder))
+            return Snapshot(digest)
         except TeamFolderError as exc:
             return Snapshot(problem=str(exc))
         except OSError as exc:  # the cache's side: no room, say
             raise RuntimeError(f"cannot take a snapshot of {folder} into {self.cache.root}: "
                                f"{exc}") from exc
+
+    def localize(self, text: str) -> str:
+        """`text` with every path into a snapshot (on this machine or a worker's, whatever
+        its cache) naming the folder the snapshot was taken from instead: a message reads
+        as it did before snapshots, with the team's own folder."""
+        if "/" not in text or not self.origins:
+            return text
+        return _SNAPSHOT_PATH.sub(lambda m: self.origins.get(m[1], m[0]), text)
 
     def get(self, side: str, entrant: Entrant) -> Snapshot | None:
         return self.taken.get((side, entrant.name))
@@ -296,7 +314,7 @@ def _resolved(ref_text: str, args: tuple[tuple[str, str], ...], base: Path, kind
         if not inside.is_relative_to(root):
             # A baseline's own file or folder: snapshot it, and resolve it from there.
             snap = (snapshots.of_folder(Path(ref.team)) if ref.team else
-                    _file_snapshot(cache, Path(ref.path)))
+                    _file_snapshot(snapshots, Path(ref.path)))
             if not snap.digest:
                 return None, clean(snap.problem, MESSAGE_LIMIT)
             folder = cache.folder(snap.digest)
@@ -306,14 +324,16 @@ def _resolved(ref_text: str, args: tuple[tuple[str, str], ...], base: Path, kind
                 ref = dataclasses.replace(ref, team=str(folder))
         return portable(ref, root), ""
     except SubmissionError as exc:
-        return None, clean(str(exc), MESSAGE_LIMIT)
+        return None, clean(snapshots.localize(str(exc)), MESSAGE_LIMIT)
 
 
-def _file_snapshot(cache: TeamCache, path: Path) -> Snapshot:
+def _file_snapshot(snapshots: Snapshots, path: Path) -> Snapshot:
     try:
-        return Snapshot(cache.snapshot_file(path))
+        digest = snapshots.cache.snapshot_file(path)
     except TeamFolderError as exc:
         return Snapshot(problem=str(exc))
+    snapshots.origins[digest] = os.path.dirname(os.path.abspath(path.parent))
+    return Snapshot(digest)
 
 
 def portable(ref: AgentRef, root: Path) -> AgentRef:

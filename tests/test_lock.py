@@ -1,0 +1,148 @@
+"""The output folder's lock: a second command that would play games into a folder another
+process holds exits 2 with one line naming the folder and the holder, and writes nothing;
+the kernel frees the lock when the holder dies, even by SIGKILL. Real processes each time:
+the holder says it holds the lock (a line on its stdout, or its pid in the lock file), and
+the tests wait for that event, never for a time."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_sandbox_zoo import UNAVAILABLE
+from tests.test_tournament_run import (
+    REPO,
+    ctrl_c_for_children,
+    make_tournament,
+    stored,
+    tournament,
+    wait_until,
+)
+from tournament.lock import LOCK_FILE
+
+#: A process that takes the lock of the folder argv[1] as `tournament run held.yaml`, says
+#: so, and holds it until its stdin closes or it is killed.
+HOLDER = """\
+import sys
+from pathlib import Path
+from tournament.lock import acquire
+acquire(Path(sys.argv[1]), "tournament run held.yaml")
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def hold(folder: Path) -> subprocess.Popen[str]:
+    """A holder process of `folder`'s lock, returned once it says it holds it."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder)], cwd=REPO, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], 120)
+    assert ready, "the holder did not say it holds the lock within 120 s"
+    assert proc.stdout.readline() == "held\n"
+    return proc
+
+
+def lock_is_free(folder: Path) -> bool:
+    """Whether no process holds the lock now (tried, and given back at once)."""
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def wait_free(folder: Path, deadline: float = 120) -> None:
+    end = time.monotonic() + deadline
+    while not lock_is_free(folder):
+        assert time.monotonic() < end, f"the lock of {folder} is still held after {deadline} s"
+        time.sleep(0.02)
+
+
+def refusal(result: subprocess.CompletedProcess[str], folder: Path) -> str:
+    """The one line of a refused command, checked: exit 2, nothing on stdout."""
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"tournament: error: {folder.resolve()} is in use by ")
+    return lines[0]
+
+
+def test_a_second_command_is_refused_while_the_first_holds_the_folder(tmp_path: Path) -> None:
+    config = make_tournament(tmp_path, {}, games=1, layouts="[testClassic]")  # a baseline
+    (tmp_path / "submissions").mkdir()  # and no team
+    out = tmp_path / "out"
+    holder = hold(out)
+    try:
+        line = refusal(tournament("run", str(config), check=False), out)
+        assert f"tournament run held.yaml (pid {holder.pid}, host " in line
+        assert ", user " in line and ", since 20" in line and "Z)" in line
+        assert not (out / "results.sqlite").exists()  # refused before writing anything
+        # Killed, the holder leaves no stale lock: the kernel frees it.
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=120)
+    finally:
+        holder.kill()
+    wait_free(out)
+    ran = tournament("run", str(config))
+    assert "1 to play" in ran.stdout and stored(out / "results.sqlite") == 1
+
+    # Commands that play stored games again take it too.
+    holder = hold(out)
+    try:
+        refusal(tournament("replay", str(config), "--recreate", "--list", check=False), out)
+        refusal(tournament("report", str(config), "--pictures", "strip", check=False), out)
+        assert not (out / "report").exists() and not (out / "recreated-replays").exists()
+        # Reading is never refused.
+        for command in ("status", "leaderboard", "report"):
+            tournament(command, str(config))
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()  # it ends by itself: the lock goes with it
+        holder.wait(timeout=120)
+    wait_free(out)
+    tournament("replay", str(config), "--recreate", "--list")
+
+
+@pytest.mark.skipif(bool(UNAVAILABLE), reason=f"no sandbox here: {UNAVAILABLE}")
+def test_a_run_holds_its_folder_while_it_plays(tmp_path: Path) -> None:
+    """The team's agent never answers and no time limit ends its game: the run plays until
+    killed. Once the lock file names it, a second run is refused naming its pid."""
+    config = make_tournament(tmp_path, {"alpha": "honest"}, games=1, layouts="[testClassic]",
+                             limits="{startup: 60, move_soft: null, move_hard: null}")
+    agent = tmp_path / "submissions" / "alpha" / "agent.py"
+    agent.write_text("import time\n\n\nclass ZooAgent:\n    def getAction(self, state):\n"
+                     "        while True:\n            time.sleep(60)\n")
+    out = tmp_path / "out"
+    with ctrl_c_for_children():
+        first = subprocess.Popen([sys.executable, "-m", "tournament", "run", str(config)],
+                                 cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 text=True)
+    try:
+        wait_until(lambda: f"(pid {first.pid}," in _text(out / LOCK_FILE), "lock taken", first)
+        line = refusal(tournament("run", str(config), check=False), out)
+        assert f"tournament run {config} (pid {first.pid}, host " in line
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=120)
+    finally:
+        first.kill()
+    assert first.returncode == 130
+    wait_free(out)
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        return ""

@@ -1,0 +1,86 @@
+"""One command at a time plays games into an output folder.
+
+Two `tournament run`s on one folder would both play every missing game (each sees the other's
+games as missing until they are stored), and a `replay --recreate` beside a run would play
+games again too. So every command that plays games takes `<output>/.lock` first, with
+`fcntl.flock`: the kernel releases it when the holder's last descriptor closes, so a holder
+killed even with SIGKILL leaves no stale lock behind, and no one has to judge whether a pid
+is still alive. The file holds one line saying who holds it (command, pid, host, user,
+since when, UTC), which a second command shows in its refusal; the line of a holder that
+died stays in the file until the next holder overwrites it, and means nothing without the
+lock.
+"""
+
+from __future__ import annotations
+
+import datetime
+import errno
+import fcntl
+import getpass
+import os
+import socket
+from pathlib import Path
+
+#: The lock's file name in the output folder.
+LOCK_FILE = ".lock"
+#: Longest holder line read back (it is ours, but the folder may hold anything).
+_LINE_LIMIT = 1000
+
+#: Folders this process holds: descriptor per folder, kept open until the process ends.
+_held: dict[Path, int] = {}
+
+
+class LockHeld(Exception):
+    """Another process holds the folder; the message names the folder and the holder."""
+
+
+def holder_line(command: str) -> str:
+    """Who takes the lock, as the file keeps it: `tournament run t.yaml (pid 41, host h,
+    user u, since 2025-01-31T12:00:00Z)`."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # a uid without a name (a container)
+        user = str(os.getuid())
+    since = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return (f"{' '.join(command.split())} (pid {os.getpid()}, host {socket.gethostname()}, "
+            f"user {user}, since {since})")
+
+
+def acquire(folder: Path, command: str) -> Path:
+    """Take the lock of `folder` (made if missing) for this process, until it ends, and write
+    who holds it; return the lock file. Taken again by the same process, it is already held.
+
+    Raises LockHeld when another process holds it, OSError when the folder or the file
+    cannot be made or opened.
+    """
+    folder = folder.resolve()
+    path = folder / LOCK_FILE
+    if folder in _held:
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = os.pread(fd, _LINE_LIMIT, 0).decode("utf-8", "replace").strip()
+        os.close(fd)
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+            raise
+        from pacman.describe import clean
+
+        who = clean(holder.splitlines()[0]) if holder else "a process that has not said who"
+        raise LockHeld(f"{folder} is in use by {who}; wait until it ends, or stop it, and "
+                       "run this again") from None
+    line = (holder_line(command) + "\n").encode("utf-8", "replace")
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, line, 0)
+    _held[folder] = fd
+    return path
+
+
+def release(folder: Path) -> None:
+    """Give the lock of `folder` back before this process ends (tests; a command simply
+    ends). The holder line stays: without the lock it means nothing."""
+    fd = _held.pop(folder.resolve(), None)
+    if fd is not None:
+        os.close(fd)  # closing the last descriptor releases the flock
