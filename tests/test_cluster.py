@@ -237,9 +237,10 @@ def finish(run: subprocess.Popen[str], end: float) -> tuple[int, str]:
 def test_a_cluster_that_shares_no_files_gives_the_local_pools_games(
         tmp_path: Path, name: str) -> None:
     """The tournament as it is, played by the local pool, then on two simulated nodes that
-    see none of the organizer's files; one node is SIGKILLed once a quarter of the games are
-    stored and a third joins at half. Same games, same outcomes; the organizer alone wrote its
-    output folder, and every replay the config keeps is there."""
+    see none of the organizer's files: node a is SIGKILLed once a quarter of the games are
+    stored, c joins at half, b is SIGKILLed at three quarters (c plays the rest). Same games,
+    same outcomes; the organizer alone wrote its output folder, and every replay the config
+    keeps is there."""
     started = time.monotonic()
     # The local pool: the reference.
     pool_config = organizer(tmp_path / "pool", name)
@@ -267,6 +268,10 @@ def test_a_cluster_that_shares_no_files_gives_the_local_pools_games(
             if wait_for_rows(run, database, total // 2, end):
                 cluster.add_worker("c")
                 events.append(f"c joined at {stored(database)}")
+            if wait_for_rows(run, database, 3 * total // 4, end):
+                # What is left is c's to play: the node that joined plays, whatever the pace.
+                cluster.kill_worker("b")
+                events.append(f"b killed at {stored(database)}")
             code, said = finish(run, end)
         finally:
             if run.poll() is None:
@@ -297,7 +302,7 @@ def test_a_cluster_that_shares_no_files_gives_the_local_pools_games(
     assert {r["host"] for r in reference.values()} == {socket.gethostname()}
     hosts = {r["host"] for r in got.values()}
     assert hosts <= {host_name(n) for n in "abc"} and {host_name("a"), host_name("c")} <= hosts
-    assert len(events) == 2, f"the run ended before a node was killed and one joined: {events}"
+    assert len(events) == 3, f"the run ended before the nodes were killed and joined: {events}"
 
     # The organizer alone wrote its output folder: the same files as the pool's run, and every
     # kept replay where its row says, for the clock-free games byte for byte the pool's.
