@@ -110,7 +110,8 @@ class SimulatedCluster:
                 raise ValueError(f"the nodes' folder {self.root} is inside the hidden {folder}")
         self.deadline = deadline
         self.nodes: dict[str, Node] = {}
-        self._scheduler: subprocess.Popen[bytes] | None = None
+        #: The scheduler's process, once started.
+        self.scheduler: subprocess.Popen[bytes] | None = None
         self._client: Any = None
         self.address = ""
 
@@ -135,8 +136,8 @@ class SimulatedCluster:
                 self._client.close(timeout=10)
             self._client = None
         processes = [node.process for node in self.nodes.values()]
-        if self._scheduler is not None:
-            processes.append(self._scheduler)
+        if self.scheduler is not None:
+            processes.append(self.scheduler)
         problems = []
         for process in processes:
             try:
@@ -152,15 +153,15 @@ class SimulatedCluster:
         info = folder / "scheduler.json"
         info.unlink(missing_ok=True)  # an earlier scheduler's address is no address
         with open(folder / "scheduler.log", "wb") as log:
-            self._scheduler = subprocess.Popen(
+            self.scheduler = subprocess.Popen(
                 [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
                  "--port", "0", "--no-dashboard", "--scheduler-file", str(info)],
                 cwd=folder, stdout=log, stderr=subprocess.STDOUT, env=_environment(folder),
                 preexec_fn=_die_with_parent)
         end = time.monotonic() + self.deadline
         while not self.address:
-            if self._scheduler.poll() is not None:
-                raise RuntimeError(f"the scheduler exited ({self._scheduler.returncode}): "
+            if self.scheduler.poll() is not None:
+                raise RuntimeError(f"the scheduler exited ({self.scheduler.returncode}): "
                                    f"{_tail(folder / 'scheduler.log')}")
             if time.monotonic() > end:
                 raise TimeoutError(f"no scheduler file after {self.deadline:.0f} s: "

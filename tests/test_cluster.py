@@ -200,8 +200,8 @@ def test_leaving_ends_every_process_whatever_raised(tmp_path: Path) -> None:
         for name in ("a", "b"):
             node = cluster.add_worker(name)
             pids += [node.pid, node.process.pid]
-        assert cluster._scheduler is not None
-        pids.append(cluster._scheduler.pid)
+        assert cluster.scheduler is not None
+        pids.append(cluster.scheduler.pid)
         assert not any(ended(pid) for pid in pids)
         raise RuntimeError("the test's own failure")
     assert all(ended(pid) for pid in pids)
@@ -308,12 +308,11 @@ def test_a_cluster_that_shares_no_files_gives_the_local_pools_games(
     # kept replay where its row says, for the clock-free games byte for byte the pool's.
     pool_out, out = output_of(pool_config), output_of(config)
     assert files(out) == files(pool_out)
-    replays = {str(p.relative_to(out)) for p in (out / "replays").rglob("*.json")}
-    assert replays == {str(Path(r["replay"]).relative_to(out))
-                       for r in got.values() if r["replay"]}
+    replays = {p.relative_to(out) for p in (out / "replays").rglob("*.json")}
+    assert replays == {(out / r["replay"]).relative_to(out) for r in got.values() if r["replay"]}
     for gid, row in got.items():
         want = reference[gid]
         assert (row["replay"] is None) == (want["replay"] is None)
         if row["replay"] and not {row["entrant"], row["ghost_entrant"]} & timed:
-            mine = json.loads(Path(row["replay"]).read_text())
-            assert mine == json.loads(Path(want["replay"]).read_text()), gid
+            mine = json.loads((out / row["replay"]).read_text())
+            assert mine == json.loads((pool_out / want["replay"]).read_text()), gid
