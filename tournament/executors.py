@@ -470,7 +470,7 @@ class DaskExecutor:
                 outputs = (self.client.gather(finished, errors="skip") if finished else {})
                 for future in ready:
                     task = futures.pop(future)
-                    if future.key in outputs:
+                    if outputs.get(future.key) is not None:
                         on_result(task, outputs[future.key])
                         ledger.stored(task)
                     elif any(bundles[d].status != "finished" for d in task.bundles):

@@ -336,6 +336,11 @@ class AgentProcess:
         try:
             pid_msg = self._read(deadline)
             ready = self._read(deadline)
+        except _Interrupted as stop:
+            # The window closed (or Ctrl-C) while the sandbox started: the person's doing,
+            # passed on as it is, as during a request.
+            self.interruption = stop.original
+            raise stop.original from None
         except (_Died, wire.ProtocolError) as exc:
             raise SandboxError(f"the sandbox died while starting: {self._tail()}") from exc
         if pid_msg is None or ready is None:
