@@ -27,11 +27,12 @@ def team(root: Path) -> Path:
 def test_a_snapshot_is_the_team_under_its_digest_and_travels_as_bytes(tmp_path: Path) -> None:
     folder = team(tmp_path)
     cache = TeamCache(tmp_path / "organizer")
-    digest = cache.snapshot(folder)
-    assert digest == team_digest(folder)  # the very digest the run's hash is made of
-    copy = cache.folder(digest)
+    snapshot = cache.snapshot(folder)
+    digest = team_digest(folder)
+    assert snapshot == f"{digest}/alpha"  # the very digest the run's hash is made of
+    copy = cache.folder(snapshot)
     assert copy.name == "alpha" and team_digest(copy) == digest  # __pycache__ included
-    bundle = cache.pack(digest)
+    bundle = cache.pack(snapshot)
     assert {rel for rel, _ in bundle.files} >= {"alpha/data/weights.txt",
                                                 "alpha/__pycache__/junk.pyc"}
     # On another machine: unpacked into a cache of its own, checked, then the same team.
@@ -41,23 +42,26 @@ def test_a_snapshot_is_the_team_under_its_digest_and_travels_as_bytes(tmp_path: 
     assert worker.unpack(bundle) == unpacked  # already there: kept as it is
     # The team changes its folder afterwards: the snapshot does not.
     (folder / "data" / "weights.txt").write_text("changed\n")
-    assert team_digest(cache.folder(digest)) == digest
-    assert cache.snapshot(folder) != digest
+    assert team_digest(cache.folder(snapshot)) == digest
+    assert cache.snapshot(folder) != snapshot
 
 
 def test_a_bundle_whose_files_are_not_its_digest_is_refused(tmp_path: Path) -> None:
     cache = TeamCache(tmp_path / "organizer")
     bundle = cache.pack(cache.snapshot(team(tmp_path)))
     worker = TeamCache(tmp_path / "worker")
-    altered = Bundle(bundle.digest, (*bundle.files[:-1], (bundle.files[-1][0], b"evil")))
+    altered = Bundle(bundle.id, (*bundle.files[:-1], (bundle.files[-1][0], b"evil")))
     with pytest.raises(ValueError, match="its files hash to"):
         worker.unpack(altered)
-    for bad in ("../escape.py", "/etc/passwd", "alpha/../../x.py", "lonely.py"):
+    for bad in ("../escape.py", "/etc/passwd", "alpha/../../x.py", "lonely.py",
+                "beta/agent.py"):
         with pytest.raises(ValueError, match="refused path"):
-            worker.unpack(Bundle(bundle.digest, ((bad, b"x"),)))
-    with pytest.raises(ValueError, match="not a snapshot digest"):
-        worker.unpack(Bundle("../../tmp", bundle.files))
-    assert not worker.has(bundle.digest) and os.listdir(worker.root) == []  # nothing kept
+            worker.unpack(Bundle(bundle.id, ((bad, b"x"),)))
+    digest = bundle.id.partition("/")[0]
+    for bad_id in ("../../tmp", f"{digest}/..", f"{digest}/a/b", f"{digest}/"):
+        with pytest.raises(ValueError, match="not a snapshot id"):
+            worker.unpack(Bundle(bad_id, bundle.files))
+    assert not worker.has(bundle.id) and os.listdir(worker.root) == []  # nothing kept
     assert not (tmp_path / "escape.py").exists()
 
 
@@ -75,8 +79,8 @@ def test_a_baseline_file_travels_alone(tmp_path: Path) -> None:
     (tmp_path / "staff").mkdir()
     (tmp_path / "staff" / "staff.py").write_text("class Staff: pass\n")
     (tmp_path / "staff" / "secret-notes.txt").write_text("not for the workers\n")
-    digest = cache.snapshot_file(tmp_path / "staff" / "staff.py")
-    assert [p.name for p in cache.folder(digest).iterdir()] == ["staff.py"]
+    snapshot = cache.snapshot_file(tmp_path / "staff" / "staff.py")
+    assert [p.name for p in cache.folder(snapshot).iterdir()] == ["staff.py"]
     os.mkfifo(tmp_path / "staff" / "fifo.py")
     with pytest.raises(TeamFolderError, match="not a regular file"):
         cache.snapshot_file(tmp_path / "staff" / "fifo.py")  # refused, never waited on
@@ -96,7 +100,41 @@ def test_messages_name_the_teams_folder_not_a_workers_cache(tmp_path: Path) -> N
     folder = team(tmp_path)
     snapshots = Snapshots(TeamCache(tmp_path / "organizer"))
     snap = snapshots.of_folder(folder)
-    elsewhere = f"/var/dask/w1/pacman-arena-teams/{snap.digest}/alpha/multiAgents.py"
-    text = f'File "{elsewhere}", line 3: SyntaxError; and {snap.digest[:16]} stays'
+    elsewhere = f"/var/dask/w1/pacman-arena-teams/{snap.id}/multiAgents.py"
+    text = (f'File "{elsewhere}", line 3: SyntaxError; and {snap.id[:16]} stays; '
+            f"{snap.id}: no class")
     assert snapshots.localize(text) == (f'File "{folder}/multiAgents.py", line 3: '
-                                        f"SyntaxError; and {snap.digest[:16]} stays")
+                                        f"SyntaxError; and {snap.id[:16]} stays; "
+                                        f"{snap.id}: no class")  # no folder before it: kept
+
+
+def test_two_teams_with_the_same_files_are_two_snapshots(tmp_path: Path) -> None:
+    first = team(tmp_path)
+    twin = tmp_path / "beta"
+    shutil.copytree(first, twin)
+    cache = TeamCache(tmp_path / "cache")
+    a, b = cache.snapshot(first), cache.snapshot(twin)
+    assert a.partition("/")[0] == b.partition("/")[0] and a != b  # same files, two names
+    assert (cache.folder(a).name, cache.folder(b).name) == ("alpha", "beta")
+    worker = TeamCache(tmp_path / "worker")
+    assert worker.unpack(cache.pack(b)).name == "beta"
+    assert worker.unpack(cache.pack(a)).name == "alpha"
+
+
+def test_a_run_killed_before_removing_its_cache_leaves_it_to_the_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    left = tmp_path / f"pacman-arena-run-{int(dead.stdout)}-abc"
+    left.mkdir()
+    mine = TeamCache.temporary()  # the next run sweeps the dead one's
+    assert not left.exists() and mine.root.exists()
+    other = TeamCache.temporary()
+    assert mine.root.exists()  # a live run's cache is kept
+    mine.remove()
+    other.remove()

@@ -4,16 +4,17 @@ On a cluster without a shared file system a worker cannot read the organizer's t
 and a team that edits its folder during a run must not have half its games played with one
 version and half with another. So a run takes a snapshot of each team once, before any game:
 the very bytes `pacman.teamfolder.team_digest` hashes, copied into a `TeamCache` folder named
-after that digest. The run's submission hash is the snapshot's, the agent is resolved from
-the snapshot, and every game plays the snapshot: what is hashed, resolved, played and stored
-is one version of the team, whatever happens to its folder meanwhile.
+after that digest and the folder's name. The run's submission hash is the snapshot's, the
+agent is resolved from the snapshot, and every game plays the snapshot: what is hashed,
+resolved, played and stored is one version of the team, whatever happens to its folder
+meanwhile.
 
-A game task names its snapshots by digest (`tournament.runner.GameTask`); how they reach a
-worker is the executor's business: the local pool's workers read the organizer's cache (same
-machine), a Dask worker gets each snapshot once as a `Bundle` (the files as bytes) and
-unpacks it into a cache of its own. A worker checks a bundle's digest before it plays from
-it. Every path in a task is relative to a cache (`<digest>/<folder name>/...`), so the same
-task plays on any machine.
+A game task names its snapshots by id, `<digest>/<name>` (`tournament.runner.GameTask`); how
+they reach a worker is the executor's business: the local pool's workers read the organizer's
+cache (same machine), a Dask worker gets each snapshot once as a `Bundle` (the files as bytes)
+and unpacks it into a cache of its own. A worker checks a bundle's digest before it plays
+from it. Every path in a task is relative to a cache (`<digest>/<folder name>/...`), so the
+same task plays on any machine.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from pacman.teamfolder import MAX_BYTES, TeamFolderError, team_digest, team_file
 @dataclass(frozen=True)
 class Bundle:
     """A snapshot's files as bytes: '/'-separated paths under the snapshot's folder (the
-    first part is the team folder's name)."""
+    first part is the team folder's name). `id` is the snapshot's (`<digest>/<name>`)."""
 
-    digest: str
+    id: str
     files: tuple[tuple[str, bytes], ...]
 
     @property
@@ -44,7 +45,9 @@ class Bundle:
 
 class TeamCache:
     """A folder of snapshots, `<root>/<digest>/<folder name>/`, each written once, whole
-    (made beside it and renamed into place), and never changed afterwards."""
+    (made beside it and renamed into place), and never changed afterwards. A snapshot's id is
+    `<digest>/<folder name>`: two teams with the same files are two snapshots, each with its
+    own name."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -57,33 +60,34 @@ class TeamCache:
 
     @classmethod
     def temporary(cls) -> TeamCache:
-        """A new private cache under TMPDIR (the caller removes it with `remove`)."""
-        return cls(Path(tempfile.mkdtemp(prefix="pacman-arena-teams-")))
+        """A new private cache under TMPDIR for one run (the caller removes it with `remove`;
+        a run killed before it could is swept by the next one)."""
+        _sweep(Path(tempfile.gettempdir()))
+        return cls(Path(tempfile.mkdtemp(prefix=f"{_RUN_PREFIX}{os.getpid()}-")))
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def has(self, digest: str) -> bool:
-        return _safe_digest(digest) and (self.root / digest).is_dir()
+    def has(self, snapshot: str) -> bool:
+        return _safe_id(snapshot) and (self.root / snapshot).is_dir()
 
-    def folder(self, digest: str) -> Path:
+    def folder(self, snapshot: str) -> Path:
         """The snapshot's team folder (`<root>/<digest>/<name>`)."""
-        if not self.has(digest):
-            raise KeyError(f"no snapshot {digest[:16]} in {self.root}")
-        (name,) = os.listdir(self.root / digest)
-        return self.root / digest / name
+        if not self.has(snapshot):
+            raise KeyError(f"no snapshot {snapshot[:16]} in {self.root}")
+        return self.root / snapshot
 
     # --- the organizer's side -----------------------------------------------------------------
 
     def snapshot(self, folder: Path) -> str:
-        """Copy the team folder's files into the cache; their digest (TeamFolderError when the
-        folder is no team folder: a link, a fifo, too many files...)."""
+        """Copy the team folder's files into the cache; the snapshot's id (TeamFolderError
+        when the folder is no team folder: a link, a fifo, too many files...)."""
         scratch = Path(tempfile.mkdtemp(prefix=".taking-", dir=self.root))
         try:
             inside = scratch / _name_of(folder)
             inside.mkdir()
             digest = team_digest(folder, copy_to=inside, whole=True)
-            return self._settle(scratch, digest)
+            return self._settle(inside, digest)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -104,68 +108,81 @@ class TeamCache:
             if len(data) > MAX_BYTES:
                 raise TeamFolderError(f"{path}: more than {MAX_BYTES} bytes")
             (inside / path.name).write_bytes(data)
-            digest = team_digest(inside)
-            return self._settle(scratch, digest)
+            return self._settle(inside, team_digest(inside))
         except OSError as exc:
             raise TeamFolderError(f"{path}: cannot be read: {exc.strerror or exc}") from None
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def pack(self, digest: str) -> Bundle:
+    def pack(self, snapshot: str) -> Bundle:
         """The snapshot as bytes, to send to a worker on another machine."""
-        folder = self.folder(digest)
+        folder = self.folder(snapshot)
         files = tuple((f"{folder.name}/{rel}", (folder / rel).read_bytes())
                       for rel in team_files(folder))
-        return Bundle(digest, files)
+        return Bundle(snapshot, files)
 
     # --- a worker's side --------------------------------------------------------------------
 
     def unpack(self, bundle: Bundle) -> Path:
         """Write `bundle` into the cache unless it is there; its team folder. Raises
-        ValueError when its files are not what its digest says (nothing is kept then)."""
-        if self.has(bundle.digest):
-            return self.folder(bundle.digest)
-        if not _safe_digest(bundle.digest):
-            raise ValueError(f"not a snapshot digest: {bundle.digest[:80]!r}")
+        ValueError when its files are not what its id says (nothing is kept then)."""
+        if self.has(bundle.id):
+            return self.folder(bundle.id)
+        if not _safe_id(bundle.id):
+            raise ValueError(f"not a snapshot id: {bundle.id[:80]!r}")
+        digest, name = bundle.id.split("/")
         scratch = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=self.root))
         try:
-            names = set()
             for rel, data in bundle.files:
                 parts = PurePosixPath(rel).parts
-                if (len(parts) < 2 or rel.startswith("/") or any(p in ("", ".", "..")
-                                                                 for p in parts)):
-                    raise ValueError(f"bundle {bundle.digest[:16]}: refused path {rel[:80]!r}")
-                names.add(parts[0])
+                if (len(parts) < 2 or rel.startswith("/") or parts[0] != name
+                        or any(p in ("", ".", "..") for p in parts)):
+                    raise ValueError(f"bundle {digest[:16]}: refused path {rel[:80]!r}")
                 target = scratch.joinpath(*parts)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
                 os.chmod(target, 0o444)
-            if len(names) != 1:
-                raise ValueError(f"bundle {bundle.digest[:16]}: expected one folder, "
-                                 f"found {len(names)}")
-            (name,) = names
             try:
                 found = team_digest(scratch / name)
             except TeamFolderError as exc:
-                raise ValueError(f"bundle {bundle.digest[:16]}: {exc}") from None
-            if found != bundle.digest:
-                raise ValueError(f"bundle {bundle.digest[:16]}: its files hash to "
-                                 f"{found[:16]}")
-            self._settle(scratch, found)
+                raise ValueError(f"bundle {digest[:16]}: {exc}") from None
+            if found != digest:
+                raise ValueError(f"bundle {digest[:16]}: its files hash to {found[:16]}")
+            self._settle(scratch / name, found)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        return self.folder(bundle.digest)
+        return self.folder(bundle.id)
 
-    def _settle(self, scratch: Path, digest: str) -> str:
-        """Move a finished snapshot into place (another thread or process may have put the
-        same one there first: then it is already right)."""
-        if not self.has(digest):
+    def _settle(self, made: Path, digest: str) -> str:
+        """Move a finished snapshot folder into place (another thread or process may have put
+        the same one there first: then it is already right); its id."""
+        snapshot = f"{digest}/{made.name}"
+        if not self.has(snapshot):
+            (self.root / digest).mkdir(exist_ok=True)
             try:
-                os.rename(scratch, self.root / digest)
+                os.rename(made, self.root / snapshot)
             except OSError:
-                if not self.has(digest):
+                if not self.has(snapshot):
                     raise
-        return digest
+        return snapshot
+
+
+#: A run's own cache: `<TMPDIR>/pacman-arena-run-<pid>-<random>`.
+_RUN_PREFIX = "pacman-arena-run-"
+
+
+def _sweep(tmp: Path) -> None:
+    """Remove the run caches of this user's runs that were killed before removing theirs."""
+    for entry in tmp.glob(f"{_RUN_PREFIX}*"):
+        pid = entry.name[len(_RUN_PREFIX):].partition("-")[0]
+        try:
+            if not pid.isdigit() or entry.lstat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(entry, ignore_errors=True)
+        except OSError:
+            continue
 
 
 def default_cache() -> TeamCache:
@@ -189,5 +206,13 @@ def _name_of(folder: Path) -> str:
     return Path(os.path.abspath(folder)).name or "team"
 
 
-def _safe_digest(digest: str) -> bool:
-    return len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
+def snapshot_digest(snapshot: str) -> str:
+    """The content digest of a snapshot id (`<digest>/<name>`)."""
+    return snapshot.partition("/")[0]
+
+
+def _safe_id(snapshot: str) -> bool:
+    """`<64 hex digits>/<one plain name>`: nothing that leaves the cache."""
+    digest, _, name = snapshot.partition("/")
+    return (len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
+            and name not in ("", ".", "..") and "/" not in name and "\0" not in name)

@@ -33,7 +33,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Protocol
 
 from pacman.outcomes import INFRA_ERROR
-from tournament.bundles import Bundle, TeamCache, default_cache, worker_cache
+from tournament.bundles import Bundle, TeamCache, default_cache, snapshot_digest, worker_cache
 from tournament.config import ClusterConfig
 from tournament.runner import GameOutput, GameTask, make_row, play_task, worker_environment
 
@@ -438,14 +438,14 @@ class DaskExecutor:
             """Submit the next task; False when its team's files could not be sent (the
             worker chosen died meanwhile): it is put back, uncharged, for the next round."""
             task = ledger.take()
-            for digest in task.bundles:
-                held = bundles.get(digest)
+            for snapshot in task.bundles:
+                held = bundles.get(snapshot)
                 if held is None or held.status != "finished":
                     # First use, or every worker holding it died: (again) from the cache.
-                    name = f"pacman-team-{digest}-{next(tries)}"
+                    name = f"pacman-team-{snapshot_digest(snapshot)[:32]}-{next(tries)}"
                     try:
-                        bundles[digest] = self.client.scatter(
-                            {name: self.cache.pack(digest)})[name]
+                        bundles[snapshot] = self.client.scatter(
+                            {name: self.cache.pack(snapshot)})[name]
                     except OSError:  # CommClosedError: that worker is gone
                         ledger.put_back(task)
                         return False

@@ -1,7 +1,7 @@
 """One scheduled game, played through the engine's runner and turned into a results row.
 
 A `GameTask` carries everything a worker needs as plain, picklable data (names, strings, the
-layout's text, the digests of the team snapshots it plays: `tournament.bundles`), and no
+layout's text, the ids of the team snapshots it plays: `tournament.bundles`), and no
 path of the organizer's, so the same task runs in a local process pool or on a Dask worker
 on another machine. A worker writes nothing of the organizer's: `play_task` returns a
 `GameOutput` (the row, the replay as text, the agents' logs) that the organizer checks and
@@ -36,7 +36,7 @@ from pacman.rules import DEATH_PENALTY, TIME_PENALTY
 from pacman.sandbox import guarantees
 from pacman.sandbox.process import Placement
 from pacman.teamfolder import TeamFolderError, team_digest
-from tournament.bundles import TeamCache, default_cache
+from tournament.bundles import TeamCache, default_cache, snapshot_digest
 from tournament.config import Entrant, TournamentConfig
 from tournament.results import GameRow
 from tournament.schedule import MatchCell, ScheduledGame, agent_args
@@ -54,7 +54,7 @@ def submission_hash(entrant: Entrant, snapshot: Snapshot | None = None) -> str:
     """
     if entrant.folder is not None:
         if snapshot is not None:
-            return (snapshot.digest[:16] if snapshot.digest else
+            return (snapshot_digest(snapshot.id)[:16] if snapshot.id else
                     hashlib.sha256(f"refused\0{snapshot.problem}".encode(
                         "utf-8", "backslashreplace")).hexdigest()[:16])
         try:
@@ -68,15 +68,13 @@ def submission_hash(entrant: Entrant, snapshot: Snapshot | None = None) -> str:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """An entrant's files as this run took them (`tournament.bundles`): the snapshot's digest,
+    """An entrant's files as this run took them (`tournament.bundles`): the snapshot's id,
     or why its folder could not be taken (then its games are its own `load_error`)."""
 
-    digest: str = ""
+    id: str = ""
     problem: str = ""
 
 
-#: The start of a path into a snapshot, `<any cache>/<digest>`, followed by `/<folder name>`.
-_SNAPSHOT_PATH = re.compile(r"""[^\s'"]*/([0-9a-f]{64})(?=/)""")
 
 
 @dataclass
@@ -86,9 +84,9 @@ class Snapshots:
 
     cache: TeamCache
     taken: dict[tuple[str, str], Snapshot] = field(default_factory=dict)
-    #: Each snapshot's digest -> the folder that holds the folder it was taken from (a
-    #: snapshot is `<digest>/<folder name>`), to name in messages.
+    #: Each snapshot's id -> the folder it was taken from, to name in messages.
     origins: dict[str, str] = field(default_factory=dict)
+    _pattern: re.Pattern[str] | None = None
 
     @classmethod
     def take(cls, config: TournamentConfig, cache: TeamCache) -> Snapshots:
@@ -101,9 +99,9 @@ class Snapshots:
 
     def of_folder(self, folder: Path) -> Snapshot:
         try:
-            digest = self.cache.snapshot(folder)
-            self.origins[digest] = os.path.dirname(os.path.abspath(folder))
-            return Snapshot(digest)
+            snapshot = self.cache.snapshot(folder)
+            self._origin(snapshot, os.path.abspath(folder))
+            return Snapshot(snapshot)
         except TeamFolderError as exc:
             return Snapshot(problem=str(exc))
         except OSError as exc:  # the cache's side: no room, say
@@ -114,9 +112,15 @@ class Snapshots:
         """`text` with every path into a snapshot (on this machine or a worker's, whatever
         its cache) naming the folder the snapshot was taken from instead: a message reads
         as it did before snapshots, with the team's own folder."""
-        if "/" not in text or not self.origins:
+        if "/" not in text or self._pattern is None:
             return text
-        return _SNAPSHOT_PATH.sub(lambda m: self.origins.get(m[1], m[0]), text)
+        return self._pattern.sub(lambda m: self.origins[m[1]], text)
+
+    def _origin(self, snapshot: str, folder: str) -> None:
+        self.origins[snapshot] = folder
+        known = "|".join(re.escape(s) for s in sorted(self.origins, key=len, reverse=True))
+        # `<any cache>/<digest>/<name>`, the name ending where the path or text does.
+        self._pattern = re.compile(rf"""[^\s'"]*/({known})(?=/|[\s'":,;)]|$)""")
 
     def get(self, side: str, entrant: Entrant) -> Snapshot | None:
         return self.taken.get((side, entrant.name))
@@ -163,7 +167,7 @@ class GameTask:
     ghost_entrant: str = ""
     ghost_hash: str = ""
     ghost_problem: str = ""
-    #: The digests of the snapshots the game plays (`tournament.bundles`).
+    #: The ids of the snapshots the game plays (`tournament.bundles`).
     bundles: tuple[str, ...] = ()
 
     @property
@@ -236,10 +240,10 @@ def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
         label = PACMAN if kind == "pacman" else GHOSTS
         if (label, entrant.name, args) not in resolved:
             snap = snapshots.get(label, entrant)
-            if snap is not None and not snap.digest:
+            if snap is not None and not snap.id:
                 resolved[label, entrant.name, args] = None, clean(snap.problem, MESSAGE_LIMIT)
             else:
-                text = str(cache.folder(snap.digest)) if snap is not None else entrant.ref
+                text = str(cache.folder(snap.id)) if snap is not None else entrant.ref
                 resolved[label, entrant.name, args] = _resolved(text, args, base, kind,
                                                                 snapshots)
         ref, problem = resolved[label, entrant.name, args]
@@ -315,9 +319,9 @@ def _resolved(ref_text: str, args: tuple[tuple[str, str], ...], base: Path, kind
             # A baseline's own file or folder: snapshot it, and resolve it from there.
             snap = (snapshots.of_folder(Path(ref.team)) if ref.team else
                     _file_snapshot(snapshots, Path(ref.path)))
-            if not snap.digest:
+            if not snap.id:
                 return None, clean(snap.problem, MESSAGE_LIMIT)
-            folder = cache.folder(snap.digest)
+            folder = cache.folder(snap.id)
             again = str(folder) if ref.team else f"{folder / Path(ref.path).name}:{ref.name}"
             ref = resolve(again, args, kind=kind, cwd=base)
             if not ref.team:  # a file alone: its sandbox sees the snapshot's folder
@@ -329,11 +333,11 @@ def _resolved(ref_text: str, args: tuple[tuple[str, str], ...], base: Path, kind
 
 def _file_snapshot(snapshots: Snapshots, path: Path) -> Snapshot:
     try:
-        digest = snapshots.cache.snapshot_file(path)
+        snapshot = snapshots.cache.snapshot_file(path)
     except TeamFolderError as exc:
         return Snapshot(problem=str(exc))
-    snapshots.origins[digest] = os.path.dirname(os.path.abspath(path.parent))
-    return Snapshot(digest)
+    snapshots._origin(snapshot, os.path.abspath(path.parent))
+    return Snapshot(snapshot)
 
 
 def portable(ref: AgentRef, root: Path) -> AgentRef:
@@ -352,8 +356,8 @@ def placed(ref: AgentRef, root: Path) -> AgentRef:
 
 
 def _bundle_of(ref: AgentRef) -> str:
-    """The snapshot a portable ref plays from ('' for a built-in)."""
-    return Path(ref.path).parts[0] if ref.path else ""
+    """The snapshot a portable ref plays from (`<digest>/<name>`; '' for a built-in)."""
+    return "/".join(Path(ref.path).parts[:2]) if ref.path else ""
 
 
 def replay_path(replay_dir: str, game_id: str) -> Path:
