@@ -386,7 +386,9 @@ class DaskExecutor:
         self.address = address
         self.settings = settings or ClusterConfig()
         self.play = play
-        self.cache = cache or default_cache()
+        #: Where the organizer's snapshots are (None: the default cache, looked at only
+        #: when a game needs one).
+        self.cache = cache
         self.say = say or (lambda line: None)
         self.client: Any = None
 
@@ -444,8 +446,9 @@ class DaskExecutor:
                     # First use, or every worker holding it died: (again) from the cache.
                     name = f"pacman-team-{snapshot_digest(snapshot)[:32]}-{next(tries)}"
                     try:
+                        cache = self.cache or default_cache()
                         bundles[snapshot] = self.client.scatter(
-                            {name: self.cache.pack(snapshot)})[name]
+                            {name: cache.pack(snapshot)})[name]
                     except OSError:  # CommClosedError: that worker is gone
                         ledger.put_back(task)
                         return False
@@ -513,6 +516,10 @@ class DaskExecutor:
         except queue.Empty:
             pass
         now = time.monotonic()
+        if self.client.status not in ("running", "connecting"):
+            raise ClusterError(f"lost the Dask scheduler at {self.address} (the connection "
+                               f"is {self.client.status}); start it again and run again: "
+                               "the games stored so far are kept")
         if self.threads()[0]:
             waiting.since = None
             return ready
