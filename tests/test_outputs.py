@@ -58,17 +58,27 @@ def test_only_the_output_of_the_task_asked_for_is_kept(
     assert "seed" in mismatch(team_task, forged)
     old = dataclasses.replace(good, row={**row, "version": "0.0.1"})  # type: ignore[typeddict-item]
     assert "install the same version" in mismatch(team_task, old)
+    # A faulty worker's output (another checkout, say): never stored as a result.
+    short = {k: v for k, v in row.items() if k != "warnings"}
+    assert "columns missing: warnings" in mismatch(team_task, dataclasses.replace(
+        good, row=short))  # type: ignore[arg-type]
+    typed = {**row, "score": "lots", "win": "yes"}
+    assert "score: expected int, got str" in mismatch(team_task, dataclasses.replace(
+        good, row=typed))  # type: ignore[arg-type]
+    assert "not a JSON replay" in mismatch(team_task, dataclasses.replace(good, replay="x"))
+    assert "logs" in mismatch(team_task, dataclasses.replace(good, logs=(("../x", "y"),)))
 
     with Store(tmp_path / "r.sqlite") as store:
         keeper = Keeper(tmp_path, store)
         kept = keeper.keep(team_task, dataclasses.replace(good, replay='{"x": 1}',
-                                                          logs=((".log", "hello"),
-                                                                ("../../evil", "x"))))
+                                                          logs=((".log", "hello"),)))
         assert kept["outcome"] == good.row["outcome"] and kept["version"] == __version__
         assert kept["replay"] is not None and Path(kept["replay"]).read_text() == '{"x": 1}'
         assert Path(kept["replay"]).is_relative_to(tmp_path / "replays")
         logs = [p for p in (tmp_path / "logs").rglob("*") if p.is_file()]
-        assert [p.read_text() for p in logs] == ["hello"]  # an unknown log name is dropped
+        assert [p.read_text() for p in logs] == ["hello"]
+        broken = keeper.keep(team_task, dataclasses.replace(good, row=None))  # type: ignore[arg-type]
+        assert broken["outcome"] == "infra_error" and "sent no row" in broken["message"]
         refused = keeper.keep(other, good)
         assert refused["outcome"] == "infra_error" and refused["game_id"] == other.game.game_id
         assert refused["message"].startswith("not stored: the worker returned the output of")

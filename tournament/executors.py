@@ -391,6 +391,8 @@ class DaskExecutor:
         self.cache = cache
         self.say = say or (lambda line: None)
         self.client: Any = None
+        #: When the workers were last counted, and what was found (`_threads_lately`).
+        self._census: tuple[float, tuple[int, int]] | None = None
 
     def connect(self) -> None:
         """Reach the scheduler, or raise ClusterError saying why in one line."""
@@ -418,9 +420,23 @@ class DaskExecutor:
             self.client = None
 
     def threads(self) -> tuple[int, int]:
-        """(workers, worker threads) connected now."""
-        workers = self.client.scheduler_info().get("workers", {})
-        return len(workers), sum(int(w.get("nthreads", 1)) for w in workers.values())
+        """(workers, worker threads) connected now (one round trip to the scheduler)."""
+        try:
+            nthreads: dict[str, int] = self.client.nthreads()
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"lost the Dask scheduler at {self.address} "
+                               f"({type(exc).__name__}); start it again and run again: the "
+                               "games stored so far are kept") from None
+        return len(nthreads), sum(nthreads.values())
+
+    def _threads_lately(self) -> tuple[int, int]:
+        """`threads`, asked of the scheduler at most once per `TICK`: the run's loop turns
+        once per batch of finished games, and asking at every turn cost more than the games
+        (two round trips per turn halved the throughput of short games)."""
+        now = time.monotonic()
+        if self._census is None or now - self._census[0] >= TICK:
+            self._census = (now, self.threads())
+        return self._census[1]
 
     def versions(self) -> dict[str, str]:
         """Each connected worker's platform version."""
@@ -498,7 +514,7 @@ class DaskExecutor:
     def _limit(self) -> int:
         """How many games may be submitted at once now: none while no worker is connected
         (sending a team's files needs one), else `in_flight`, or twice the threads."""
-        workers, threads = self.threads()
+        workers, threads = self._threads_lately()
         if not workers:
             return 0
         if self.settings.in_flight is not None:
@@ -520,7 +536,7 @@ class DaskExecutor:
             raise ClusterError(f"lost the Dask scheduler at {self.address} (the connection "
                                f"is {self.client.status}); start it again and run again: "
                                "the games stored so far are kept")
-        if self.threads()[0]:
+        if self._threads_lately()[0]:
             waiting.since = None
             return ready
         if waiting.since is None:

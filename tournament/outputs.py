@@ -16,9 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pacman import __version__
+from pacman import replay as replays
 from pacman.files import write_atomic
 from pacman.outcomes import INFRA_ERROR, OUTCOMES
-from tournament.results import GameRow
+from tournament.results import GameRow, row_problem
 from tournament.runner import LOG_SUFFIXES, GameOutput, GameTask, make_row, replay_path
 from tournament.store import Store
 
@@ -37,6 +38,20 @@ def mismatch(task: GameTask, output: GameOutput) -> str:
     if output.key != task.key:
         return f"the worker returned the output of another task ({output.key[:40]})"
     row = output.row
+    if not isinstance(row, dict):
+        return f"the worker sent no row ({type(row).__name__})"
+    problem = row_problem(row)
+    if problem:
+        return f"the worker's row is not a results row: {problem}"
+    if output.replay is not None:
+        if not isinstance(output.replay, str) or len(output.replay) > replays.MAX_BYTES:
+            return "the worker's replay is not text of at most the replay size limit"
+        if not output.replay.startswith("{"):
+            return "the worker's replay is not a JSON replay"
+    if not isinstance(output.logs, tuple) or not all(
+            isinstance(item, tuple) and len(item) == 2 and item[0] in LOG_SUFFIXES
+            and isinstance(item[1], str) for item in output.logs):
+        return "the worker's logs are not (kind, text) pairs"
     for name, value in expected_fields(task).items():
         if row.get(name) != value:
             return f"the worker's row has {name} {row.get(name)!r:.60}, expected {value!r:.60}"
@@ -63,7 +78,10 @@ class Keeper:
 
     def keep(self, task: GameTask, output: GameOutput) -> GameRow:
         """Check, write the files, store the row (last: a stored row's files exist)."""
-        problem = mismatch(task, output)
+        try:
+            problem = mismatch(task, output)
+        except Exception as exc:  # whatever the worker sent: never the run's end
+            problem = f"the worker's output could not be checked: {type(exc).__name__}"
         if problem:
             row = make_row(task, None, None, INFRA_ERROR, f"not stored: {problem}")
         else:
@@ -75,7 +93,7 @@ class Keeper:
                 row["replay"] = str(write_atomic(replay_path(str(self.replays), gid),
                                                  output.replay))
             for suffix, text in output.logs:
-                if suffix in LOG_SUFFIXES:
-                    write_atomic(replay_path(str(self.logs), gid).with_suffix(suffix), text)
+                write_atomic(replay_path(str(self.logs), gid).with_suffix(suffix),
+                             self.localize(text))
         self.store.put(row)
         return row

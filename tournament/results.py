@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import types
 import typing
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, TypedDict
 
 from pacman.outcomes import OUTCOMES
@@ -130,6 +130,41 @@ COLUMNS: tuple[tuple[str, str], ...] = tuple(
     for name, kind in typing.get_type_hints(GameRow).items()
 )
 NAMES = tuple(name for name, _ in COLUMNS)
+def _kind(annotation: object) -> tuple[type, bool]:
+    """`int | None` -> (int, True): a column's Python type and whether it may be None."""
+    args = typing.get_args(annotation)
+    nullable = isinstance(annotation, types.UnionType) and type(None) in args
+    base = next(a for a in args if a is not type(None)) if nullable else annotation
+    assert isinstance(base, type)
+    return base, nullable
+
+
+_KINDS = {name: _kind(kind) for name, kind in typing.get_type_hints(GameRow).items()}
+
+
+def row_problem(row: Mapping[str, object]) -> str:
+    """Why `row` is not a results row ('' when it is one): a missing or unknown column, or a
+    value of another type than its column's. A row that comes from elsewhere (a worker) is
+    checked before it is stored."""
+    missing = [name for name in NAMES if name not in row]
+    unknown = [str(name) for name in row if name not in _KINDS]
+    if missing or unknown:
+        return (f"columns missing: {', '.join(missing) or 'none'}; unknown: "
+                f"{', '.join(unknown)[:100] or 'none'}")
+    for name, (kind, nullable) in _KINDS.items():
+        value = row[name]
+        if value is None and nullable:
+            continue
+        fits = (isinstance(value, bool) if kind is bool else
+                isinstance(value, (int, float)) and not isinstance(value, bool)
+                if kind is float else
+                isinstance(value, int) and not isinstance(value, bool) if kind is int else
+                isinstance(value, kind))
+        if not fits:
+            return f"{name}: expected {kind.__name__}, got {type(value).__name__}"
+    return ""
+
+
 #: Columns added after the first released schema, with the value older rows get: a results
 #: file of an older version is extended in place rather than refused.
 ADDED = {"ghost_entrant": "''", "ghost_hash": "''"}
