@@ -18,7 +18,7 @@ import pytest
 
 from tests.test_matches_run import make_league
 from tests.test_sandbox_zoo import UNAVAILABLE
-from tests.test_tournament_run import REPO, make_tournament, tournament
+from tests.test_tournament_run import REPO, make_tournament, tournament, validate_then_run_naming
 from tournament.config import load_config, team_entrant_name
 
 pytestmark = pytest.mark.skipif(bool(UNAVAILABLE), reason=f"no sandbox here: {UNAVAILABLE}")
@@ -52,17 +52,7 @@ def test_team_folders_that_hold_no_playable_team_lose_their_games_and_the_others
         "empty": f"{subs / 'empty'}: no team.yaml and no *gents.py or submission.py",
     }
 
-    checked = tournament("validate", str(config), check=False)
-    assert checked.returncode == 1, checked.stdout + checked.stderr
-    assert "alpha: ok, sandboxed" in checked.stdout
-    for name, problem in broken.items():
-        assert f"{name}: FAILED {problem}" in checked.stdout
-
-    ran = tournament("run", str(config))
-    assert "Traceback" not in ran.stdout + ran.stderr
-    for name, problem in broken.items():
-        assert f"warning: team {name} cannot play, so its games are recorded as its " \
-               f"load_error: {problem}" in ran.stdout
+    validate_then_run_naming(config, broken)
     found = outcomes(config)
     for name, problem in broken.items():
         assert [(o, c) for o, c, _ in found[name]] == [("load_error", 0)]
