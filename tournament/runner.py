@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import hashlib
 import json
 import os
@@ -170,13 +171,13 @@ class GameTask:
     #: The ids of the snapshots the game plays (`tournament.bundles`).
     bundles: tuple[str, ...] = ()
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
         """What identifies the work, whoever asks for it: a hash of everything that decides
         the game (the cell, seed, agents and their snapshots, layout text, limits, rules, the
         secret key of its random streams), so two tournaments on one cluster never share a
         key unless they ask for the very same game. `tournament.outputs` checks that what
-        comes back is the output of this key."""
+        comes back is the output of this key. Computed once per task (it travels with it)."""
         identity = json.dumps(dataclasses.asdict(self), sort_keys=True, default=str)
         return "pacman-game-" + hashlib.sha256(identity.encode()).hexdigest()[:32]
 
