@@ -337,7 +337,7 @@ def worker_cpu(cluster: Any) -> float:
     return total
 
 
-def scale(root: Path, short: bool) -> None:
+def scale(root: Path, short: bool, profile: str = "") -> None:
     """Figures 4-6."""
     import distributed
 
@@ -354,22 +354,33 @@ def scale(root: Path, short: bool) -> None:
         filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")]))
     grid = f"{entrants} entrants x {len(SCALE_LAYOUTS)} layouts x 3 depths"
 
-    pool = [run_probe(root / f"pool{n}", n, None, entrants=entrants) for n in sizes]
-    with distributed.LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster:
-        address = cluster.scheduler_address
-        run_probe(root / "warm", 1, address, entrants=2)  # the workers' first imports
-        dask = []
-        for n in sizes:
-            before = (_cpu(resource.getrusage(resource.RUSAGE_SELF)), worker_cpu(cluster))
-            probed = run_probe(root / f"dask{n}", n, address, BIG_IN_FLIGHT, entrants)
-            after = (_cpu(resource.getrusage(resource.RUSAGE_SELF)), worker_cpu(cluster))
-            dask.append((probed, after[0] - before[0], after[1] - before[1]))
-        default = run_probe(root / "dask-default", sizes[0], address, None, entrants)
+    def cluster() -> Any:
+        """A fresh cluster for each figure, so that each starts from the same state."""
+        return distributed.LocalCluster(n_workers=WORKERS, threads_per_worker=1,
+                                        processes=True, dashboard_address=":0")
 
-        tasks = real_tasks(root / "real", 300)
-        pool_ms = slope_ms(lambda some: executor_seconds(
-            LocalExecutor(WORKERS), some, root / "real-pool"), tasks)
+    def dask_probe(where: Path, n: int, in_flight: int | None,
+                   profile: str = "") -> tuple[Probed, float, float]:
+        """A probe on a fresh, warm cluster, with the CPU seconds of its scheduler (this
+        process) and workers meanwhile."""
+        with cluster() as fresh:
+            address = fresh.scheduler_address
+            run_probe(where / "warm", 1, address, entrants=2)  # the workers' first imports
+            before = (_cpu(resource.getrusage(resource.RUSAGE_SELF)), worker_cpu(fresh))
+            probed = run_probe(where / "run", n, address, in_flight, entrants, profile)
+            after = (_cpu(resource.getrusage(resource.RUSAGE_SELF)), worker_cpu(fresh))
+        return probed, after[0] - before[0], after[1] - before[1]
+
+    pool = [run_probe(root / f"pool{n}", n, None, entrants=entrants) for n in sizes]
+    dask = [dask_probe(root / f"dask{n}", n, BIG_IN_FLIGHT, profile if n == sizes[-1] else "")
+            for n in sizes]
+    default = dask_probe(root / "dask-default", sizes[0], None)[0]
+
+    tasks = real_tasks(root / "real", 300)
+    pool_ms = slope_ms(lambda some: executor_seconds(
+        LocalExecutor(WORKERS), some, root / "real-pool"), tasks)
+    with cluster() as fresh:
+        address = fresh.scheduler_address
         executor_seconds(DaskExecutor(address), tasks[:10], root / "real-warm")
         dask_ms = slope_ms(lambda some: executor_seconds(
             DaskExecutor(address), some, root / "real-dask"), tasks)
@@ -409,12 +420,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--short", action="store_true", help="fewer games (CI)")
     parser.add_argument("--only", choices=["costs", "scale"], help="one part of the figures")
+    parser.add_argument("--profile", metavar="FILE", default="",
+                        help="cProfile the organizer's loop of the largest Dask run into FILE "
+                        "(read it with `python -m pstats FILE`)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.only != "scale":
             costs(Path(tmp), args.short)
         if args.only != "costs":
-            scale(Path(tmp), args.short)
+            scale(Path(tmp), args.short, str(Path(args.profile).resolve()) if args.profile
+                  else "")
 
 
 def costs(root: Path, short: bool) -> None:
