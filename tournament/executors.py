@@ -451,6 +451,10 @@ class DaskExecutor:
         arrived: queue.SimpleQueue[Any] = queue.SimpleQueue()
         waiting = _Waiting()
         tries = itertools.count()
+        #: Per game, how often it was put back because its team's files were lost with a
+        #: worker: past `RETRIES` that counts as a death (a team whose files kill the
+        #: workers that fetch them must not loop for ever).
+        lost_files: Counter[str] = Counter()
 
         def submit() -> bool:
             """Submit the next task; False when its team's files could not be sent (the
@@ -486,15 +490,22 @@ class DaskExecutor:
                 finished = {f.key: f for f in ready if f.status == "finished"}
                 # One round trip for all of them; a result whose worker died since it
                 # finished is missing here and is played again, as a lost one.
-                outputs = (self.client.gather(finished, errors="skip") if finished else {})
+                try:
+                    outputs = (self.client.gather(finished, errors="skip") if finished else {})
+                except (OSError, TimeoutError) as exc:
+                    raise ClusterError(f"lost the Dask scheduler at {self.address} "
+                                       f"({type(exc).__name__}); start it again and run "
+                                       "again: the games stored so far are kept") from None
                 for future in ready:
                     task = futures.pop(future)
                     if outputs.get(future.key) is not None:
                         on_result(task, outputs[future.key])
                         ledger.stored(task)
-                    elif any(bundles[d].status != "finished" for d in task.bundles):
+                    elif (any(bundles[d].status != "finished" for d in task.bundles)
+                          and lost_files[task.game.game_id] < RETRIES):
                         # The worker holding its only copy of a team's files died: not this
-                        # game's fault (uncharged); the files are sent again.
+                        # game's fault (uncharged, a few times); the files are sent again.
+                        lost_files[task.game.game_id] += 1
                         ledger.put_back(task)
                     elif future.status in ("cancelled", "finished", "lost"):
                         if ledger.died(task):  # lost by the cluster: play it again
