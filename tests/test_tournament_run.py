@@ -279,10 +279,14 @@ def test_a_changed_submission_makes_only_its_games_stale(tmp_path: Path) -> None
 
 
 def test_a_hostile_team_does_not_disturb_the_others(tmp_path: Path) -> None:
-    calm = make_tournament(tmp_path / "calm", {"alpha": "example"}, games=2)
+    # A hard limit of 5 s a move: filling 256 MiB must end in `memory` even on a machine
+    # whose cores are busy (with 1 s it sometimes met the clock first, a `timeout`).
+    limits = "{startup: 5, move_soft: 0.5, move_warnings: 1, move_hard: 5, memory_mb: 256}"
+    calm = make_tournament(tmp_path / "calm", {"alpha": "example"}, games=2, limits=limits)
     tournament("run", str(calm))
     rough = make_tournament(tmp_path / "rough", {"alpha": "example", "mallory": "memory_blowup",
-                                                 "trudy": "infinite_loop"}, games=2)
+                                                 "trudy": "infinite_loop"}, games=2,
+                            limits=limits)
     tournament("run", str(rough))
     mine = [r for r in rows(rough) if r[1] in ("alpha", "greedy")]
     assert mine == rows(calm)
