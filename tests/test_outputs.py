@@ -77,6 +77,9 @@ def test_only_the_output_of_the_task_asked_for_is_kept(
         assert Path(kept["replay"]).is_relative_to(tmp_path / "replays")
         logs = [p for p in (tmp_path / "logs").rglob("*") if p.is_file()]
         assert [p.read_text() for p in logs] == ["hello"]
+        pointed = keeper.keep(team_task, dataclasses.replace(
+            good, row={**row, "replay": "/etc/passwd"}))  # type: ignore[typeddict-item]
+        assert pointed["replay"] is None  # a path comes from the organizer alone
         broken = keeper.keep(team_task, dataclasses.replace(good, row=None))  # type: ignore[arg-type]
         assert broken["outcome"] == "infra_error" and "sent no row" in broken["message"]
         refused = keeper.keep(other, good)

@@ -89,6 +89,7 @@ class Keeper:
             row["message"] = self.localize(row["message"])
             row["trace"] = self.localize(row["trace"])
             gid = task.game.game_id
+            row["replay"] = None  # the organizer's own path, or none: never the worker's word
             if output.replay is not None:
                 row["replay"] = str(write_atomic(replay_path(str(self.replays), gid),
                                                  output.replay))
