@@ -424,9 +424,7 @@ class DaskExecutor:
         try:
             nthreads: dict[str, int] = self.client.nthreads()
         except (OSError, TimeoutError) as exc:
-            raise ClusterError(f"lost the Dask scheduler at {self.address} "
-                               f"({type(exc).__name__}); start it again and run again: the "
-                               "games stored so far are kept") from None
+            raise self._lost(type(exc).__name__) from None
         return len(nthreads), sum(nthreads.values())
 
     def _threads_lately(self) -> tuple[int, int]:
@@ -493,9 +491,7 @@ class DaskExecutor:
                 try:
                     outputs = (self.client.gather(finished, errors="skip") if finished else {})
                 except (OSError, TimeoutError) as exc:
-                    raise ClusterError(f"lost the Dask scheduler at {self.address} "
-                                       f"({type(exc).__name__}); start it again and run "
-                                       "again: the games stored so far are kept") from None
+                    raise self._lost(type(exc).__name__) from None
                 for future in ready:
                     task = futures.pop(future)
                     if outputs.get(future.key) is not None:
@@ -522,6 +518,11 @@ class DaskExecutor:
             ledger.put_back_all()
             self.close()
 
+    def _lost(self, why: str) -> ClusterError:
+        """The one line for a scheduler gone in the middle of a run."""
+        return ClusterError(f"lost the Dask scheduler at {self.address} ({why}); start it "
+                            "again and run again: the games stored so far are kept")
+
     def _limit(self) -> int:
         """How many games may be submitted at once now: none while no worker is connected
         (sending a team's files needs one), else `in_flight`, or twice the threads."""
@@ -544,9 +545,7 @@ class DaskExecutor:
             pass
         now = time.monotonic()
         if self.client.status not in ("running", "connecting"):
-            raise ClusterError(f"lost the Dask scheduler at {self.address} (the connection "
-                               f"is {self.client.status}); start it again and run again: "
-                               "the games stored so far are kept")
+            raise self._lost(f"the connection is {self.client.status}")
         if self._threads_lately()[0]:
             waiting.since = None
             return ready

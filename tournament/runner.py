@@ -54,15 +54,15 @@ def submission_hash(entrant: Entrant, snapshot: Snapshot | None = None) -> str:
     release may change a built-in).
     """
     if entrant.folder is not None:
-        if snapshot is not None:
-            return (snapshot_digest(snapshot.id)[:16] if snapshot.id else
-                    hashlib.sha256(f"refused\0{snapshot.problem}".encode(
-                        "utf-8", "backslashreplace")).hexdigest()[:16])
-        try:
-            return team_digest(entrant.folder)[:16]
-        except TeamFolderError as exc:
-            refused = f"refused\0{exc}".encode("utf-8", "backslashreplace")
-            return hashlib.sha256(refused).hexdigest()[:16]
+        if snapshot is None:
+            try:
+                snapshot = Snapshot(team_digest(entrant.folder))
+            except TeamFolderError as exc:
+                snapshot = Snapshot(problem=str(exc))
+        if snapshot.id:
+            return snapshot_digest(snapshot.id)[:16]
+        refused = f"refused\0{snapshot.problem}".encode("utf-8", "backslashreplace")
+        return hashlib.sha256(refused).hexdigest()[:16]
     digest = hashlib.sha256(f"{entrant.ref}|{entrant.args}|{__version__}".encode())
     return digest.hexdigest()[:16]
 
@@ -108,6 +108,15 @@ class Snapshots:
         except OSError as exc:  # the cache's side: no room, say
             raise RuntimeError(f"cannot take a snapshot of {folder} into {self.cache.root}: "
                                f"{exc}") from exc
+
+    def of_file(self, path: Path) -> Snapshot:
+        """A baseline given as one file: a snapshot of that file alone."""
+        try:
+            snapshot = self.cache.snapshot_file(path)
+        except TeamFolderError as exc:
+            return Snapshot(problem=str(exc))
+        self._origin(snapshot, os.path.abspath(path.parent))
+        return Snapshot(snapshot)
 
     def localize(self, text: str) -> str:
         """`text` with every path into a snapshot (on this machine or a worker's, whatever
@@ -319,7 +328,7 @@ def _resolved(ref_text: str, args: tuple[tuple[str, str], ...], base: Path, kind
         if not inside.is_relative_to(root):
             # A baseline's own file or folder: snapshot it, and resolve it from there.
             snap = (snapshots.of_folder(Path(ref.team)) if ref.team else
-                    _file_snapshot(snapshots, Path(ref.path)))
+                    snapshots.of_file(Path(ref.path)))
             if not snap.id:
                 return None, clean(snap.problem, MESSAGE_LIMIT)
             folder = cache.folder(snap.id)
@@ -330,15 +339,6 @@ def _resolved(ref_text: str, args: tuple[tuple[str, str], ...], base: Path, kind
         return portable(ref, root), ""
     except SubmissionError as exc:
         return None, clean(snapshots.localize(str(exc)), MESSAGE_LIMIT)
-
-
-def _file_snapshot(snapshots: Snapshots, path: Path) -> Snapshot:
-    try:
-        snapshot = snapshots.cache.snapshot_file(path)
-    except TeamFolderError as exc:
-        return Snapshot(problem=str(exc))
-    snapshots._origin(snapshot, os.path.abspath(path.parent))
-    return Snapshot(snapshot)
 
 
 def portable(ref: AgentRef, root: Path) -> AgentRef:
