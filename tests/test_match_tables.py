@@ -11,14 +11,15 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote
 
 import pandas as pd
 import pytest
 from rich.console import Console
 
 import tournament.cli as cli
-from tests.test_report import COLUMNS, Page, game, make_config, record
+from tests.site import Page
+from tests.test_report import COLUMNS, game, make_config, record
 from tournament.config import MatchConfig, TournamentConfig
 from tournament.exports import write_leaderboard_files
 from tournament.leaderboard import leaderboard
@@ -257,21 +258,9 @@ def test_console_shows_a_ratings_problem_and_goes_on(
     assert "ratings (Elo" not in text
 
 
-def section(text: str, heading: str) -> str:
-    start = text.index(f"<h2>{heading}</h2>")
-    end = text.find("<h2>", start + 1)
-    return text[start:] if end < 0 else text[start:end]
-
-
-def table_rows(html: str, table_id: str) -> list[list[str]]:
-    """The text of each row's cells in the table with `table_id`, header row left out."""
-    body = html[html.index(f'<table id="{table_id}">'):]
-    body = body[:body.index("</table>")]
-    rows = []
-    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)[1:]:
-        cells = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)
-        rows.append([" ".join(re.sub(r"<[^>]+>", " ", c).split()) for c in cells])
-    return rows
+def cells(page: Page, table: str) -> list[list[str]]:
+    """The text of each body row's cells of a page's table."""
+    return [row.cells for row in page.body_rows(table)]
 
 
 def test_report_shows_ratings_in_order_and_the_crosstable(
@@ -279,39 +268,47 @@ def test_report_shows_ratings_in_order_and_the_crosstable(
     config = league_config(tmp_path, ("ace", "low"))
     out = tmp_path / "report"
     index = write_report(mixed, config, out, anchor=ANCHOR)
-    text = index.read_text(encoding="utf-8")
-    assert "<script" not in text and "a&lt;b&gt;&amp;c" in text and ODD not in text
+    page = Page(index)
+    assert "<script>" not in page.source and ODD not in page.source and ODD in page.words()
     # The fixed leaderboard and its plots, as before.
-    assert '<table id="leaderboard">' in text and len(Page(index).images) == 3
-    ratings = table_rows(section(text, "Ratings"), "ratings")
+    assert "leaderboard" in page.tables and page.source.count("<svg") == 2
+    ratings = cells(page, "ratings")
     assert [(r[2], r[3]) for r in ratings] == [
-        ("a&lt;b&gt;&amp;c", "Pacman"), ("a&lt;b&gt;&amp;c", "ghosts"), ("greedy", "Pacman"),
-        ("RandomGhost", "ghosts")]
+        (ODD, "Pacman"), (ODD, "ghosts"), ("greedy", "Pacman"), ("RandomGhost", "ghosts")]
     assert ratings[-1][4] == "0 [0, 0]" and ratings[-1][6:] == ["40", "25%"]
-    assert "anchored at RandomGhost (ghosts) = 0" in text
-    assert '<div class="bar"' in section(text, "Ratings")
+    assert "anchored at RandomGhost (ghosts) = 0" in page.words()
+    assert '<div class="bar"' in page.source
 
-    cross = section(text, "Crosstable")
-    assert '<div class="scroll"><table id="crosstable">' in cross
-    grid = table_rows(cross, "crosstable")
-    assert grid == [["a&lt;b&gt;&amp;c", "60% 20 games", "90% 20 games"],
-                    ["greedy", "20% 20 games", "60% 20 games"]]
+    assert cells(page, "crosstable") == [[ODD, "60% 20 games", "90% 20 games"],
+                                         ["greedy", "20% 20 games", "60% 20 games"]]
+    cross = page.source[page.source.index('<table id="crosstable">'):]
     assert "background: hsl(108, 70%, 80%)" in cross  # 90%: nearly green
     assert "background: hsl(24, 70%, 80%)" in cross  # 20%: nearly red
+    # Each crosstable cell links to the Pacman's games against that ghost team.
+    first = page.body_rows("crosstable")[0].links[1:]
+    assert [dict(parse_qsl(link.partition("#")[2])) for link in first] == [
+        {"opponent": ODD, "side": "pacman"}, {"opponent": "RandomGhost", "side": "pacman"}]
 
-    # A page per team, by name; the two-sided team's shows both ratings, its row and column.
-    links = {unquote(link) for link in Page(index).links}
+    # A page per team, by name; the two-sided team's shows both ratings, its row and column,
+    # and every game of both its sides.
+    links = {unquote(link.partition("#")[0]) for link in page.links}
     assert {"team-ace.html", "team-low.html", "team-a-b-c.html", "team-greedy.html",
             "team-randomghost.html"} <= links
-    both = (out / "team-a-b-c.html").read_text(encoding="utf-8")
-    assert [r[3] for r in table_rows(both, "ratings")] == ["Pacman", "ghosts"]
-    assert "<h2>As Pacman, against each ghost team</h2>" in both
-    as_ghosts = section(both, "As ghosts, against each Pacman")
-    assert re.findall(r'<tr><td class="text">([^<]+)</td><td>20</td><td>(\d+%)</td>',
-                      as_ghosts) == [("a&lt;b&gt;&amp;c", "40%"), ("greedy", "80%")]
-    assert "Overall" not in both  # no fixed-format games
-    ace = (out / "team-ace.html").read_text(encoding="utf-8")
-    assert "<h2>Overall</h2>" in ace and "Ratings" not in ace
+    both = Page(out / "team-a-b-c.html")
+    assert [r[3] for r in cells(both, "ratings")] == ["Pacman", "ghosts"]
+    assert "As Pacman, against each ghost team" in both.words()
+    assert [r[0] for r in cells(both, "as-pacman")] == [ODD, "RandomGhost"]  # rating order
+    assert [(r[0], r[1], r[2]) for r in cells(both, "as-ghosts")] == [
+        (ODD, "20", "40%"), ("greedy", "20", "80%")]
+    assert "overall" not in both.tables  # no fixed-format games
+    games = both.body_rows("games")
+    assert len(games) == len(mixed[(mixed["entrant"] == ODD) | (mixed["ghost_entrant"] == ODD)])
+    assert {g.attrs["data-side"] for g in games} == {"pacman", "ghosts"}
+    # As ghosts against itself: the game is on the page once per side it played.
+    own = [g for g in games if g.attrs["data-opponent"] == ODD]
+    assert {g.attrs["data-side"] for g in own} == {"pacman"}
+    ace = Page(out / "team-ace.html")
+    assert "overall" in ace.tables and "ratings" not in ace.tables
 
 
 def test_report_of_a_league_alone_has_no_leaderboard_and_shows_failures_by_side(
@@ -320,24 +317,25 @@ def test_report_of_a_league_alone_has_no_leaderboard_and_shows_failures_by_side(
             match("greedy", ODD, 31, "timeout", culprit=0)]
     config = league_config(tmp_path, ("greedy",))
     out = tmp_path / "report"
-    index = write_report(frame(rows), config, out)
-    text = index.read_text(encoding="utf-8")
-    assert '<table id="leaderboard">' not in text and Page(index).images == []
-    assert "Ranked by" not in text and "anchored at RandomGhost (ghosts)" in text
-    failures = (out / "team-a-b-c.html").read_text(encoding="utf-8")
-    failures = failures[failures.index('<table id="failures">'):]
-    assert re.findall(r'<tr><td class="text">(\w+)</td>.*?<td class="text">(\w+)</td></tr>',
-                      failures) == [("crash", "ghosts")]
-    greedy = (out / "team-greedy.html").read_text(encoding="utf-8")
-    assert re.findall(r'<tr><td class="text">(\w+)</td>', greedy[greedy.index(
-        '<table id="failures">'):]) == ["timeout"]
+    page = Page(write_report(frame(rows), config, out))
+    assert "leaderboard" not in page.tables and "<svg" not in page.source
+    assert "Ranked by" not in page.words() and "anchored at RandomGhost (ghosts)" in page.words()
+    odd = Page(out / "team-a-b-c.html")
+    failed = [g for g in odd.body_rows("games") if g.attrs["data-result"] == "failed"]
+    assert [(g.attrs["data-game"], g.attrs["data-side"]) for g in failed] == [
+        (f"greedy~{ODD}@smallClassic/d2/2g/classic#30", "ghosts")]
+    assert f"Culprit: {ODD} (ghost 1)" in odd.words()
+    greedy = Page(out / "team-greedy.html")
+    failed = [g for g in greedy.body_rows("games") if g.attrs["data-result"] == "failed"]
+    assert [g.attrs["data-game"].rpartition("#")[2] for g in failed] == ["31"]
+    beaten = [g for g in greedy.body_rows("games") if g.attrs["data-result"] == "opponent failed"]
+    assert [g.attrs["data-game"].rpartition("#")[2] for g in beaten] == ["30"]
 
 
 def test_report_shows_a_ratings_problem_and_the_rest(tmp_path: Path) -> None:
     apart = frame(LEAGUE + pairing("loner", "hermit", 5))
-    index = write_report(apart, league_config(tmp_path, ("greedy",)), tmp_path / "report")
-    text = index.read_text(encoding="utf-8")
-    problem = re.findall(r'<p class="problem">(.*?)</p>', text)
-    assert len(problem) == 1 and ANCHOR_KEYS in problem[0] and "&#x27;loner&#x27;" in problem[0]
-    assert '<table id="ratings">' not in text
-    assert len(table_rows(section(text, "Crosstable"), "crosstable")) == 3
+    page = Page(write_report(apart, league_config(tmp_path, ("greedy",)), tmp_path / "report"))
+    problem = re.findall(r'<p class="problem">(.*?)</p>', page.source)
+    assert len(problem) == 1 and ANCHOR_KEYS in problem[0] and "&#39;loner&#39;" in problem[0]
+    assert "ratings" not in page.tables
+    assert len(cells(page, "crosstable")) == 3

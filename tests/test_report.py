@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-import re
-from html.parser import HTMLParser
+import socket
+import sys
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import parse_qsl
 
 import pandas as pd
 import pytest
 
+import tournament
+from tests.site import Page
 from tournament.config import TournamentConfig, parse_config
-from tournament.leaderboard import leaderboard
+from tournament.gamelist import RESULTS
+from tournament.privacy import Redactor
 from tournament.report import PREVIOUS_LEADERBOARD, write_report
 from tournament.results import SCORED_COLUMNS
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 HOSTILE = "<script>alert('pwned')</script> & \"quotes\""
 COLUMNS = [*SCORED_COLUMNS, "submission_hash", "host", "replay", "version"]
 
@@ -92,40 +94,12 @@ def make_config(base: Path, names: tuple[str, ...] = ("ace", "mid", "low")) -> T
     return parse_config(data, "test.yaml", base)
 
 
-class Page(HTMLParser):
-    """The images, links and text of a page."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__()
-        self.images: list[str] = []
-        self.links: list[str] = []
-        self.text: list[str] = []
-        self.feed(path.read_text(encoding="utf-8"))
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = dict(attrs)
-        if tag == "img" and found.get("src"):
-            self.images.append(str(found["src"]))
-        if tag == "a" and found.get("href"):
-            self.links.append(str(found["href"]))
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-
 def leaderboard_rows(index: Path) -> list[tuple[str, str]]:
     """(first column, entrant) per leaderboard row, top to bottom; the first column is the
     change of rank when there was a previous report."""
-    text = index.read_text(encoding="utf-8")
-    board = text[text.index('<table id="leaderboard">') : text.index("</table>")]
-    rows = []
-    for row in re.findall(r"<tr class=.*?</tr>", board):
-        name = re.search(r'class="text entrant"><a href="[^"]+">([^<]+)</a>', row)
-        assert name is not None
-        first = re.match(r'<tr class="\w+"><td>(.*?)</td>', row)
-        marker = re.sub(r"<[^>]+>", "", first.group(1)) if first else ""
-        rows.append((marker, name.group(1)))
-    return rows
+    rows = Page(index).tables["leaderboard"]
+    entrant = rows[0].cells.index("Entrant")
+    return [(row.cells[0], row.cells[entrant]) for row in rows[1:]]
 
 
 @pytest.fixture
@@ -147,7 +121,7 @@ def results(tmp_path: Path) -> pd.DataFrame:
     return table(record("ace", 9, 10) + record("mid", 5, 10) + record("low", 1, 6) + failures)
 
 
-def test_report_has_an_index_a_page_per_entrant_and_png_plots(
+def test_report_is_a_site_of_pages_assets_and_inline_plots(
     tmp_path: Path, results: pd.DataFrame
 ) -> None:
     config = make_config(tmp_path)
@@ -156,64 +130,131 @@ def test_report_has_an_index_a_page_per_entrant_and_png_plots(
 
     assert index == out / "index.html"
     page = Page(index)
-    assert "Spring <Cup>" in page.text  # the name, unescaped by the parser: escaped in HTML
-    assert "Spring &lt;Cup&gt;" in index.read_text(encoding="utf-8")
-    team_links = sorted(link for link in page.links if link.startswith("team-"))
-    assert team_links == ["team-ace.html", "team-low.html", "team-mid.html"]
-    for link in team_links:
-        assert (out / link).is_file()
-        assert "index.html" in Page(out / link).links
-    assert len(page.images) == 3
-    for src in page.images:
-        assert not src.startswith(("http:", "https:", "//", "/"))
-        assert (out / src).read_bytes()[:8] == PNG_MAGIC
-    assert "<script" not in index.read_text(encoding="utf-8").lower()
+    assert "Spring <Cup>" in page.words()  # the name, unescaped by the parser: escaped in HTML
+    assert "Spring &lt;Cup&gt;" in page.source
+    team_pages = sorted({link.partition("#")[0] for link in page.links})
+    assert team_pages == ["team-ace.html", "team-low.html", "team-mid.html"]
+    assert page.source.count("<svg") == 2 and page.images == []
+    for name in ["index.html", *team_pages]:
+        site_page = Page(out / name)
+        if name != "index.html":
+            assert "index.html" in site_page.links
+        for local in [*site_page.scripts, *site_page.styles, *site_page.images]:
+            assert not local.startswith(("http:", "https:", "//", "/"))
+            assert (out / local).is_file(), local
+    assets = {p.name for p in (out / "assets").iterdir()}
+    assert {"site.css", "table.js", "player.js", "player.css"} <= assets
 
 
-def test_leaderboard_on_the_page_is_in_rank_order(tmp_path: Path, results: pd.DataFrame) -> None:
-    config = make_config(tmp_path)
-    index = write_report(results, config, tmp_path / "report")
-    expected = list(leaderboard(results, config.ranking)["entrant"])
-    assert expected == ["ace", "mid", "low"]
-    assert [name for _, name in leaderboard_rows(index)] == expected
-    # No previous report: no change column.
-    assert "Change" not in index.read_text(encoding="utf-8")
-
-
-def test_team_page_lists_own_failures_escaped_with_replays(
+def test_heat_map_cells_link_to_the_games_they_count(
     tmp_path: Path, results: pd.DataFrame
 ) -> None:
     config = make_config(tmp_path)
     out = tmp_path / "report"
+    page = Page(write_report(results, config, out))
+    heat = page.body_rows("heatmap")
+    assert [row.cells[0] for row in heat] == ["ace", "mid", "low"]
+    assert heat[0].cells[1:] == ["90%"] * 4  # ace won 9 of 10 in every cell
+    for row in heat:
+        for href, title in zip(row.links[1:], [a.get("title", "") for a in row.cell_attrs[1:]]):
+            target, _, fragment = href.partition("#")
+            filters = dict(parse_qsl(fragment))
+            games = [r for r in Page(out / target).body_rows("games")
+                     if r.attrs["data-layout"] == filters["layout"]
+                     and r.attrs["data-depth"] == filters["depth"]]
+            scored = [g for g in games if g.attrs["data-result"] != "not scored"]
+            assert f"of {len(scored)} scored games" in title
+
+
+def test_team_page_lists_every_game_failures_first_with_logs_and_replays(
+    tmp_path: Path, results: pd.DataFrame
+) -> None:
+    config = make_config(tmp_path)
+    out = tmp_path / "report"
+    log = tmp_path / "out" / "logs" / "low" / "smallClassic" / "d2" / "RandomGhost2" / "classic"
+    log.mkdir(parents=True)
+    (log / "7.log").write_text("x" * 5000 + "\nprinted <b>bold</b> before the crash\n",
+                               encoding="utf-8")
     write_report(results, config, out)
-    text = (out / "team-low.html").read_text(encoding="utf-8")
-    failures = text[text.index('<table id="failures">') :]
-    failures = failures[: failures.index("</table>")]
+    page = Page(out / "team-low.html")
 
-    assert "<script>" not in text
-    assert "&lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt; &amp; &quot;quotes&quot;" in text
-    # The entrant's own failures in game order (12 after 9, unlike their ids as text); not
-    # the ghost's crash, not the platform's error.
-    assert re.findall(r'<tr><td class="text">(\w+)</td>', failures) == [
-        "crash",
-        "timeout",
-        "illegal_action",
-        "memory",
-    ]
-    assert "ghost broke" not in failures and "worker died" not in failures
-    assert "5007" in failures and "low@smallClassic/d2/RandomGhost2/classic#7" in failures
+    games = page.body_rows("games")
+    assert len(games) == len(results[results["entrant"] == "low"]) == 30
+    assert len({row.attrs["data-game"] for row in games}) == 30
+    # Its own failures first, in cell and game order (12 after 9, unlike their ids as text),
+    # then its losses; the platform's error and the ghost's crash are not its failures.
+    failed = [row.attrs["data-game"].rpartition("#")[2] for row in games
+              if row.attrs["data-result"] == "failed"]
+    assert failed == ["7", "8", "9", "12"]
+    order = [row.attrs["data-result"] for row in games]
+    assert order == sorted(order, key=RESULTS.index)
+    assert order[:5] == ["failed"] * 4 + ["lost"]
+    by_id = {row.attrs["data-game"]: row for row in games}
+    ghost_crash = by_id["low@smallClassic/d2/RandomGhost2/classic#10"]
+    assert ghost_crash.attrs["data-result"] == "opponent failed"
+    assert by_id["low@smallClassic/d2/RandomGhost2/classic#11"].attrs["data-result"] == (
+        "not scored")
 
-    # The kept replay is a relative link (its `#` percent-encoded) that reaches the file.
-    links = [link for link in Page(out / "team-low.html").links if link.endswith(".json")]
-    assert len(links) == 1 and not links[0].startswith("/") and "#" not in links[0]
-    kept = tmp_path / "out" / "replays" / "low@smallClassic" / "d2" / "RandomGhost2#7.json"
-    assert (out / unquote(links[0])).resolve() == kept.resolve()
-    assert f"pacman --replay &#x27;{kept}&#x27;" in failures
-    # A recorded replay whose file is gone: no link, but the command is still shown.
-    gone = tmp_path / "out" / "replays" / "gone.json"
-    assert f"pacman --replay {gone}" in failures
-    # Entrants without failures say so.
-    assert "No failures." in (out / "team-ace.html").read_text(encoding="utf-8")
+    assert "<script>alert" not in page.source
+    assert HOSTILE in page.words()  # shown as text: escaped in the markup
+    failures = [i for i in page.ids if i.startswith("failure-")]
+    assert len(failures) == 4
+    words = page.words()
+    assert "Culprit: low (Pacman)" in words
+    assert "ghost broke" not in words and "worker died" not in words
+    # The end of the failing agent's log, escaped, cut from the front.
+    assert "printed <b>bold</b> before the crash" in words
+    assert "&lt;b&gt;bold&lt;/b&gt;" in page.source and "x" * 4500 not in page.source
+
+    # No game here has a replay the player can show: each says why, none links to a file.
+    assert not any(row.attrs.get("data-frames") for row in games)
+    assert "its replay cannot be shown" in page.source  # "{}" is no replay
+    assert "its replay file is missing" in page.source  # replays/gone.json
+    assert "no replay kept (record.replays: failures)" in page.source
+    assert not [link for link in page.links if link.endswith(".json")]
+    assert "No failures." in Page(out / "team-ace.html").words()
+
+
+def test_published_folder_names_no_organizer_path_or_machine(
+    tmp_path: Path, results: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stored texts naming the organizer's folders reach the pages redacted; the test looks
+    for every prefix the organizer's machine has in every file written."""
+    config = make_config(tmp_path)
+    host = "organizer-laptop-17"
+    monkeypatch.setattr(socket, "gethostname", lambda: host)
+    monkeypatch.setattr(socket, "getfqdn", lambda: f"{host}.example.edu")
+    package = Path(tournament.__file__).resolve().parent
+    secrets = [str(tmp_path), str(package.parent), sys.prefix, host]
+    results = results.copy()
+    crash = results["game_id"] == "low@smallClassic/d2/RandomGhost2/classic#7"
+    results.loc[crash, "message"] = (f"crash in {tmp_path}/out/teams/low/multiAgents.py "
+                                     f"line 3 on {host}")
+    results.loc[crash, "trace"] = f'File "{package}/runner.py", line 9\n{sys.prefix}/lib'
+    log = tmp_path / "out" / "logs" / "low" / "smallClassic" / "d2" / "RandomGhost2" / "classic"
+    log.mkdir(parents=True)
+    (log / "7.log").write_text(f"reading {tmp_path}/data.txt on {host}.local\n",
+                               encoding="utf-8")
+    out = tmp_path / "published"
+    write_report(results, config, out, command=f"tournament run {tmp_path}/test.yaml")
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert files
+    for file in files:
+        text = file.read_text(encoding="utf-8")
+        for secret in secrets:
+            assert secret not in text, (file.name, secret)
+    words = Page(out / "team-low.html").words()
+    assert "crash in <output>/teams/low/multiAgents.py line 3 on <host>" in words
+    assert "on <host>.local" in words  # the host's name in another domain is its name still
+
+
+def test_redactor_replaces_whole_prefixes_longest_first() -> None:
+    redact = Redactor([(Path("/home/me"), "~"), (Path("/home/me/course/teams/alpha"), "alpha")],
+                      hosts=["lab-pc-7", "pc"])
+    assert redact("/home/me/course/teams/alpha/multiAgents.py") == "alpha/multiAgents.py"
+    assert redact("/home/me/notes and /home/meg/notes") == "~/notes and /home/meg/notes"
+    assert redact('"/home/me" on lab-pc-7, a pc') == '"~" on <host>, a pc'
+    assert redact("lab-pc-77 and xlab-pc-7") == "lab-pc-77 and xlab-pc-7"
 
 
 def test_second_report_shows_rank_changes(tmp_path: Path, results: pd.DataFrame) -> None:
@@ -260,7 +301,7 @@ def test_empty_results_give_a_page_saying_so(tmp_path: Path, empty: pd.DataFrame
     index = write_report(empty, make_config(tmp_path), out)
     text = index.read_text(encoding="utf-8")
     assert "No games have been played yet" in text
-    assert Page(index).images == []
+    assert "<svg" not in text and "leaderboard" not in Page(index).tables
     assert (out / PREVIOUS_LEADERBOARD).read_text(encoding="utf-8") == "[]"
 
 
@@ -273,13 +314,14 @@ def test_single_entrant_default_depth_and_no_scored_games(tmp_path: Path) -> Non
     index = write_report(table(rows), config, out)
 
     assert [name for _, name in leaderboard_rows(index)] == ["solo", "ghostly"]
-    for src in Page(index).images:
-        assert (out / src).read_bytes()[:8] == PNG_MAGIC
-    solo = (out / "team-solo.html").read_text(encoding="utf-8")
-    assert '<td class="text">smallClassic</td><td>default</td>' in solo
-    ghostly = (out / "team-ghostly.html").read_text(encoding="utf-8")
-    assert "Not scored (platform errors)</th><td>2</td>" in ghostly
-    assert "Games scored</th><td>0</td>" in ghostly
+    assert Page(index).source.count("<svg") == 2
+    solo = Page(out / "team-solo.html")
+    assert [row.cells[:2] for row in solo.body_rows("cells")] == [["smallClassic", "default"]]
+    assert {row.attrs["data-depth"] for row in solo.body_rows("games")} == {"default"}
+    ghostly = Page(out / "team-ghostly.html")
+    assert ["Not scored (platform errors)", "2"] in [r.cells for r in ghostly.tables["overall"]]
+    assert ["Games scored", "0"] in [r.cells for r in ghostly.tables["overall"]]
+    assert [row.attrs["data-result"] for row in ghostly.body_rows("games")] == ["not scored"] * 2
 
     only = write_report(table(rows[:4]), config, tmp_path / "solo-report")
     assert [name for _, name in leaderboard_rows(only)] == ["solo"]

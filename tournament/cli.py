@@ -531,18 +531,30 @@ def print_written(paths: list[Path], games: int) -> None:
               show_default=True,
               help="Show each team's best and worst game on its page, as a strip of frames or "
                    "an animated GIF (missing replays are re-created first).")
-def report(config_path: Path, pictures: str) -> None:
-    """Write the HTML report (leaderboard, plots, a page per team) into <output>/report/."""
+@click.option("--recreate-replays", is_flag=True,
+              help="First play again every listed game whose replay was not kept "
+                   "(record.replays), keeping its replay when it ends as stored, so that the "
+                   "report's player can show it (as `tournament replay --recreate`).")
+def report(config_path: Path, pictures: str, recreate_replays: bool) -> None:
+    """Write the report, a static web site, into <output>/report/: the leaderboard, plots,
+    and a page per team listing every game, each kept replay watchable in the page."""
+    from tournament.privacy import Redactor
     from tournament.report import write_report
 
     config = load(config_path)
     store = open_store(config)
     results = current_results(config, store)
     out_dir = config.output / "report"
+    if recreate_replays:
+        missing = results[[replay_of(r, config.output).file is None
+                           for r in results.to_dict("records")]]
+        if len(missing):
+            recreate_replays_of(config, missing, replays_of(missing, config.output))
     shown = game_pictures(config, results, out_dir, pictures) if pictures != "none" else None
     anchor = anchor_of(config)
     index = write_report(results, config, out_dir, shown, anchor, store_outdated(config, store),
-                         f"tournament run {config_path}")
+                         f"tournament run {config_path}", Redactor.for_config(config, config_path),
+                         f"tournament report {config_path} --recreate-replays")
     console.print(f"report: {index}")
     store.close()
 
@@ -569,7 +581,7 @@ def game_pictures(config: TournamentConfig, results: Any, out_dir: Path,
     rows = pd.DataFrame([row for _, row in chosen]).drop_duplicates("game_id")
     missing = rows[[replay_of(r, config.output).file is None for r in rows.to_dict("records")]]
     if len(missing):
-        recreate_replays(config, missing, replays_of(missing, config.output))
+        recreate_replays_of(config, missing, replays_of(missing, config.output))
     folder = out_dir / "pictures"
     folder.mkdir(parents=True, exist_ok=True)
     shown: dict[str, list[tuple[str, str]]] = {}
@@ -721,7 +733,7 @@ def replay_command(config_path: Path, team: str | None, layout: str | None,
                          outcome=outcome, game=game_id)
     replays = replays_of(games, config.output)
     if recreate:
-        recreate_replays(config, games, replays)
+        recreate_replays_of(config, games, replays)
         replays = replays_of(games, config.output)
     print_games(config, games, replays, len(results))
     if list_only:
@@ -803,7 +815,8 @@ def explain_missing_replays(config: TournamentConfig, config_path: Path, count: 
         "(every game is played again).", markup=False)
 
 
-def recreate_replays(config: TournamentConfig, games: Any, replays: Sequence[Replay]) -> None:
+def recreate_replays_of(config: TournamentConfig, games: Any,
+                        replays: Sequence[Replay]) -> None:
     """Play again, in this process, each listed game that has no replay, keeping its replay.
 
     A game is reproducible from its stored seed and submission (the results hold only games
