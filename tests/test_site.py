@@ -1,0 +1,253 @@
+"""The report as a published site, end to end: a real tournament, `tournament report`, then
+the folder checked as a visitor's browser sees it.
+
+A small tournament is played for real (baselines in-process, and a team folder whose agent
+prints its own path and then crashes, in the sandbox), with every replay kept. Then:
+every link, script, style sheet and image of every page resolves, links to games name games
+listed there and filter links match rows; nothing in the folder names the organizer's folders
+or machine; and in headless Chromium (tests/browser.py) the pages load without an error, the
+leaderboard sorts, a heat-map cell opens the team's games of that cell, the filters narrow
+the list, and every listed game opens in the player and plays to its end.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+import tournament
+from tests.browser import BrowserPage
+from tests.site import Page
+
+REPO = Path(tournament.__file__).resolve().parent.parent
+
+CRASHING_AGENT = '''
+from game import Agent
+
+
+class CrashAgent(Agent):
+    """Moves a few times, prints where its file is, then crashes."""
+
+    def __init__(self):
+        self.moves = 0
+
+    def getAction(self, state):
+        self.moves += 1
+        if self.moves == 3:
+            print("my file is", __file__)
+            raise RuntimeError("deliberate crash at move 3")
+        return state.getLegalPacmanActions()[0]
+'''
+
+
+@dataclass(frozen=True)
+class Published:
+    folder: Path
+    #: Strings that name the organizer's machine, none of which may appear in the folder.
+    secrets: tuple[str, ...]
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory) -> Published:
+    base = tmp_path_factory.mktemp("course")
+    team = base / "submissions" / "crashers"
+    team.mkdir(parents=True)
+    (team / "multiAgents.py").write_text(CRASHING_AGENT, encoding="utf-8")
+    (team / "team.yaml").write_text("agent: CrashAgent\n", encoding="utf-8")
+    config = base / "cup.yaml"
+    config.write_text(
+        "name: Site test cup\n"
+        "seed: 11\n"
+        "entrants:\n"
+        "  submissions: submissions\n"
+        "  baselines:\n"
+        "    - {name: greedy, agent: GreedyAgent}\n"
+        "    - {name: expectimax, agent: ExpectimaxAgent, args: {evalFn: better}}\n"
+        "grid:\n"
+        "  layouts: [minimaxClassic, testClassic]\n"
+        "  depths: [1]\n"
+        "  ghosts: [{agent: RandomGhost, count: 2}]\n"
+        "  max_moves: 400\n"
+        "games_per_cell: 3\n"
+        "workers: 2\n"
+        "record: {replays: all}\n"
+        "output: out\n",
+        encoding="utf-8",
+    )
+    for command in (["run", str(config)], ["report", str(config)]):
+        done = subprocess.run([sys.executable, "-m", "tournament", *command], cwd=base,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+    secrets = [str(base), os.path.realpath(base), str(REPO), sys.prefix, str(Path.home())]
+    host = socket.gethostname()
+    if len(host) >= 3:
+        secrets.append(host)
+    return Published(base / "out" / "report", tuple(secrets))
+
+
+def pages(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.html"))
+
+
+def test_every_link_script_and_image_resolves(published: Published) -> None:
+    folder = published.folder
+    assert (folder / "index.html").is_file() and len(pages(folder)) == 4
+    for path in pages(folder):
+        page = Page(path)
+        for target in [*page.links, *page.scripts, *page.styles, *page.images]:
+            parts = urlsplit(target)
+            assert not parts.scheme and not parts.netloc, (path.name, target)
+            file = folder / unquote(parts.path) if parts.path else path
+            assert file.is_file(), (path.name, target)
+            if not parts.fragment:
+                continue
+            wanted = dict(parse_qsl(parts.fragment))
+            rows = Page(file).body_rows("games")
+            if "game" in wanted:
+                found = [r for r in rows if r.attrs["data-game"] == wanted["game"]]
+                assert found and found[0].attrs.get("data-frames"), (path.name, target)
+                assert (folder / found[0].attrs["data-frames"]).is_file()
+            else:
+                matching = [r for r in rows
+                            if all(r.attrs.get(f"data-{k}") == v for k, v in wanted.items())]
+                assert matching, (path.name, target)
+
+
+def test_the_folder_names_no_organizer_path_or_machine(published: Published) -> None:
+    files = [p for p in published.folder.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".js" and p.parent.name == "games" for p in files)
+    for file in files:
+        text = file.read_text(encoding="utf-8")
+        for secret in published.secrets:
+            assert secret not in text, (file.relative_to(published.folder), secret)
+    crashers = Page(published.folder / "team-crashers.html").words()
+    # The failure is shown, named by the team, with what the agent printed.
+    assert "deliberate crash at move 3" in crashers and "my file is" in crashers
+
+
+def test_every_listed_game_opens_in_the_player(published: Published,
+                                               browser_page: BrowserPage) -> None:
+    page = browser_page.page
+    for path in pages(published.folder):
+        if not path.name.startswith("team-"):
+            continue
+        rows = Page(path).body_rows("games")
+        assert rows and all(r.attrs.get("data-frames") for r in rows)  # every replay kept
+        page.goto(path.as_uri())
+        player = page.locator("#player")
+        for row in rows:
+            game = row.attrs["data-game"]
+            page.evaluate("id => { window.location.hash = 'game=' + encodeURIComponent(id); }",
+                          game)
+            expect(player).to_have_attribute("data-game", game)
+            expect(player).to_have_attribute("data-state", "ready")
+        # The last one, played to its end with End: the status names the outcome.
+        page.keyboard.press("End")
+        moves = player.get_attribute("data-moves")
+        expect(player).to_have_attribute("data-move", str(moves))
+        expect(page.locator("#player .player-status")).to_contain_text(
+            rows[-1].attrs["data-outcome"])
+
+
+def test_team_page_lists_failures_first_and_opens_them(published: Published,
+                                                       browser_page: BrowserPage) -> None:
+    page = browser_page.page
+    page.goto((published.folder / "team-crashers.html").as_uri())
+    first = page.locator("#games tbody tr").first
+    expect(first).to_have_attribute("data-result", "failed")
+    first.locator("td.watch a").click()
+    player = page.locator("#player")
+    expect(player).to_have_attribute("data-game", str(first.get_attribute("data-game")))
+    expect(player).to_have_attribute("data-state", "ready")
+    page.keyboard.press("End")
+    expect(page.locator("#player .player-status")).to_contain_text("crash")
+
+
+def test_index_sorts_and_a_heat_map_cell_opens_its_games(published: Published,
+                                                         browser_page: BrowserPage) -> None:
+    page = browser_page.page
+    page.goto((published.folder / "index.html").as_uri())
+    names = page.locator("#leaderboard tbody td.entrant")
+    ranked = names.all_inner_texts()
+    header = page.locator("#leaderboard thead th", has_text="Entrant")
+    header.click()
+    expect(names).to_have_text(sorted(ranked, key=str.lower))
+    header.click()
+    expect(names).to_have_text(sorted(ranked, key=str.lower, reverse=True))
+
+    cell = page.locator("#heatmap tbody td a").first
+    title = str(page.locator("#heatmap tbody td[title]").first.get_attribute("title"))
+    cell.click()
+    expect(page).to_have_url(re.compile(r"team-[^#]+#.*layout="))
+    shown = page.locator("#games tbody tr:not([hidden])")
+    scored = page.locator("#games tbody tr:not([hidden]):not([data-result='not scored'])")
+    expect(scored).to_have_count(int(title.split(" of ")[1].split()[0]))
+    wanted = dict(parse_qsl(urlsplit(page.url).fragment))
+    for row in shown.all():
+        assert row.get_attribute("data-layout") == wanted["layout"]
+        assert row.get_attribute("data-depth") == wanted["depth"]
+
+
+def test_filters_narrow_the_list_and_next_follows_it(published: Published,
+                                                     browser_page: BrowserPage) -> None:
+    page = browser_page.page
+    page.goto((published.folder / "team-greedy.html").as_uri())
+    rows = page.locator("#games tbody tr")
+    total = rows.count()
+    page.select_option("#game-filters select[name=layout]", "testClassic")
+    shown = page.locator("#games tbody tr:not([hidden])")
+    expect(shown).to_have_count(3)
+    expect(page.locator("#game-filters-count")).to_have_text(f"3 of {total} shown")
+    visible = [str(r.get_attribute("data-game")) for r in shown.all()]
+    shown.first.locator("td.watch a").click()
+    player = page.locator("#player")
+    expect(player).to_have_attribute("data-game", visible[0])
+    page.keyboard.press("n")
+    expect(player).to_have_attribute("data-game", visible[1])
+    page.keyboard.press("p")
+    expect(player).to_have_attribute("data-game", visible[0])
+
+
+def test_report_recreates_missing_replays_when_asked(tmp_path: Path) -> None:
+    """A tournament that kept no replay: the pages say why each game cannot be watched, and
+    `--recreate-replays` plays them again so that every game opens."""
+    config = tmp_path / "cup.yaml"
+    config.write_text(
+        "name: No replays cup\n"
+        "entrants:\n"
+        "  baselines: [{name: greedy, agent: GreedyAgent}]\n"
+        "grid: {layouts: [testClassic], ghosts: [{agent: RandomGhost, count: 1}]}\n"
+        "games_per_cell: 2\n"
+        "workers: 1\n"
+        "record: {replays: none}\n"
+        "output: out\n",
+        encoding="utf-8",
+    )
+
+    def tournament_command(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "tournament", *args], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    tournament_command("run", str(config))
+    tournament_command("report", str(config))
+    team = tmp_path / "out" / "report" / "team-greedy.html"
+    rows = Page(team).body_rows("games")
+    assert len(rows) == 2 and not any(r.attrs.get("data-frames") for r in rows)
+    assert "no replay kept (record.replays: none)" in Page(team).source
+    assert "--recreate-replays" in Page(tmp_path / "out" / "report" / "index.html").words()
+
+    printed = tournament_command("report", str(config), "--recreate-replays")
+    assert "re-created 2 of 2 replay(s)" in printed
+    rows = Page(team).body_rows("games")
+    assert all((team.parent / str(r.attrs.get("data-frames"))).is_file() for r in rows)
