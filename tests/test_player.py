@@ -406,3 +406,20 @@ def test_hostile_names_and_messages_are_shown_as_text(
     assert f"Ghosts {HOSTILE}: ghost said {HOSTILE}" in text
     assert page.locator("#player script").count() == 0
     assert page.evaluate("document.scripts.length") == 1
+
+
+def test_a_page_without_replays_says_so(site: Site, browser_page: BrowserPage) -> None:
+    page = browser_page.page
+    empty = site.index.with_name("empty.html")
+    empty.write_text(
+        '<!doctype html><html lang=en><head><meta charset=utf-8><title>Team</title></head>'
+        '<body><section id="player"></section><table><tbody>'
+        f'<tr data-game="{NO_REPLAY}"><td>no replay</td></tr></tbody></table>'
+        '<script src="assets/player.js"></script></body></html>', encoding="utf-8")
+    page.goto(empty.as_uri())
+    shown(page, state="empty", move="0", moves="0")
+    expect(page.locator(".player-message")).to_have_text(
+        "No replay of a game on this page to show.")
+    expect(page.locator(".player-canvas")).to_be_hidden()
+    page.keyboard.press("n")  # the row without a replay: a message, not a blank canvas
+    shown(page, state="error", game=NO_REPLAY)

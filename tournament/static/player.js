@@ -308,10 +308,13 @@
     return [(x + 0.5) * c, (this.game.height - 1 - y + 0.5) * c];
   };
 
-  Painter.prototype.disc = function (ctx, color, cx, cy, radius) {
+  /** A filled circle around the centre of pixel (cx, cy), as pygame.draw.circle; `corner`
+   * puts the centre on the pixel's corner instead (a wall's disc, flush with its bars). */
+  Painter.prototype.disc = function (ctx, color, cx, cy, radius, corner) {
+    var shift = corner ? 0 : 0.5;
     ctx.fillStyle = color;
     ctx.beginPath();
-    ctx.arc(cx + 0.5, cy + 0.5, radius, 0, 2 * Math.PI);
+    ctx.arc(cx + shift, cy + shift, radius, 0, 2 * Math.PI);
     ctx.fill();
   };
 
@@ -354,7 +357,7 @@
           var c = this.center(x, y);
           var cx = Math.round(c[0]);
           var cy = Math.round(c[1]);
-          this.disc(ctx, color, cx, cy, radius);
+          this.disc(ctx, color, cx, cy, radius, true);
           if (isWall(x + 1, y)) {
             var nx = Math.round(this.center(x + 1, y)[0]);
             ctx.fillRect(cx, Math.round(c[1] - w / 2), nx - cx + 1, Math.round(w));
