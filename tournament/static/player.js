@@ -38,6 +38,7 @@
   var BLINK_THRESHOLD = 8;
   var MAX_CELL = 40;
   var MIN_CELL = 4;
+  var CACHED_GAMES = 16; // decoded games kept, for going back and forth along the list
   var VECTORS = { North: [0, 1], South: [0, -1], East: [1, 0], West: [-1, 0], Stop: [0, 0] };
   var COLORS = {
     background: "rgb(0,0,0)",
@@ -534,6 +535,9 @@
       b.title = label;
       b.setAttribute("aria-label", label);
       b.addEventListener("click", function () { self.command(command); });
+      // A click leaves the focus where it was, so that space still plays and pauses (a
+      // focused button would take space as its own click); keyboard users still tab to it.
+      b.addEventListener("mousedown", function (event) { event.preventDefault(); });
       controls.appendChild(b);
       return b;
     };
@@ -702,6 +706,7 @@
         return;
       }
       self.cache.set(src, game);
+      if (self.cache.size > CACHED_GAMES) self.cache.delete(self.cache.keys().next().value);
       self.show(game);
     };
     script.onerror = function () {
@@ -743,7 +748,7 @@
   Player.prototype.fit = function (force) {
     var game = this.game;
     if (!game) return;
-    var room = this.section.clientWidth || 600;
+    var room = this.canvas.parentNode.clientWidth || 600;
     var tall = Math.max(200, (window.innerHeight || 800) * 0.75);
     var cell = Math.floor(Math.min(room / game.width, tall / game.height, MAX_CELL));
     cell = Math.max(MIN_CELL, cell);
@@ -918,6 +923,18 @@
 
   var TYPING = /^(text|search|email|number|password|tel|url|date|datetime-local|month|time|week)$/;
 
+  var PRESSABLE = /^(button|submit|reset|checkbox|radio|image|file|color)$/;
+
+  /** Whether space and Enter are the element's own (a button, a checkbox...). */
+  function pressable(target) {
+    if (!target || !target.tagName) return false;
+    var tag = target.tagName;
+    // Not a link: space on a link would only scroll, and after following a #game= link
+    // the focus is on it while the person wants space to play.
+    if (tag === "BUTTON" || tag === "SUMMARY") return true;
+    return tag === "INPUT" && PRESSABLE.test((target.type || "").toLowerCase());
+  }
+
   function typingInto(target) {
     if (!target || !target.tagName) return false;
     if (target.isContentEditable) return true;
@@ -931,8 +948,8 @@
     var target = event.target;
     if (typingInto(target)) return;
     var key = event.key && event.key.length === 1 ? event.key.toLowerCase() : event.key;
-    // A focused button does its own job on space and Enter.
-    if ((key === " " || key === "Enter") && target && target.tagName === "BUTTON") return;
+    // A focused button or checkbox does its own job on space and Enter.
+    if ((key === " " || key === "Enter") && pressable(target)) return;
     var command = KEYS[key];
     if (!command) return;
     event.preventDefault();
