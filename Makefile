@@ -6,10 +6,29 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 export SDL_VIDEODRIVER ?= dummy
 export SDL_AUDIODRIVER ?= dummy
+# The browser the report's tests drive (tests/browser.py reads the same variable).
+export PACMAN_ARENA_CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: setup demo test bench bench-short
+.PHONY: setup browser demo test bench bench-short
 
-setup: $(STAMP)
+setup: $(STAMP) browser
+
+# Debian's chromium for the browser tests: installed with apt-get when missing and run as
+# root (as CI is), otherwise a stop that says what to install. Never skipped in silence.
+browser:
+	@if [ -x "$(PACMAN_ARENA_CHROMIUM)" ]; then :; \
+	elif [ "$(PACMAN_ARENA_CHROMIUM)" = /usr/bin/chromium ] && [ "$$(id -u)" = 0 ]; then \
+		echo "installing Debian's chromium for the browser tests (apt-get)"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null && \
+		apt-get -o DPkg::Lock::Timeout=600 install -y -qq chromium >/dev/null && \
+		[ -x /usr/bin/chromium ] || { echo "apt-get could not install chromium" >&2; exit 1; }; \
+	else \
+		echo "The browser tests need Chromium at $(PACMAN_ARENA_CHROMIUM)." >&2; \
+		echo "Install it as root: apt-get install chromium (Debian/Ubuntu), or set" >&2; \
+		echo "PACMAN_ARENA_CHROMIUM to the path of a Chromium or Chrome executable." >&2; \
+		exit 1; \
+	fi
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -17,7 +36,8 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-demo: setup
+# The demo needs no browser: only the virtualenv.
+demo: $(STAMP)
 	$(VENV)/bin/tournament run tournaments/example.yaml
 	$(VENV)/bin/tournament report tournaments/example.yaml
 	$(VENV)/bin/tournament run tournaments/league.yaml
@@ -28,13 +48,13 @@ test: setup
 	$(VENV)/bin/mypy
 	$(PY) -m pytest
 
-bench: setup
+bench: $(STAMP)
 	$(PY) benchmarks/engine.py
 	$(PY) benchmarks/strength.py
 	$(PY) benchmarks/sandbox.py
 	$(PY) benchmarks/tournament_costs.py
 
-bench-short: setup
+bench-short: $(STAMP)
 	$(PY) benchmarks/engine.py --short
 	$(PY) benchmarks/strength.py --short
 	$(PY) benchmarks/sandbox.py --short

@@ -44,6 +44,9 @@ class Replay:
     scores: tuple[int, ...]
     outcome: str | None = None
     hashes: tuple[str, ...] | None = None
+    #: The failing agent's index and what it did (optional keys; for failures only).
+    culprit: int | None = None
+    message: str = ""
 
     def initial_state(self) -> GameState:
         return GameState.initial(self.layout, self.num_ghosts, self.rules)
@@ -158,6 +161,12 @@ def from_json(raw: Any, where: str = "<replay>") -> Replay:
         or not all(isinstance(h, str) for h in hashes)
     ):
         raise bad("hashes", "a list of strings, one per action")
+    culprit = raw.get("culprit")
+    if culprit is not None and (type(culprit) is not int or not 0 <= culprit <= num_ghosts):
+        raise bad("culprit", f"null or an agent index from 0 to {num_ghosts}")
+    message = raw.get("message")
+    if message is not None and not isinstance(message, str):
+        raise bad("message", "null or a string")
     return Replay(
         layout=layout,
         rules=rules,
@@ -166,6 +175,8 @@ def from_json(raw: Any, where: str = "<replay>") -> Replay:
         scores=tuple(scores_raw),
         outcome=outcome,
         hashes=tuple(hashes) if hashes is not None else None,
+        culprit=culprit,
+        message=message or "",
     )
 
 

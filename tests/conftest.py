@@ -27,3 +27,7 @@ def replay_states(path: Path) -> list:
         state = state.generateSuccessor(agent, action)
         states.append(state)
     return states
+
+
+# Headless Chromium for the browser tests (the fixtures live in tests/browser.py).
+from tests.browser import browser_page, chromium  # noqa: E402, F401
