@@ -26,7 +26,7 @@ Design notes:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,11 +55,14 @@ _CODE = {name: code for code, name in enumerate(DIRECTIONS)}
 _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
 
 
-def frames_of(replay: Replay, names: Sequence[str], game: str) -> dict[str, Any]:
+def frames_of(replay: Replay, names: Sequence[str], game: str,
+              redact: Callable[[str], str] = str) -> dict[str, Any]:
     """The frame data of a replay: layout, rules, agents, one frame per state, the end.
 
     `names` are the agents' display names, Pacman first (one per agent in play); `game` is the
-    game's id, so a page can tell that a frame file is the one it asked for. Raises
+    game's id, so a page can tell that a frame file is the one it asked for. `redact` is
+    applied to the texts the replay itself holds (the failure message and the layout's name),
+    which may name the organizer's folders (`tournament.privacy.Redactor`). Raises
     `ReplayError` naming the move when the replay does not reproduce, and ValueError when
     `names` does not name every agent.
     """
@@ -82,7 +85,7 @@ def frames_of(replay: Replay, names: Sequence[str], game: str) -> dict[str, Any]
         "version": VERSION,
         "game": game,
         "layout": {
-            "name": layout.name,
+            "name": redact(layout.name),
             "width": layout.width,
             "height": layout.height,
             "rows": _rows(replay),
@@ -97,7 +100,7 @@ def frames_of(replay: Replay, names: Sequence[str], game: str) -> dict[str, Any]
         "outcome": timeline.outcome,
         "culprit": names[culprit] if culprit is not None else None,
         "culprit_agent": culprit,
-        "message": _bounded(replay.message),
+        "message": _bounded(redact(replay.message)),
     }
 
 
@@ -109,15 +112,17 @@ def script_text(data: dict[str, Any]) -> str:
     return f"{CALLBACK}({text});\n"
 
 
-def write_frames(replay_path: Path, target: Path, names: Sequence[str], game: str) -> None:
-    """Read a replay file and write its frame file to `target` atomically.
+def write_frames(replay_path: Path, target: Path, names: Sequence[str], game: str,
+                 redact: Callable[[str], str] = str) -> None:
+    """Read a replay file and write its frame file to `target` atomically (`redact` as in
+    `frames_of`).
 
     Raises `ReplayError` (naming the file) for a file that is not a replay or does not
     reproduce.
     """
     replay = replays.load(replay_path)
     try:
-        data = frames_of(replay, names, game)
+        data = frames_of(replay, names, game, redact)
     except ReplayError as exc:
         raise ReplayError(f"{replay_path}: {exc}") from None
     write_atomic(target, script_text(data))

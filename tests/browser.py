@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect, sync_playwright
 
 #: The environment variable naming the Chromium executable (the Makefile exports it too).
 CHROMIUM_ENV = "PACMAN_ARENA_CHROMIUM"
@@ -34,6 +34,12 @@ FLAGS = (
     "--disable-component-update",
     "--disable-sync",
 )
+
+
+#: Every wait of a browser test has this deadline (ms): generous, so that a machine busy with
+#: other work still passes; a wait ends as soon as its condition holds.
+DEADLINE_MS = 30_000
+expect.set_options(timeout=DEADLINE_MS)
 
 
 def chromium_path() -> Path:
@@ -87,7 +93,7 @@ def browser_page(chromium: Browser) -> Iterator[BrowserPage]:
     context = chromium.new_context(viewport={"width": 1000, "height": 900})
     page = context.new_page()
     # Deadlines, not sleeps: generous, so that a machine busy with other work still passes.
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(DEADLINE_MS)
     watched = BrowserPage(page)
     page.on("console", watched._console)
     page.on("pageerror", lambda error: watched.errors.append(f"page error: {error}"))

@@ -243,13 +243,15 @@ def _write_frames(results: Any, config: TournamentConfig, out_dir: Path,
         found = replay_of(row, config.output)
         logs = _log_tails(logs_dir, game_id, redact)
         if found.file is None:
+            policy = config.record.replays
             why = ("its replay file is missing" if found.status == "missing"
-                   else f"no replay kept (record.replays: {config.record.replays})")
+                   else "no replay was written for it" if policy == "all"
+                   else f"no replay kept (record.replays: {policy})")
             out[game_id] = _Watchable(None, why, logs)
             continue
         name = frames_name(game_id)
         try:
-            write_frames(found.file, folder / name, agent_names(row), game_id)
+            write_frames(found.file, folder / name, agent_names(row), game_id, redact)
         except ReplayError as exc:
             out[game_id] = _Watchable(None, redact(f"its replay cannot be shown: {exc}"), logs)
             continue
