@@ -137,6 +137,8 @@ def test_report_is_a_site_of_pages_assets_and_inline_plots(
     assert page.source.count("<svg") == 2 and page.images == []
     for name in ["index.html", *team_pages]:
         site_page = Page(out / name)
+        for table_id, rows in site_page.tables.items():  # every row as wide as the header
+            assert {len(row.cells) for row in rows} == {len(rows[0].cells)}, (name, table_id)
         if name != "index.html":
             assert "index.html" in site_page.links
         for local in [*site_page.scripts, *site_page.styles, *site_page.images]:
