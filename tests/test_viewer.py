@@ -19,7 +19,7 @@ import pytest
 
 from pacman import replay as replays
 from pacman.display.controls import COMMANDS, NORMAL_SPEED, SPEEDS, ViewerModel, speed_label
-from pacman.display.render import GHOST_COLORS, PACMAN_COLOR, SCARED_COLOR
+from pacman.display.render import GHOST_COLORS, PACMAN_COLOR, SCARED_COLOR, status_margin
 from pacman.display.scene import describe_agents, mouth_degrees, outcome_label, tween
 from pacman.display.timeline import ReplayMismatch, load_timeline
 from pacman.display.viewer import ReplayViewer, watch
@@ -28,7 +28,7 @@ from pacman.layout import load_layout
 from pacman.loader import resolve
 from pacman.replay import ReplayError
 from pacman.state import GameState
-from tests.conftest import replay_states
+from tests.conftest import assert_status_whole, replay_states
 
 # smallClassic, GreedyAgent against two RandomGhosts: 281 moves, a capsule eaten (ghosts are
 # scared for 47 of them), lost in the end.
@@ -354,6 +354,37 @@ def test_resizing_the_window_scales_the_board(viewer: ReplayViewer) -> None:
     pygame.event.post(pygame.event.Event(pygame.VIDEORESIZE, w=200, h=100, size=(200, 100)))
     viewer.frame(0.0)
     assert viewer.surface().get_width() <= 200
+
+
+def test_a_small_boards_status_is_whole_and_a_wider_window_widens_the_bar(
+        tmp_path: Path) -> None:
+    """minimaxClassic: every status text whole at every playback note, in the first window and
+    after the person widens it (the bar then spans the window, not the board)."""
+    path = record(tmp_path, 3, "minimaxClassic")
+    v = ReplayViewer([path, path], frame_time=0.1)  # a list: `1/2` is on the status bar too
+    v.open()
+    layout = load_layout("minimaxClassic")
+    assert v.cell == 30
+    assert v.surface().get_width() > layout.width * 30
+    assert pygame.display.get_surface().get_size() == v.surface().get_size()
+    for keys in ([], [pygame.K_SPACE], [pygame.K_MINUS] * 3, [pygame.K_END]):
+        for k in keys:
+            key(k)
+        v.frame(0.05)
+        scene = v.scene()
+        assert scene is not None
+        assert_status_whole(v.status_placed(), scene.status, v.surface().get_width())
+    shown = {text for text, _ in v.status_placed()}
+    assert {"minimaxClassic  1/2", "end 1/8x  h: help"} <= shown
+    pygame.event.post(pygame.event.Event(pygame.VIDEORESIZE, w=1200, h=500, size=(1200, 500)))
+    v.frame(0.0)
+    assert v.surface().get_width() == 1200
+    right = max(rect.right for _, rect in v.status_placed())
+    assert right == 1200 - status_margin(v.cell)
+    scene = v.scene()
+    assert scene is not None
+    assert_status_whole(v.status_placed(), scene.status, 1200)
+    v.close()
 
 
 def test_zoom_sets_the_first_size(replay_file: Path) -> None:

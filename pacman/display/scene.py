@@ -10,7 +10,7 @@ third of the way through its move? how wide is Pacman's mouth?) without a displa
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pacman.actions import Directions
@@ -50,6 +50,36 @@ class StatusRow:
     right: str = ""
     #: Colour key of the centre text: "" for plain, else an outcome (`win`, `loss`, ...).
     centre_tone: str = ""
+
+
+@dataclass(frozen=True)
+class StatusRoom:
+    """Every text each part of each status line may show during one game: what the picture's
+    width is made for, once per game.
+
+    The width is chosen before the first frame and kept (a window or a GIF that changed width
+    as the score grew would jump), so it must hold the widest text the game will ever show
+    there: the owner of the status text lists them all (every move's, every playback note,
+    the outcome) and the renderer measures them. `lines[i]` is line i's (left, centre, right)
+    texts.
+    """
+
+    lines: tuple[tuple[frozenset[str], frozenset[str], frozenset[str]], ...] = ()
+
+    @staticmethod
+    def of(frames: Iterable[Sequence[StatusRow]]) -> StatusRoom:
+        """The room for these status bars (one per frame), line by line."""
+        lines: list[tuple[set[str], set[str], set[str]]] = []
+        for rows in frames:
+            for i, row in enumerate(rows):
+                if i == len(lines):
+                    lines.append((set(), set(), set()))
+                left, centre, right = lines[i]
+                left.add(row.left)
+                centre.add(row.centre)
+                right.add(row.right)
+        return StatusRoom(tuple((frozenset(a), frozenset(b), frozenset(c))
+                                for a, b, c in lines))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from pacman import replay as replays
 from pacman.actions import Directions
 from pacman.display.scene import (
     Scene,
+    StatusRoom,
     StatusRow,
     describe_agents,
     facing,
@@ -109,6 +110,13 @@ class Timeline:
                 centre_tone=self.outcome if at_end else "",
             ),
         )
+
+    def status_room(self, notes: Sequence[str] = ("",), where: str = "") -> StatusRoom:
+        """Every status text this game shows (at any move, with any of the playback `notes`),
+        for a picture made wide enough for all of them."""
+        frames = [self.status(index, where=where) for index in range(self.total + 1)]
+        frames += [(StatusRow(right=note),) for note in notes]
+        return StatusRoom.of(frames)
 
     def scene(
         self,
