@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pygame
 import pytest
 from click.testing import CliRunner
 from PIL import Image
@@ -252,3 +253,34 @@ def test_a_small_boards_gif_and_strip_are_as_wide_as_their_status(small_board: P
     width, height = picture_renderer(timeline, 0.5).size
     with Image.open(tmp_path / "s.png") as im:
         assert im.size == (frames * width + (frames - 1) * 4, height)
+
+
+@pytest.mark.parametrize("rows_taken", [(2,), (1, 2, 3)])
+def test_the_end_banner_hides_no_agent(rows_taken: tuple[int, ...]) -> None:
+    """The banner used to sit over the board's middle, over whoever was there; now it takes
+    the band nearest the middle that no agent touches (here, with an agent on every inner
+    row of minimaxClassic, a wall row)."""
+    from pacman.display.render import GHOST_COLORS
+    from pacman.display.scene import Pose, Scene, poses
+
+    layout = load_layout("minimaxClassic")
+    state = GameState.initial(layout)
+    renderer = Renderer(layout, CELL_SIZE, status_rows=2)
+    middle_x = layout.width // 2
+    placed = [Pose((float(middle_x), float(y)), "Stop", 0) for y in rows_taken]
+    # Pacman keeps his place; ghost 1 sits right where the banner used to go (the middle).
+    agents = (poses(state)[0], *placed)
+    scene = Scene(state=state, poses=agents, facing="West", chew=0.0, banner="ILLEGAL ACTION",
+                  banner_tone="illegal_action")
+    canvas = renderer.new_canvas()
+    renderer.draw(canvas, scene)
+    box = renderer.banner_placed
+    assert box is not None and box.bottom <= renderer.board_height
+    for pose in agents:
+        cx, cy = renderer.cell_center(pose.pos)
+        half = CELL_SIZE // 2
+        assert not box.colliderect(pygame.Rect(cx - half, cy - half, 2 * half, 2 * half))
+    ghost = canvas.get_at(renderer.cell_center(placed[0].pos))
+    assert (ghost.r, ghost.g, ghost.b) == GHOST_COLORS[0]
+    if len(rows_taken) == 1:  # room next to the middle: as near it as the ghost allows
+        assert abs(box.centery - renderer.board_height // 2) <= CELL_SIZE * 1.5

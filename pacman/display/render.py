@@ -214,6 +214,8 @@ class Renderer:
         self._background: pygame.Surface | None = None
         #: The status texts last drawn, each with where it went (tests check none was cut).
         self.status_placed: list[tuple[str, pygame.Rect]] = []
+        #: Where the last banner went (None: the last frame had none, or no room for it).
+        self.banner_placed: pygame.Rect | None = None
 
     def new_canvas(self) -> pygame.Surface:
         return pygame.Surface(self.size)
@@ -234,6 +236,7 @@ class Renderer:
 
     def draw(self, canvas: pygame.Surface, scene: Scene) -> None:
         """Compose one frame on `canvas` (of this renderer's size)."""
+        self.banner_placed = None
         if self.left:
             canvas.fill(BACKGROUND)
         canvas.blit(self._walls(), (self.left, 0))
@@ -251,7 +254,8 @@ class Renderer:
             self._draw_ghost(canvas, index, pose)
         self._draw_status(canvas, scene.status)
         if scene.banner:
-            self._draw_banner(canvas, scene.banner, tone(scene.banner_tone or "other"))
+            self._draw_banner(canvas, scene.banner, tone(scene.banner_tone or "other"),
+                              scene.poses)
         if scene.overlay:
             self._draw_help(canvas, scene.overlay)
 
@@ -405,20 +409,47 @@ class Renderer:
                 canvas.blit(label, rect)
                 self.status_placed.append((text, rect))
 
-    def _draw_banner(self, canvas: pygame.Surface, text: str, color: Color) -> None:
-        """A big word over the middle of the board, readable from across the room."""
+    def _draw_banner(
+        self, canvas: pygame.Surface, text: str, color: Color, agents: Sequence[Pose]
+    ) -> None:
+        """A big word over the board, readable from across the room, where it hides no agent.
+
+        The banner is shaded, but a ghost under it is still hard to see, and the end is when
+        people look at who caught whom: so it goes in the band nearest the board's middle that
+        no agent touches, in the largest of its fonts that finds one (on minimaxClassic, the
+        top wall). Where every band is taken, it is left out: the status line under the board
+        says the outcome too, in the same colour.
+        """
+        self.banner_placed = None
         width = canvas.get_width()
         margin = status_margin(self.cell)
+        taken = [self._agent_box(pose.pos) for pose in agents]
+        middle = self.board_height // 2
         for font in self._banner_fonts:
-            if font.size(text)[0] <= width - 4 * margin:
-                break
-        banner = font.render(fit_text(font, text, width - 4 * margin), True, color)
-        box = banner.get_rect(center=(width // 2, self.board_height // 2))
-        box = box.inflate(margin * 2, margin)
-        shade = pygame.Surface(box.size, pygame.SRCALPHA)
-        shade.fill((0, 0, 0, 170))
-        canvas.blit(shade, box)
-        canvas.blit(banner, banner.get_rect(center=box.center))
+            shown = fit_text(font, text, width - 4 * margin)
+            if not shown:
+                continue
+            banner = font.render(shown, True, color)
+            box = banner.get_rect().inflate(margin * 2, margin)
+            box.centerx = width // 2
+            tops = sorted(range(0, self.board_height - box.height + 1),
+                          key=lambda top: abs(top + box.height // 2 - middle))
+            for top in tops:
+                box.top = top
+                if box.collidelist(taken) < 0:
+                    shade = pygame.Surface(box.size, pygame.SRCALPHA)
+                    shade.fill((0, 0, 0, 170))
+                    canvas.blit(shade, box)
+                    canvas.blit(banner, banner.get_rect(center=box.center))
+                    self.banner_placed = box.copy()
+                    return
+
+    def _agent_box(self, pos: Sequence[float]) -> pygame.Rect:
+        """The square an agent is drawn in (a little more than its cell's width)."""
+        cx, cy = self.center(pos)
+        half = self.cell / 2
+        return pygame.Rect(math.floor(cx - half), math.floor(cy - half),
+                           math.ceil(2 * half) + 1, math.ceil(2 * half) + 1)
 
     def _draw_help(self, canvas: pygame.Surface, lines: Sequence[str]) -> None:
         """A shaded box of `key  what it does` lines, the keys in a column of their own."""
