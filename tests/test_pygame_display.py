@@ -631,13 +631,36 @@ class _ClosedWhileThinking(_Pumped):
 def test_closing_the_window_while_an_agent_thinks_stops_the_batch(
         pacman: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Pacman waits for the window to be pumped; the pump finds the window closed."""
-    from pacman.game import GameSpec, play
+    from pacman.game import GameSpec, GameStopped, play
     from pacman.loader import resolve
 
     display = _ClosedWhileThinking(tmp_path)
     ref = patient_pacman(pacman, display, monkeypatch, pumps=1)
     spec = GameSpec(load_layout("smallClassic"), ref, resolve("RandomGhost", kind="ghost"),
                     seed=2, max_moves=9)
-    with pytest.raises(WindowClosed):  # not a crash of the agent: the person closed it
+    # Not a crash of the agent: the person closed it, and the game so far comes with it.
+    with pytest.raises(GameStopped) as stopped:
         play(spec, display=display)
     assert display.pumps == 1
+    assert isinstance(stopped.value.__cause__, WindowClosed)
+    assert stopped.value.result.outcome == "stopped"
+    assert stopped.value.result.message == "closed while an agent thought"
+
+
+def test_a_window_closed_as_the_game_ends_keeps_the_games_outcome() -> None:
+    """Escape while the end is shown: the game ended, so it is that game, not a stopped one."""
+    from pacman.game import GameSpec, GameStopped, play
+    from pacman.loader import resolve
+
+    class ClosedAtTheEnd(PygameDisplay):
+        def finish(self, state: GameState, outcome: str) -> None:
+            pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE))
+            super().finish(state, outcome)
+
+    spec = GameSpec(load_layout("smallClassic"), resolve("GreedyAgent"),
+                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=6)
+    with pytest.raises(GameStopped) as stopped:
+        play(spec, display=ClosedAtTheEnd(frame_time=0))
+    assert stopped.value.reason == "Escape was pressed"
+    assert stopped.value.result.outcome == "move_limit"
+    assert stopped.value.result.moves == 6
