@@ -499,3 +499,45 @@ def test_viewer_refuses_an_invisible_window_sdl_fell_back_to(
     with pytest.raises(WindowUnavailable, match="no display"):
         watch([replay_file])
     assert not pygame.display.get_init()
+
+
+# --- names, never paths -----------------------------------------------------------------------
+
+
+def test_the_viewer_and_pictures_name_agents_never_by_path(tmp_path: Path) -> None:
+    """A tournament's replay names its entrant and class; an older replay that held the
+    file's path shows only the file's own name: no folder of the organizer's on screen."""
+    from dataclasses import replace
+
+    from pacman.display.export import picture_renderer
+
+    repo = Path(__file__).resolve().parent.parent
+    team = replace(resolve(str(repo / "submissions" / "example-team")), entrant="example-team")
+    lay = load_layout("minimaxClassic")
+    result = play(GameSpec(lay, team, resolve("RandomGhost", kind="ghost"), seed=2,
+                           max_moves=12, sandbox=False))
+    modern = replays.write(result, lay, tmp_path / "modern.json")
+    raw = json.loads(modern.read_text())
+    assert raw["agents"] == ["example-team (ExampleExpectimaxAgent)", "RandomGhost",
+                             "RandomGhost", "RandomGhost"]
+    old = tmp_path / "old.json"
+    raw["agents"] = [f"{repo}/submissions/example-team/multiAgents.py:ExampleExpectimaxAgent",
+                     "RandomGhost", "RandomGhost", "RandomGhost"]
+    old.write_text(json.dumps(raw))
+    expected = {
+        modern: "example-team (ExampleExpectimaxAgent) vs 3 x RandomGhost",
+        old: "multiAgents.py:ExampleExpectimaxAgent vs 3 x RandomGhost",
+    }
+    for path, agents in expected.items():
+        timeline = load_timeline(path)
+        renderer = picture_renderer(timeline)  # what GIFs and strips draw
+        renderer.draw(renderer.new_canvas(), timeline.scene(timeline.total))
+        shown = [text for text, _ in renderer.status_placed]
+        assert agents in shown
+        v = ReplayViewer([path])
+        v.open()
+        assert agents in [text for text, _ in v.status_placed()]
+        assert not any(str(repo) in text or "submissions" in text
+                       for text, _ in v.status_placed())
+        assert "/" not in pygame.display.get_caption()[0]
+        v.close()

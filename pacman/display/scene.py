@@ -10,6 +10,7 @@ third of the way through its move? how wide is Pacman's mouth?) without a displa
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -147,6 +148,22 @@ def mouth_degrees(chew: float) -> float:
 def facing(previous: str, direction: str) -> str:
     """Pacman's mouth keeps pointing his last real way when he stops."""
     return previous if direction == Directions.STOP else direction
+
+
+#: An agent reference as replays before names-for-people wrote it: `/any/folder/file.py:Class`.
+_PATH_REFERENCE = re.compile(r"^.*[/\\](?P<file>[^/\\]+:[A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def shown_agent(name: str) -> str:
+    """An agent's name from a replay file, as people are shown it: never a path.
+
+    Replays name agents for people (`example-team (ExpectimaxAgent)`, `multiAgents.py:Class`);
+    older ones wrote the file's path (`/home/ta/cup/submissions/team/multiAgents.py:Class`),
+    which says where the organizer keeps things: only the file's own name and the class are
+    shown then. Names that are not such a path (a team name with a slash) are kept.
+    """
+    match = _PATH_REFERENCE.match(name)
+    return match.group("file") if match else name
 
 
 def describe_agents(names: Sequence[str]) -> str:

@@ -28,6 +28,7 @@ from pacman.display.scene import (
     nearer,
     outcome_label,
     poses,
+    shown_agent,
     tween,
 )
 from pacman.files import read_text_bounded
@@ -215,7 +216,7 @@ def _provenance(path: Path) -> tuple[tuple[str, ...], int | None]:
         return (), None
     agents = raw.get("agents")
     names = (
-        tuple(agents)
+        tuple(shown_agent(a) for a in agents)
         if isinstance(agents, list) and all(isinstance(a, str) for a in agents)
         else ()
     )
