@@ -29,7 +29,7 @@ import click
 
 from pacman import replay as replays
 from pacman.display import Display, WindowClosed, WindowUnavailable, make_display
-from pacman.game import AgentFailure, GameSpec, play, sandboxed
+from pacman.game import AgentFailure, GameSpec, GameStopped, play, sandboxed
 from pacman.layout import Layout, LayoutError, is_project_layout, load_layout
 from pacman.limits import CONTEST, UNTIMED, Limits, limit_problem
 from pacman.loader import (
@@ -40,11 +40,14 @@ from pacman.loader import (
     parse_agent_args,
     resolve,
 )
-from pacman.outcomes import FAILURES
+from pacman.outcomes import FAILURES, STOPPED
 from pacman.rules import RULESETS
 from pacman.seeds import derive_seed
 
 FIXED_SEED = 188  # `-f`: the same games every run (the course fixes its seed too)
+#: The exit status of a batch stopped before its end (Escape, the window closed, Ctrl-C):
+#: 128 + SIGINT, as a shell reports a command Ctrl-C stopped.
+STOPPED_STATUS = 130
 
 
 def die(message: str, status: int = 2) -> NoReturn:
@@ -153,6 +156,8 @@ def game_line(game: dict[str, Any], max_moves: int | None) -> str:
         return f"Pacman died! Score: {score}"
     if outcome == "move_limit":
         return f"Game stopped at the move limit ({max_moves} moves). Score: {score}"
+    if outcome == STOPPED:
+        return f"Game stopped ({game['message']}) after {game['moves']} moves. Score: {score}"
     # The message quotes the agent's own words: it goes to stderr (`failure_line`), so that
     # nothing an agent chose is on stdout, where scripts read the summary.
     who = "Pacman" if game["culprit"] == 0 else f"Ghost {game['culprit']}"
@@ -195,8 +200,14 @@ def summary_lines(games: list[dict[str, Any]]) -> list[str]:
         f"Average Score: {sum(scores) / len(scores)}",
         f"Scores:        {', '.join(str(s) for s in scores)}",
         f"Win Rate:      {wins.count(True)}/{len(wins)} ({wins.count(True) / len(wins):.2f})",
-        f"Record:        {', '.join('Win' if w else 'Loss' for w in wins)}",
+        f"Record:        {', '.join(_record_word(g['outcome']) for g in games)}",
     ]
+
+
+def _record_word(outcome: str) -> str:
+    """A game in the summary's `Record:` line: `Win` or `Loss` as the course says (a failure
+    is a loss), `Stopped` for a game cut short from outside."""
+    return "Win" if outcome == "win" else "Stopped" if outcome == STOPPED else "Loss"
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]},
@@ -365,10 +376,16 @@ def main(
         max_moves=max_moves,
         as_json=as_json,
     )
-    with platform_stdout() as out:
-        summary = play_batch(batch, out)
-        if summary is not None and as_json:
-            click.echo(json.dumps(summary, indent=2), file=out)
+    try:
+        with platform_stdout() as out:
+            summary, stopped = play_batch(batch, out)
+            if summary is not None and as_json:
+                click.echo(json.dumps(summary, indent=2), file=out)
+    except KeyboardInterrupt:  # between games (a game's own Ctrl-C is reported as it stops)
+        click.echo("pacman: stopped (Ctrl-C was pressed)", err=True)
+        sys.exit(STOPPED_STATUS)
+    if stopped:
+        sys.exit(STOPPED_STATUS)
 
 
 @dataclass(frozen=True)
@@ -395,9 +412,14 @@ class Batch:
     as_json: bool
 
 
-def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
+def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
     """Play the games, print a line per game and the summary on `out`; return the JSON
-    summary."""
+    summary, and whether the batch was stopped before its end.
+
+    A game stopped from outside (Escape or the close button of its window, Ctrl-C) ends the
+    batch: it is reported and recorded as far as it went (outcome `stopped`, its replay kept),
+    then the summary of what was played; the command exits 130, as for Ctrl-C.
+    """
     try:
         layout = load_layout(b.layout_ref)
         for warning in layout.warnings:
@@ -436,6 +458,7 @@ def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
     # Only each game's summary is kept, so memory stays flat however many games are played.
     records: list[dict[str, Any]] = []
     ghosts = 0
+    cut = False
     for i in range(b.num_games):
         spec = GameSpec(
             layout=layout,
@@ -448,10 +471,11 @@ def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
             limits=b.limits,
             sandbox=b.sandbox,
         )
+        stop: GameStopped | None = None
         try:
             result = play(spec, display=display, catch=b.catch, on_output=echo_output)
-        except WindowClosed:
-            break
+        except GameStopped as stopped:
+            stop, result = stopped, stopped.result
         except AgentFailure as exc:
             if exc.__cause__ is not None:
                 traceback.print_exception(exc.__cause__)
@@ -484,8 +508,15 @@ def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
             click.echo(game_line(entry, b.max_moves), file=out)
             if "replay" in entry:
                 click.echo(f"Recorded: {entry['replay']}", file=out)
+        if stop is not None:
+            cut = result.outcome == STOPPED or len(records) < b.num_games
+            if result.outcome != STOPPED and cut and not b.as_json:
+                # Its game ended; the games after it are the ones not played.
+                click.echo(f"Stopped ({stop.reason}) after {len(records)} of {b.num_games} "
+                           "games.", file=out)
+            break
     if not records:
-        return None
+        return None, cut
     played_by = {
         "pacman": played_by_line(pacman, b.agent_args, sandboxed(pacman, b.sandbox)),
         "ghosts": played_by_line(ghost, b.ghost_args, sandboxed(ghost, b.sandbox), ghosts,
@@ -498,7 +529,7 @@ def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
         click.echo(f"Ghosts:        {played_by['ghosts']}", file=out)
         click.echo(f"Layout:        {layout_line(layout)}", file=out)
         click.echo(f"Seed:          {b.seed}", file=out)
-        return None
+        return None, cut
     wins = sum(r["win"] for r in records)
     return {
         "layout": layout.name,
@@ -513,7 +544,8 @@ def play_batch(b: Batch, out: TextIO) -> dict[str, Any] | None:
         "wins": wins,
         "win_rate": wins / len(records),
         "failures": sum(r["outcome"] in FAILURES for r in records),
-    }
+        "stopped": cut,
+    }, cut
 
 
 @main.command("sandbox-check")

@@ -20,7 +20,7 @@ from typing import Any
 
 from pacman.actions import action_name
 from pacman.describe import safe_text
-from pacman.display import Display, NullDisplay
+from pacman.display import Display, NullDisplay, WindowClosed
 from pacman.handles import (
     AgentFault,
     AgentHandle,
@@ -33,7 +33,7 @@ from pacman.handles import (
 from pacman.layout import Layout
 from pacman.limits import UNTIMED, Limits
 from pacman.loader import AgentRef, describe_signature
-from pacman.outcomes import FAILURES, INFRA_ERROR
+from pacman.outcomes import FAILURES, INFRA_ERROR, STOPPED
 from pacman.rules import IllegalMove
 from pacman.sandbox.process import Placement, SandboxedHandle
 from pacman.seeds import stream_seed
@@ -55,6 +55,21 @@ class AgentFailure(Exception):
         self.trace = trace
         #: The game so far (its logs included), filled in as the failure leaves `play`.
         self.result: GameResult | None = None
+
+
+class GameStopped(KeyboardInterrupt):
+    """Someone stopped the game from outside: its window was closed (Escape, the close
+    button) or Ctrl-C was pressed. Raised out of `play` with the game as far as it went.
+
+    `result` is the game so far, outcome `stopped` and the reason as its message; or the whole
+    game, with its own outcome, when the stop came while its end was shown. A KeyboardInterrupt,
+    so whatever stops on Ctrl-C (a tournament's workers, a batch) stops on it as before.
+    """
+
+    def __init__(self, reason: str, result: GameResult) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.result = result
 
 
 @dataclass(frozen=True)
@@ -221,6 +236,8 @@ def play(
     except AgentFailure as failure:
         failure.result = result
         raise
+    except (WindowClosed, KeyboardInterrupt) as stop:
+        raise GameStopped(_reason(stop), _cut_short(result, _reason(stop))) from stop
     finally:
         # Every handle is closed, whatever closing or recording another one raised.
         problem: BaseException | None = None
@@ -236,7 +253,29 @@ def play(
                 problem = problem or exc
         if problem is not None:
             raise problem
-    display.finish(state, result.outcome)
+    try:
+        display.finish(state, result.outcome)
+    except WindowClosed as stop:
+        raise GameStopped(_reason(stop), result) from stop
+    return result
+
+
+def _reason(stop: BaseException) -> str:
+    """Why a game was stopped from outside, for people: `Escape was pressed`."""
+    if isinstance(stop, GameStopped):
+        return stop.reason
+    if isinstance(stop, WindowClosed):
+        return str(stop)
+    return "Ctrl-C was pressed"
+
+
+def _cut_short(result: GameResult, reason: str) -> GameResult:
+    """The game so far, once it was stopped from outside (an ending already reached stands)."""
+    if not result.outcome:
+        result.outcome = STOPPED
+        result.message = reason
+        result.moves = len(result.actions)
+        result.score = result.scores[-1] if result.scores else 0
     return result
 
 

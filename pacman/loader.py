@@ -149,16 +149,17 @@ class AgentRef:
 
     def played_by(self, cwd: Path | None = None) -> str:
         """Which agent this is, for people: `built-in ExpectimaxAgent`, or its file
-        (`./multiAgents.py:ExpectimaxAgent` when the file is under `cwd`)."""
+        (`./multiAgents.py:ExpectimaxAgent` when the file is under `cwd`, else its name for
+        people, `shown`: a summary may be pasted anywhere, and a path outside the folder
+        says where the organizer keeps things, nothing about the agent)."""
         if self.path is None:
             return f"built-in {self.name}" if self.builtin else f"{self.module}.{self.name}"
         path = Path(self.path)
         base = (cwd or Path.cwd()).resolve()
         try:
-            shown = f"./{path.resolve().relative_to(base)}"
+            return f"./{path.resolve().relative_to(base)}:{self.name}"
         except ValueError:
-            shown = str(path)
-        return f"{shown}:{self.name}"
+            return self.shown
 
 
 def parse_agent_args(text: str | None, flag: str = "-a") -> tuple[tuple[str, str], ...]:

@@ -19,6 +19,9 @@ FAILURES = ("load_error", "crash", "timeout", "illegal_action", "memory", "kille
 INFRA_ERROR = "infra_error"
 #: Every outcome a stored game may have.
 OUTCOMES = (*ENDINGS, *FAILURES, INFRA_ERROR)
+#: A game stopped from outside before its end (its window closed, Escape, Ctrl-C): the
+#: `pacman` command keeps its replay so far under this outcome. Never a tournament game's.
+STOPPED = "stopped"
 
 #: The two sides of a game. Every ghost of a game belongs to one side (one team or one
 #: built-in ghost setting), so a failure of any ghost is the ghost side's.

@@ -248,7 +248,8 @@ def check(replay: Replay) -> Mismatch | None:
             return Mismatch(last[0], last[1], last[2], f"outcome {replay.outcome}",
                             f"outcome {actual}")
     elif replay.outcome is not None and state.isTerminal():
-        # A failure outcome (crash, timeout...) means the game stopped before its end.
+        # A failure outcome (crash, timeout...), or `stopped` (its window closed, Ctrl-C),
+        # means the game stopped before its end.
         actual = "win" if state.isWin() else "loss"
         return Mismatch(last[0], last[1], last[2], f"outcome {replay.outcome}",
                         f"outcome {actual}")

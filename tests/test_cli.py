@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -605,8 +606,10 @@ def test_a_ghost_team_from_a_file_or_a_folder_with_ghost_args(tmp_path, form, sa
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)  # what the ghosts print goes to stderr
     assert [g["outcome"] for g in data["games"]] != [] and not data["failures"]
-    assert data["played_by"]["ghosts"].endswith(
-        f"ChasingGhost x 2 --ghostArgs prob_attack=1.0, "
+    # Outside the current folder: the file's name, or the team's (never the path).
+    who = "ghostAgents.py:ChasingGhost" if form == "file" else "Night Shift (ChasingGhost)"
+    assert data["played_by"]["ghosts"] == (
+        f"{who} x 2 --ghostArgs prob_attack=1.0, "
         f"{'sandboxed' if sandbox == '--sandbox' else 'in-process'}")
     # Options reach the ghosts: prob_attack=1.0 chases for certain, unlike the default.
     other = json.loads(run(*args[:7], "prob_attack=0.0", *args[8:], "--json").stdout)
@@ -645,3 +648,19 @@ def test_a_team_with_only_a_pacman_given_as_ghosts_exits_2(tmp_path):
     result = run("-l", "smallClassic", "-p", "GreedyAgent", "-g", str(folder), "-q")
     assert result.exit_code == 2
     assert "team.yaml: the team names no ghost" in result.output
+
+
+def test_the_summary_names_an_agent_outside_the_folder_without_its_path(tmp_path):
+    """`Pacman:` says `./file.py:Class` for a file under the current folder (which file of
+    the course folder played), and the agent's name for one elsewhere: never a path of the
+    machine's."""
+    repo = Path(__file__).resolve().parent.parent
+    proc = subprocess.run(
+        [sys.executable, "-m", "pacman.cli", "-l", "testClassic", "-p",
+         str(repo / "submissions" / "example-team"), "--no-sandbox", "-q", "--seed", "1",
+         "--max-moves", "20"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Pacman:        Example Team (ExampleExpectimaxAgent), in-process" in (
+        proc.stdout.splitlines())
+    assert str(repo) not in proc.stdout

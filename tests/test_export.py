@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pygame
 import pytest
 from click.testing import CliRunner
 from PIL import Image
@@ -24,14 +25,16 @@ from pacman.display.export import (
     export_gif,
     export_strip,
     frame_delays,
+    picture_renderer,
     strip_indices,
 )
 from pacman.display.render import CELL_SIZE, PACMAN_COLOR, Renderer, status_row_height
+from pacman.display.timeline import load_timeline
 from pacman.game import GameSpec, play
 from pacman.layout import load_layout
 from pacman.loader import resolve
 from pacman.state import GameState
-from tests.conftest import replay_states
+from tests.conftest import assert_status_whole, replay_states
 
 LAYOUT = "smallClassic"
 
@@ -206,3 +209,78 @@ def test_cli_export_errors(replay_file: Path, tmp_path: Path) -> None:
     code, out = invoke("--replay", str(bad), "--export", str(tmp_path / "bad.gif"))
     assert code == 1 and "move 3" in out
     assert not (tmp_path / "bad.gif").exists()
+
+
+@pytest.fixture(scope="module")
+def small_board(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A game on minimaxClassic (9 cells wide): its status is far wider than its board."""
+    lay = load_layout("minimaxClassic")
+    result = play(GameSpec(lay, resolve("ExpectimaxAgent", (("depth", "2"),)),
+                           resolve("RandomGhost", kind="ghost"), seed=3))
+    return replays.write(result, lay, tmp_path_factory.mktemp("replays") / "small.json")
+
+
+@pytest.mark.parametrize("zoom", [1.0, 0.5])
+def test_a_small_boards_pictures_show_every_status_text_whole(small_board: Path,
+                                                              zoom: float) -> None:
+    """minimaxClassic's status was cut (`mov...`, `minimaxC...`): the picture is now as wide
+    as its widest status text needs, the board centred in it."""
+    timeline = load_timeline(small_board)
+    renderer = picture_renderer(timeline, zoom)
+    board_width = timeline.replay.layout.width * renderer.cell
+    assert renderer.size[0] > board_width
+    canvas = renderer.new_canvas()
+    for index in range(timeline.total + 1):
+        scene = timeline.scene(index)
+        renderer.draw(canvas, scene)
+        assert_status_whole(renderer.status_placed, scene.status, canvas.get_width())
+    words = {text for text, _ in renderer.status_placed}
+    assert {"ExpectimaxAgent vs 3 x RandomGhost", "minimaxClassic", "WIN"} <= words
+    assert f"move {timeline.total}/{timeline.total}" in " ".join(words)
+    # Pacman is where the engine says, in the centred board.
+    x, y = timeline.states[-1].getPacmanPosition()
+    assert renderer.cell_center((x, y))[0] == renderer.left + int((x + 0.5) * renderer.cell)
+    assert renderer.left == (renderer.size[0] - board_width) // 2
+
+
+def test_a_small_boards_gif_and_strip_are_as_wide_as_their_status(small_board: Path,
+                                                                  tmp_path: Path) -> None:
+    timeline = load_timeline(small_board)
+    export_gif(small_board, tmp_path / "g.gif")
+    with Image.open(tmp_path / "g.gif") as im:
+        assert im.size == picture_renderer(timeline, 1.0).size
+    frames = export_strip(small_board, tmp_path / "s.png", frames=3)
+    width, height = picture_renderer(timeline, 0.5).size
+    with Image.open(tmp_path / "s.png") as im:
+        assert im.size == (frames * width + (frames - 1) * 4, height)
+
+
+@pytest.mark.parametrize("rows_taken", [(2,), (1, 2, 3)])
+def test_the_end_banner_hides_no_agent(rows_taken: tuple[int, ...]) -> None:
+    """The banner used to sit over the board's middle, over whoever was there; now it takes
+    the band nearest the middle that no agent touches (here, with an agent on every inner
+    row of minimaxClassic, a wall row)."""
+    from pacman.display.render import GHOST_COLORS
+    from pacman.display.scene import Pose, Scene, poses
+
+    layout = load_layout("minimaxClassic")
+    state = GameState.initial(layout)
+    renderer = Renderer(layout, CELL_SIZE, status_rows=2)
+    middle_x = layout.width // 2
+    placed = [Pose((float(middle_x), float(y)), "Stop", 0) for y in rows_taken]
+    # Pacman keeps his place; ghost 1 sits right where the banner used to go (the middle).
+    agents = (poses(state)[0], *placed)
+    scene = Scene(state=state, poses=agents, facing="West", chew=0.0, banner="ILLEGAL ACTION",
+                  banner_tone="illegal_action")
+    canvas = renderer.new_canvas()
+    renderer.draw(canvas, scene)
+    box = renderer.banner_placed
+    assert box is not None and box.bottom <= renderer.board_height
+    for pose in agents:
+        cx, cy = renderer.cell_center(pose.pos)
+        half = CELL_SIZE // 2
+        assert not box.colliderect(pygame.Rect(cx - half, cy - half, 2 * half, 2 * half))
+    ghost = canvas.get_at(renderer.cell_center(placed[0].pos))
+    assert (ghost.r, ghost.g, ghost.b) == GHOST_COLORS[0]
+    if len(rows_taken) == 1:  # room next to the middle: as near it as the ghost allows
+        assert abs(box.centery - renderer.board_height // 2) <= CELL_SIZE * 1.5

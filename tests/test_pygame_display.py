@@ -33,9 +33,11 @@ from pacman.display.pygame_display import (
     ghost_body_color,
     key_name,
 )
+from pacman.display.render import status_margin
 from pacman.layout import load_layout, parse_layout
 from pacman.loader import AgentRef
 from pacman.state import GameState
+from tests.conftest import assert_status_whole
 
 # Pacman next to a capsule; the ghost runs in its own corridor so it is never eaten.
 CAPSULE_LAYOUT = """
@@ -115,7 +117,9 @@ def test_window_size_follows_layout_and_zoom(start: GameState) -> None:
     d = PygameDisplay(zoom=0.5, frame_time=0)
     d.initialize(start)
     w, h = d.surface().get_size()
-    assert w == start.layout.width * 15
+    assert d.cell == 15
+    # The board's width, or a little more for the status texts (about as wide at this size).
+    assert start.layout.width * 15 <= w <= start.layout.width * 15 * 1.2
     assert h > start.layout.height * 15  # plus the status bar
     assert pygame.display.get_surface().get_size() == (w, h)
 
@@ -591,6 +595,32 @@ def test_the_live_status_bar_names_the_agents() -> None:
     assert rows[-1].left == "GreedyAgent vs 2 x RandomGhost"
 
 
+def test_a_small_boards_live_status_is_whole_and_a_wider_window_widens_it() -> None:
+    from pacman.game import GameSpec, play
+    from pacman.loader import resolve
+
+    display = PygameDisplay(frame_time=0)
+    layout = load_layout("minimaxClassic")
+    spec = GameSpec(layout, resolve("ExpectimaxAgent", (("depth", "2"),)),
+                    resolve("RandomGhost", kind="ghost"), seed=3)
+    result = play(spec, display=display)
+    assert result.final_state is not None
+    width = display.surface().get_width()
+    assert width > layout.width * display.cell
+    rows = display._status(result.final_state)
+    assert_status_whole(display.status_placed(), rows, width)
+    assert {"ExpectimaxAgent vs 3 x RandomGhost", "minimaxClassic", "WIN"} <= {
+        text for text, _ in display.status_placed()}
+    # Widened by the person: the bar spans the window.
+    display.initialize(GameState.initial(layout))
+    pygame.event.post(pygame.event.Event(pygame.VIDEORESIZE, w=1100, h=400, size=(1100, 400)))
+    display.idle()
+    assert display.surface().get_width() == 1100
+    assert max(rect.right for _, rect in display.status_placed()) == 1100 - status_margin(
+        display.cell)
+    display.finish(GameState.initial(layout), "loss")
+
+
 class _ClosedWhileThinking(_Pumped):
     def idle(self) -> None:
         super().idle()
@@ -601,13 +631,36 @@ class _ClosedWhileThinking(_Pumped):
 def test_closing_the_window_while_an_agent_thinks_stops_the_batch(
         pacman: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Pacman waits for the window to be pumped; the pump finds the window closed."""
-    from pacman.game import GameSpec, play
+    from pacman.game import GameSpec, GameStopped, play
     from pacman.loader import resolve
 
     display = _ClosedWhileThinking(tmp_path)
     ref = patient_pacman(pacman, display, monkeypatch, pumps=1)
     spec = GameSpec(load_layout("smallClassic"), ref, resolve("RandomGhost", kind="ghost"),
                     seed=2, max_moves=9)
-    with pytest.raises(WindowClosed):  # not a crash of the agent: the person closed it
+    # Not a crash of the agent: the person closed it, and the game so far comes with it.
+    with pytest.raises(GameStopped) as stopped:
         play(spec, display=display)
     assert display.pumps == 1
+    assert isinstance(stopped.value.__cause__, WindowClosed)
+    assert stopped.value.result.outcome == "stopped"
+    assert stopped.value.result.message == "closed while an agent thought"
+
+
+def test_a_window_closed_as_the_game_ends_keeps_the_games_outcome() -> None:
+    """Escape while the end is shown: the game ended, so it is that game, not a stopped one."""
+    from pacman.game import GameSpec, GameStopped, play
+    from pacman.loader import resolve
+
+    class ClosedAtTheEnd(PygameDisplay):
+        def finish(self, state: GameState, outcome: str) -> None:
+            pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE))
+            super().finish(state, outcome)
+
+    spec = GameSpec(load_layout("smallClassic"), resolve("GreedyAgent"),
+                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=6)
+    with pytest.raises(GameStopped) as stopped:
+        play(spec, display=ClosedAtTheEnd(frame_time=0))
+    assert stopped.value.reason == "Escape was pressed"
+    assert stopped.value.result.outcome == "move_limit"
+    assert stopped.value.result.moves == 6

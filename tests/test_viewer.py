@@ -19,7 +19,7 @@ import pytest
 
 from pacman import replay as replays
 from pacman.display.controls import COMMANDS, NORMAL_SPEED, SPEEDS, ViewerModel, speed_label
-from pacman.display.render import GHOST_COLORS, PACMAN_COLOR, SCARED_COLOR
+from pacman.display.render import GHOST_COLORS, PACMAN_COLOR, SCARED_COLOR, status_margin
 from pacman.display.scene import describe_agents, mouth_degrees, outcome_label, tween
 from pacman.display.timeline import ReplayMismatch, load_timeline
 from pacman.display.viewer import ReplayViewer, watch
@@ -28,7 +28,7 @@ from pacman.layout import load_layout
 from pacman.loader import resolve
 from pacman.replay import ReplayError
 from pacman.state import GameState
-from tests.conftest import replay_states
+from tests.conftest import assert_status_whole, replay_states
 
 # smallClassic, GreedyAgent against two RandomGhosts: 281 moves, a capsule eaten (ghosts are
 # scared for 47 of them), lost in the end.
@@ -356,6 +356,37 @@ def test_resizing_the_window_scales_the_board(viewer: ReplayViewer) -> None:
     assert viewer.surface().get_width() <= 200
 
 
+def test_a_small_boards_status_is_whole_and_a_wider_window_widens_the_bar(
+        tmp_path: Path) -> None:
+    """minimaxClassic: every status text whole at every playback note, in the first window and
+    after the person widens it (the bar then spans the window, not the board)."""
+    path = record(tmp_path, 3, "minimaxClassic")
+    v = ReplayViewer([path, path], frame_time=0.1)  # a list: `1/2` is on the status bar too
+    v.open()
+    layout = load_layout("minimaxClassic")
+    assert v.cell == 30
+    assert v.surface().get_width() > layout.width * 30
+    assert pygame.display.get_surface().get_size() == v.surface().get_size()
+    for keys in ([], [pygame.K_SPACE], [pygame.K_MINUS] * 3, [pygame.K_END]):
+        for k in keys:
+            key(k)
+        v.frame(0.05)
+        scene = v.scene()
+        assert scene is not None
+        assert_status_whole(v.status_placed(), scene.status, v.surface().get_width())
+    shown = {text for text, _ in v.status_placed()}
+    assert {"minimaxClassic  1/2", "end 1/8x  h: help"} <= shown
+    pygame.event.post(pygame.event.Event(pygame.VIDEORESIZE, w=1200, h=500, size=(1200, 500)))
+    v.frame(0.0)
+    assert v.surface().get_width() == 1200
+    right = max(rect.right for _, rect in v.status_placed())
+    assert right == 1200 - status_margin(v.cell)
+    scene = v.scene()
+    assert scene is not None
+    assert_status_whole(v.status_placed(), scene.status, 1200)
+    v.close()
+
+
 def test_zoom_sets_the_first_size(replay_file: Path) -> None:
     v = ReplayViewer([replay_file], zoom=0.5)
     v.open()
@@ -468,3 +499,45 @@ def test_viewer_refuses_an_invisible_window_sdl_fell_back_to(
     with pytest.raises(WindowUnavailable, match="no display"):
         watch([replay_file])
     assert not pygame.display.get_init()
+
+
+# --- names, never paths -----------------------------------------------------------------------
+
+
+def test_the_viewer_and_pictures_name_agents_never_by_path(tmp_path: Path) -> None:
+    """A tournament's replay names its entrant and class; an older replay that held the
+    file's path shows only the file's own name: no folder of the organizer's on screen."""
+    from dataclasses import replace
+
+    from pacman.display.export import picture_renderer
+
+    repo = Path(__file__).resolve().parent.parent
+    team = replace(resolve(str(repo / "submissions" / "example-team")), entrant="example-team")
+    lay = load_layout("minimaxClassic")
+    result = play(GameSpec(lay, team, resolve("RandomGhost", kind="ghost"), seed=2,
+                           max_moves=12, sandbox=False))
+    modern = replays.write(result, lay, tmp_path / "modern.json")
+    raw = json.loads(modern.read_text())
+    assert raw["agents"] == ["example-team (ExampleExpectimaxAgent)", "RandomGhost",
+                             "RandomGhost", "RandomGhost"]
+    old = tmp_path / "old.json"
+    raw["agents"] = [f"{repo}/submissions/example-team/multiAgents.py:ExampleExpectimaxAgent",
+                     "RandomGhost", "RandomGhost", "RandomGhost"]
+    old.write_text(json.dumps(raw))
+    expected = {
+        modern: "example-team (ExampleExpectimaxAgent) vs 3 x RandomGhost",
+        old: "multiAgents.py:ExampleExpectimaxAgent vs 3 x RandomGhost",
+    }
+    for path, agents in expected.items():
+        timeline = load_timeline(path)
+        renderer = picture_renderer(timeline)  # what GIFs and strips draw
+        renderer.draw(renderer.new_canvas(), timeline.scene(timeline.total))
+        shown = [text for text, _ in renderer.status_placed]
+        assert agents in shown
+        v = ReplayViewer([path])
+        v.open()
+        assert agents in [text for text, _ in v.status_placed()]
+        assert not any(str(repo) in text or "submissions" in text
+                       for text, _ in v.status_placed())
+        assert "/" not in pygame.display.get_caption()[0]
+        v.close()

@@ -151,6 +151,17 @@ class ViewerModel:
     def note(self) -> str:
         """The playback state for the status bar: `paused 1x`, `playing 4x`."""
         if self.paused and self.at_end and self.total > 0:
-            return f"end {speed_label(self.speed_level)}  h: help"
-        word = "paused" if self.paused else "playing"
-        return f"{word} {speed_label(self.speed_level)}  h: help"
+            return playback_note("end", self.speed_level)
+        return playback_note("paused" if self.paused else "playing", self.speed_level)
+
+
+def playback_note(word: str, level: int) -> str:
+    """`playing 4x  h: help`: the viewer's playback state as its status bar shows it."""
+    return f"{word} {speed_label(level)}  h: help"
+
+
+#: Every playback note the viewer may show (its picture is made wide enough for each).
+NOTES: tuple[str, ...] = tuple(
+    playback_note(word, level) for word in ("playing", "paused", "end")
+    for level in range(len(SPEEDS))
+)

@@ -33,7 +33,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 from PIL import GifImagePlugin, Image, ImageChops
 
-from pacman.display.render import NAMED_COLORS, Color, Renderer, zoom_cell
+from pacman.display.render import NAMED_COLORS, Color, Renderer, picture_width, zoom_cell
 from pacman.display.timeline import ReplayMismatch, Timeline, load_timeline
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "export_gif",
     "export_strip",
     "frame_delays",
+    "picture_renderer",
     "render_frames",
     "strip_indices",
 ]
@@ -59,10 +60,20 @@ STRIP_GAP_COLOR: Color = (60, 60, 60)
 _NEAR = 8
 
 
+def picture_renderer(timeline: Timeline, zoom: float = 1.0) -> Renderer:
+    """The renderer of a game's pictures: cells of `zoom`, two status lines, and as wide as
+    the widest status text of any move needs (a small board with long names gets a picture
+    wider than the board, its status whole on every frame)."""
+    layout = timeline.replay.layout
+    cell = zoom_cell(zoom)
+    return Renderer(layout, cell, status_rows=2,
+                    width=picture_width(layout, cell, timeline.status_room()))
+
+
 def render_frames(timeline: Timeline, zoom: float = 1.0) -> Iterator[pygame.Surface]:
     """One picture per state, start first. The same surface is yielded each time, redrawn:
     use (or copy) it before asking for the next."""
-    renderer = Renderer(timeline.replay.layout, zoom_cell(zoom), status_rows=2)
+    renderer = picture_renderer(timeline, zoom)
     canvas = renderer.new_canvas()
     for index in range(timeline.total + 1):
         renderer.draw(canvas, timeline.scene(index))
@@ -149,7 +160,7 @@ def export_strip(replay_path: Path, out_png: Path, frames: int = 8, zoom: float 
     _check_rate(1.0, zoom)
     timeline = load_timeline(replay_path).require_exact()
     indices = strip_indices(timeline.total, frames)
-    renderer = Renderer(timeline.replay.layout, zoom_cell(zoom), status_rows=2)
+    renderer = picture_renderer(timeline, zoom)
     width, height = renderer.size
     strip = pygame.Surface((len(indices) * width + (len(indices) - 1) * STRIP_GAP, height))
     strip.fill(STRIP_GAP_COLOR)
@@ -178,7 +189,7 @@ def _to_image(canvas: pygame.Surface) -> Image.Image:
 
 def _last_frame(timeline: Timeline, zoom: float) -> pygame.Surface:
     """The final picture (outcome banner and its colour), for the palette sample."""
-    renderer = Renderer(timeline.replay.layout, zoom_cell(zoom), status_rows=2)
+    renderer = picture_renderer(timeline, zoom)
     canvas = renderer.new_canvas()
     renderer.draw(canvas, timeline.scene(timeline.total))
     return canvas

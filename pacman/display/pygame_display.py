@@ -54,10 +54,12 @@ from pacman.display.render import (
     Renderer,
     fit_cell,
     ghost_body_color,
+    picture_width,
     zoom_cell,
 )
 from pacman.display.scene import (
     Scene,
+    StatusRoom,
     StatusRow,
     describe_agents,
     facing,
@@ -67,6 +69,7 @@ from pacman.display.scene import (
     tween,
 )
 from pacman.display.window import Window, first_cell, init_video
+from pacman.outcomes import OUTCOMES, STOPPED
 from pacman.state import GameState
 
 __all__ = [
@@ -85,6 +88,8 @@ __all__ = [
     "key_name",
 ]
 
+#: Digits of the scores and move counts a live window keeps room for in its status bar.
+ROOM_DIGITS = 6
 #: Longest time `finish` leaves the final board on screen.
 FINISH_LINGER = 1.0
 #: How long one wait step of the event-pumping pause sleeps (seconds): small enough that the
@@ -148,6 +153,7 @@ class PygameDisplay:
         self._help = False
         #: Labels of the agents (Pacman first), shown under the board when the runner gives them.
         self.agents: tuple[str, ...] = ()
+        self._layout_name = ""
         self._reset(None)
 
     def name_agents(self, names: Sequence[str]) -> None:
@@ -183,7 +189,10 @@ class PygameDisplay:
         init_video(visible=True)
         layout = state.layout
         rows = self._rows()
-        self._renderer = Renderer(layout, first_cell(layout, rows, self.zoom), status_rows=rows)
+        self._layout_name = layout.name
+        room = self._room()
+        cell = first_cell(layout, rows, self.zoom, room)
+        self._renderer = Renderer(layout, cell, rows, picture_width(layout, cell, room))
         self._canvas = self._renderer.new_canvas()
         self._window.open(self._renderer.size, f"Pacman - {layout.name}")
         self._pump()
@@ -241,6 +250,12 @@ class PygameDisplay:
             raise RuntimeError("nothing drawn yet: call initialize(state) first")
         return self._renderer.cell_center(pos)
 
+    def status_placed(self) -> list[tuple[str, pygame.Rect]]:
+        """The status texts last drawn, each with its place on the picture."""
+        if self._renderer is None:
+            raise RuntimeError("nothing drawn yet: call initialize(state) first")
+        return self._renderer.status_placed
+
     @property
     def paused(self) -> bool:
         return self._paused
@@ -252,18 +267,37 @@ class PygameDisplay:
     # --- what is shown --------------------------------------------------------------------------
 
     def _status(self, state: GameState) -> tuple[StatusRow, ...]:
-        layout = self._renderer.layout.name if self._renderer is not None else ""
-        score = int(state.getScore())
+        return self._status_rows(int(state.getScore()), self._moves, self._outcome,
+                                 self._paused, self._speed_level)
+
+    def _status_rows(self, score: int, moves: int, outcome: str | None, paused: bool,
+                     speed_level: int) -> tuple[StatusRow, ...]:
+        layout = self._layout_name
         names = (StatusRow(describe_agents(self.agents)),) if self.agents else ()
-        if self._outcome is not None:
-            return (StatusRow(f"Score: {score}", outcome_label(self._outcome), layout,
-                              centre_tone=self._outcome), *names)
-        centre = f"move {self._moves}"
-        if self._paused:
+        if outcome is not None:
+            return (StatusRow(f"Score: {score}", outcome_label(outcome), layout,
+                              centre_tone=outcome), *names)
+        centre = f"move {moves}"
+        if paused:
             centre += "  PAUSED"
-        if self._speed_level != NORMAL_SPEED:
-            centre += f"  {speed_label(self._speed_level)}"
+        if speed_level != NORMAL_SPEED:
+            centre += f"  {speed_label(speed_level)}"
         return (StatusRow(f"Score: {score}", centre, layout + "  h: help"), *names)
+
+    def _room(self) -> StatusRoom:
+        """Every status text this game may show, for a window made wide enough for them all.
+
+        A live game's score and length are not known in advance: room is kept for numbers of
+        up to `ROOM_DIGITS` digits (and a minus sign), at every speed and for every outcome.
+        """
+        big = int("8" * ROOM_DIGITS)
+        return StatusRoom.of(
+            self._status_rows(score, big, outcome, paused, level)
+            for score in (-big, big)
+            for outcome in (None, *OUTCOMES, STOPPED)
+            for paused in (False, True)
+            for level in range(len(SPEEDS))
+        )
 
     def _exact(self, state: GameState) -> Scene:
         outcome = self._outcome
@@ -347,7 +381,8 @@ class PygameDisplay:
         size = self._window.resized(size)
         layout = self._renderer.layout
         rows = self._rows()
-        self._renderer = Renderer(layout, fit_cell(layout, rows, size), status_rows=rows)
+        cell = fit_cell(layout, rows, size, self._room())
+        self._renderer = Renderer(layout, cell, rows, width=size[0])
         self._canvas = self._renderer.new_canvas()
 
     # --- window and events --------------------------------------------------------------------

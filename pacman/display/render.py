@@ -29,7 +29,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
 from pacman.actions import VECTORS
-from pacman.display.scene import Point, Pose, Scene, StatusRow, mouth_degrees
+from pacman.display.scene import Point, Pose, Scene, StatusRoom, StatusRow, mouth_degrees
 from pacman.layout import Layout
 
 Color = tuple[int, int, int]
@@ -108,24 +108,79 @@ def status_row_height(cell: int) -> int:
     return max(16, round(cell * 0.9))
 
 
-def canvas_size(layout: Layout, cell: int, status_rows: int) -> tuple[int, int]:
-    return (layout.width * cell, layout.height * cell + status_rows * status_row_height(cell))
+def status_margin(cell: int) -> int:
+    """Pixels around each text of a status line (and between two of them)."""
+    return max(4, cell // 4)
 
 
-def fit_cell(layout: Layout, status_rows: int, size: tuple[int, int]) -> int:
-    """The largest cell size whose picture fits in `size` (pixels), at least `MIN_CELL`."""
+def canvas_size(layout: Layout, cell: int, status_rows: int, width: int = 0) -> tuple[int, int]:
+    """The picture: the board and its status lines, at least `width` wide (the board is then
+    centred, the status lines take the whole width)."""
+    return (max(layout.width * cell, width),
+            layout.height * cell + status_rows * status_row_height(cell))
+
+
+def status_need(cell: int, room: StatusRoom) -> int:
+    """The width (pixels) every text of `room` needs at this cell size: on each line, the
+    widest left, centre and right texts side by side, a margin around each.
+
+    A picture this wide shows every status text whole, whatever the move (the renderer
+    shortens a text only in a picture narrower than this).
+    """
+    if not any(any(texts) for line in room.lines for texts in line):
+        return 0
+    font = _font(_status_font_size(cell))
+    margin = status_margin(cell)
+    need = 0
+    for line in room.lines:
+        widths = [max((font.size(t)[0] for t in texts if t), default=0) for texts in line]
+        shown = [w for w in widths if w]
+        need = max(need, sum(shown) + (len(shown) + 1) * margin)
+    return need
+
+
+def picture_width(layout: Layout, cell: int, room: StatusRoom) -> int:
+    """The width of a game's pictures at this cell size: the board's, or what its status
+    needs if that is more (a small board, long team names)."""
+    return max(layout.width * cell, status_need(cell, room))
+
+
+def fit_cell(
+    layout: Layout, status_rows: int, size: tuple[int, int], room: StatusRoom | None = None
+) -> int:
+    """The largest cell size whose picture (board and status texts whole) fits in `size`
+    (pixels), at least `MIN_CELL`."""
+    room = room or StatusRoom()
     width, height = size
     cell = max(MIN_CELL, min(width // max(1, layout.width), height // max(1, layout.height)))
-    while cell > MIN_CELL:
-        w, h = canvas_size(layout, cell, status_rows)
-        if w <= width and h <= height:
-            break
-        cell -= 1
+    # Measuring every text of a long game at each candidate size would be slow: the few widest
+    # at the first size stand for them all, and the size found is checked against every text.
+    shortlist = _widest(room, cell)
+    for candidates in (shortlist, room):
+        while cell > MIN_CELL:
+            w, h = canvas_size(layout, cell, status_rows, status_need(cell, candidates))
+            if w <= width and h <= height:
+                break
+            cell -= 1
     return cell
+
+
+def _widest(room: StatusRoom, cell: int, keep: int = 3) -> StatusRoom:
+    """`room` with only the `keep` widest texts of each part, as measured at `cell`."""
+    font = _font(_status_font_size(cell))
+
+    def top(texts: frozenset[str]) -> frozenset[str]:
+        return frozenset(sorted(texts, key=lambda t: font.size(t)[0])[-keep:])
+
+    return StatusRoom(tuple((top(a), top(b), top(c)) for a, b, c in room.lines))
 
 
 def zoom_cell(zoom: float) -> int:
     return max(MIN_CELL, round(CELL_SIZE * zoom))
+
+
+def _status_font_size(cell: int) -> int:
+    return round(status_row_height(cell) * 0.85)
 
 
 def _font(size: int) -> pygame.font.Font:
@@ -141,7 +196,9 @@ class Renderer:
     Fonts are made here, so a renderer must not outlive `pygame.quit()` (make a new one).
     """
 
-    def __init__(self, layout: Layout, cell: int, status_rows: int = 1) -> None:
+    def __init__(self, layout: Layout, cell: int, status_rows: int = 1, width: int = 0) -> None:
+        """`width`: the picture's least width (what the status texts need, or the window's);
+        the board is centred in it."""
         if cell < 1:
             raise ValueError(f"cell size must be positive, got {cell}")
         self.layout = layout
@@ -149,10 +206,16 @@ class Renderer:
         self.status_rows = status_rows
         self.row_height = status_row_height(cell)
         self.board_height = layout.height * cell
-        self.size = canvas_size(layout, cell, status_rows)
-        self._font = _font(round(self.row_height * 0.85))
+        self.size = canvas_size(layout, cell, status_rows, width)
+        #: Where the board starts from the left (it is centred in a wider picture).
+        self.left = (self.size[0] - layout.width * cell) // 2
+        self._font = _font(_status_font_size(cell))
         self._banner_fonts = [_font(round(cell * 1.6)), _font(round(cell * 1.0)), self._font]
         self._background: pygame.Surface | None = None
+        #: The status texts last drawn, each with where it went (tests check none was cut).
+        self.status_placed: list[tuple[str, pygame.Rect]] = []
+        #: Where the last banner went (None: the last frame had none, or no room for it).
+        self.banner_placed: pygame.Rect | None = None
 
     def new_canvas(self) -> pygame.Surface:
         return pygame.Surface(self.size)
@@ -161,7 +224,8 @@ class Renderer:
 
     def center(self, pos: Sequence[float]) -> Point:
         """Float pixel centre of a board position; y is flipped (the board counts from below)."""
-        return ((pos[0] + 0.5) * self.cell, (self.layout.height - 1 - pos[1] + 0.5) * self.cell)
+        return (self.left + (pos[0] + 0.5) * self.cell,
+                (self.layout.height - 1 - pos[1] + 0.5) * self.cell)
 
     def cell_center(self, pos: Sequence[float]) -> tuple[int, int]:
         """Whole-pixel centre of board position `pos` (fractions land between cell centres)."""
@@ -172,7 +236,10 @@ class Renderer:
 
     def draw(self, canvas: pygame.Surface, scene: Scene) -> None:
         """Compose one frame on `canvas` (of this renderer's size)."""
-        canvas.blit(self._walls(), (0, 0))
+        self.banner_placed = None
+        if self.left:
+            canvas.fill(BACKGROUND)
+        canvas.blit(self._walls(), (self.left, 0))
         state = scene.state
         food_radius = max(1, round(self.cell * 0.1))
         for pos in state.getFood().asList():
@@ -187,7 +254,8 @@ class Renderer:
             self._draw_ghost(canvas, index, pose)
         self._draw_status(canvas, scene.status)
         if scene.banner:
-            self._draw_banner(canvas, scene.banner, tone(scene.banner_tone or "other"))
+            self._draw_banner(canvas, scene.banner, tone(scene.banner_tone or "other"),
+                              scene.poses)
         if scene.overlay:
             self._draw_help(canvas, scene.overlay)
 
@@ -197,6 +265,11 @@ class Renderer:
         self._draw_help(canvas, tuple(lines))
 
     # --- parts --------------------------------------------------------------------------------
+
+    def _on_board(self, pos: Sequence[float]) -> Point:
+        """`center` on the board's own surface (the walls), whose left edge is the board's."""
+        cx, cy = self.center(pos)
+        return (cx - self.left, cy)
 
     def _round(self, pos: Sequence[float]) -> tuple[int, int]:
         cx, cy = self.center(pos)
@@ -213,7 +286,7 @@ class Renderer:
         """
         if self._background is not None:
             return self._background
-        surface = pygame.Surface((self.size[0], self.board_height))
+        surface = pygame.Surface((self.layout.width * self.cell, self.board_height))
         surface.fill(BACKGROUND)
         walls = self.layout.wall_cells
         outer = self.cell * 0.6
@@ -224,22 +297,22 @@ class Renderer:
         ):
             radius = max(1, round(width / 2))
             for x, y in walls:
-                cx, cy = self.center((x, y))
+                cx, cy = self._on_board((x, y))
                 pygame.draw.circle(surface, color, (round(cx), round(cy)), radius)
                 if (x + 1, y) in walls:
-                    nx, _ = self.center((x + 1, y))
+                    nx, _ = self._on_board((x + 1, y))
                     rect = pygame.Rect(round(cx), round(cy - width / 2), 0, 0)
                     rect.width = round(nx) - round(cx) + 1
                     rect.height = round(width)
                     pygame.draw.rect(surface, color, rect)
                 if (x, y + 1) in walls:
-                    _, ny = self.center((x, y + 1))
+                    _, ny = self._on_board((x, y + 1))
                     rect = pygame.Rect(round(cx - width / 2), round(ny), 0, 0)
                     rect.width = round(width)
                     rect.height = round(cy) - round(ny) + 1
                     pygame.draw.rect(surface, color, rect)
                 if fill_squares and {(x + 1, y), (x, y + 1), (x + 1, y + 1)} <= walls:
-                    nx, ny = self.center((x + 1, y + 1))
+                    nx, ny = self._on_board((x + 1, y + 1))
                     rect = pygame.Rect(round(cx), round(ny), 0, 0)
                     rect.width = round(nx) - round(cx) + 1
                     rect.height = round(cy) - round(ny) + 1
@@ -320,60 +393,63 @@ class Renderer:
             pupil = (round(ex + dx * look), round(ey - dy * look))
             pygame.draw.circle(canvas, PUPIL_COLOR, pupil, pupil_r)
 
-    def _fit(self, font: pygame.font.Font, text: str, width: int) -> str:
-        """`text`, shortened with an ellipsis until it is at most `width` pixels wide."""
-        if width <= 0:
-            return ""
-        if font.size(text)[0] <= width:
-            return text
-        while text and font.size(text + "...")[0] > width:
-            text = text[:-1]
-        return text + "..." if text else ""
-
     def _draw_status(self, canvas: pygame.Surface, rows: Sequence[StatusRow]) -> None:
-        """Rows of text under the board: right and centre first, the left text gives way."""
+        """Lines of text under the board, across the whole picture (see `status_line`)."""
         width = canvas.get_width()
         top = self.board_height
         canvas.fill(STATUS_BACKGROUND, pygame.Rect(0, top, width, canvas.get_height() - top))
         font = self._font
-        margin = max(4, self.cell // 4)
+        margin = status_margin(self.cell)
+        self.status_placed = []
         for i, row in enumerate(rows[: self.status_rows]):
             mid = top + i * self.row_height + self.row_height // 2
-            limit = width - margin
-            if row.right:
-                right = font.render(self._fit(font, row.right, width // 3), True, STATUS_TEXT)
-                rect = right.get_rect(midright=(width - margin, mid))
-                canvas.blit(right, rect)
-                limit = rect.left - margin
-            if row.centre:
-                text = row.centre
-                space = 2 * min(width // 2 - margin, limit - width // 2) - 2 * margin
-                text = self._fit(font, text, space)
-                if text:
-                    label = font.render(text, True, tone(row.centre_tone))
-                    rect = label.get_rect(center=(width // 2, mid))
-                    canvas.blit(label, rect)
-                    limit = rect.left - margin
-            if row.left:
-                text = self._fit(font, row.left, limit - margin)
-                if text:
-                    left = font.render(text, True, STATUS_TEXT)
-                    canvas.blit(left, left.get_rect(midleft=(margin, mid)))
+            for text, x, color in status_line(font, row, width, margin):
+                label = font.render(text, True, color)
+                rect = label.get_rect(midleft=(x, mid))
+                canvas.blit(label, rect)
+                self.status_placed.append((text, rect))
 
-    def _draw_banner(self, canvas: pygame.Surface, text: str, color: Color) -> None:
-        """A big word over the middle of the board, readable from across the room."""
+    def _draw_banner(
+        self, canvas: pygame.Surface, text: str, color: Color, agents: Sequence[Pose]
+    ) -> None:
+        """A big word over the board, readable from across the room, where it hides no agent.
+
+        The banner is shaded, but a ghost under it is still hard to see, and the end is when
+        people look at who caught whom: so it goes in the band nearest the board's middle that
+        no agent touches, in the largest of its fonts that finds one (on minimaxClassic, the
+        top wall). Where every band is taken, it is left out: the status line under the board
+        says the outcome too, in the same colour.
+        """
+        self.banner_placed = None
         width = canvas.get_width()
-        margin = max(4, self.cell // 4)
+        margin = status_margin(self.cell)
+        taken = [self._agent_box(pose.pos) for pose in agents]
+        middle = self.board_height // 2
         for font in self._banner_fonts:
-            if font.size(text)[0] <= width - 4 * margin:
-                break
-        banner = font.render(self._fit(font, text, width - 4 * margin), True, color)
-        box = banner.get_rect(center=(width // 2, self.board_height // 2))
-        box = box.inflate(margin * 2, margin)
-        shade = pygame.Surface(box.size, pygame.SRCALPHA)
-        shade.fill((0, 0, 0, 170))
-        canvas.blit(shade, box)
-        canvas.blit(banner, banner.get_rect(center=box.center))
+            shown = fit_text(font, text, width - 4 * margin)
+            if not shown:
+                continue
+            banner = font.render(shown, True, color)
+            box = banner.get_rect().inflate(margin * 2, margin)
+            box.centerx = width // 2
+            tops = sorted(range(0, self.board_height - box.height + 1),
+                          key=lambda top: abs(top + box.height // 2 - middle))
+            for top in tops:
+                box.top = top
+                if box.collidelist(taken) < 0:
+                    shade = pygame.Surface(box.size, pygame.SRCALPHA)
+                    shade.fill((0, 0, 0, 170))
+                    canvas.blit(shade, box)
+                    canvas.blit(banner, banner.get_rect(center=box.center))
+                    self.banner_placed = box.copy()
+                    return
+
+    def _agent_box(self, pos: Sequence[float]) -> pygame.Rect:
+        """The square an agent is drawn in (a little more than its cell's width)."""
+        cx, cy = self.center(pos)
+        half = self.cell / 2
+        return pygame.Rect(math.floor(cx - half), math.floor(cy - half),
+                           math.ceil(2 * half) + 1, math.ceil(2 * half) + 1)
 
     def _draw_help(self, canvas: pygame.Surface, lines: Sequence[str]) -> None:
         """A shaded box of `key  what it does` lines, the keys in a column of their own."""
@@ -400,10 +476,64 @@ class Renderer:
             y = box.top + margin + i * line_height
             if key:
                 canvas.blit(font.render(key, True, HELP_KEY), (box.left + margin, y))
-            what = self._fit(font, what, text_room)
+            what = fit_text(font, what, text_room)
             if what:
                 x = box.left + margin + key_width + gap
                 canvas.blit(font.render(what, True, STATUS_TEXT), (x, y))
+
+
+def fit_text(font: pygame.font.Font, text: str, width: int) -> str:
+    """`text`, shortened with an ellipsis until it is at most `width` pixels wide."""
+    if width <= 0:
+        return ""
+    if font.size(text)[0] <= width:
+        return text
+    while text and font.size(text + "...")[0] > width:
+        text = text[:-1]
+    return text + "..." if text else ""
+
+
+def status_line(
+    font: pygame.font.Font, row: StatusRow, width: int, margin: int
+) -> list[tuple[str, int, Color]]:
+    """Where one status line's texts go in a picture `width` wide: (text, left x, colour).
+
+    Left text flush left, right text flush right, the centre text in the middle of the
+    picture, or in the middle of the room between the two when the middle is taken. A picture
+    as wide as `status_need` says shows every text whole; a narrower one (a window shrunk
+    below it) shortens them with an ellipsis: the left text first, then the centre (move,
+    outcome), the right (layout, playback) last but to a third of the width.
+    """
+    def size(text: str) -> int:
+        return font.size(text)[0] if text else 0
+
+    right = row.right
+    centre = row.centre
+    left = row.left
+    shown = [t for t in (left, centre, right) if t]
+    if sum(size(t) for t in shown) + (len(shown) + 1) * margin > width:
+        right = fit_text(font, right, width // 3) if right else ""
+        room = width - 2 * margin - (size(right) + margin if right else 0)
+        centre = fit_text(font, centre, room - (2 * margin if left else 0)) if centre else ""
+        room -= size(centre) + margin if centre else 0
+        left = fit_text(font, left, room) if left else ""
+    placed: list[tuple[str, int, Color]] = []
+    left_end = margin
+    if left:
+        placed.append((left, margin, STATUS_TEXT))
+        left_end = margin + size(left) + margin
+    right_start = width - margin
+    if right:
+        right_start = width - margin - size(right)
+        placed.append((right, right_start, STATUS_TEXT))
+        right_start -= margin
+    if centre:
+        w = size(centre)
+        x = width // 2 - w // 2
+        if x < left_end or x + w > right_start:
+            x = left_end + max(0, (right_start - left_end - w) // 2)
+        placed.append((centre, x, tone(row.centre_tone)))
+    return placed
 
 
 def _split_help(line: str) -> tuple[str, str]:

@@ -10,7 +10,8 @@ third of the way through its move? how wide is Pacman's mouth?) without a displa
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pacman.actions import Directions
@@ -50,6 +51,36 @@ class StatusRow:
     right: str = ""
     #: Colour key of the centre text: "" for plain, else an outcome (`win`, `loss`, ...).
     centre_tone: str = ""
+
+
+@dataclass(frozen=True)
+class StatusRoom:
+    """Every text each part of each status line may show during one game: what the picture's
+    width is made for, once per game.
+
+    The width is chosen before the first frame and kept (a window or a GIF that changed width
+    as the score grew would jump), so it must hold the widest text the game will ever show
+    there: the owner of the status text lists them all (every move's, every playback note,
+    the outcome) and the renderer measures them. `lines[i]` is line i's (left, centre, right)
+    texts.
+    """
+
+    lines: tuple[tuple[frozenset[str], frozenset[str], frozenset[str]], ...] = ()
+
+    @staticmethod
+    def of(frames: Iterable[Sequence[StatusRow]]) -> StatusRoom:
+        """The room for these status bars (one per frame), line by line."""
+        lines: list[tuple[set[str], set[str], set[str]]] = []
+        for rows in frames:
+            for i, row in enumerate(rows):
+                if i == len(lines):
+                    lines.append((set(), set(), set()))
+                left, centre, right = lines[i]
+                left.add(row.left)
+                centre.add(row.centre)
+                right.add(row.right)
+        return StatusRoom(tuple((frozenset(a), frozenset(b), frozenset(c))
+                                for a, b, c in lines))
 
 
 @dataclass(frozen=True)
@@ -117,6 +148,22 @@ def mouth_degrees(chew: float) -> float:
 def facing(previous: str, direction: str) -> str:
     """Pacman's mouth keeps pointing his last real way when he stops."""
     return previous if direction == Directions.STOP else direction
+
+
+#: An agent reference as replays before names-for-people wrote it: `/any/folder/file.py:Class`.
+_PATH_REFERENCE = re.compile(r"^.*[/\\](?P<file>[^/\\]+:[A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def shown_agent(name: str) -> str:
+    """An agent's name from a replay file, as people are shown it: never a path.
+
+    Replays name agents for people (`example-team (ExpectimaxAgent)`, `multiAgents.py:Class`);
+    older ones wrote the file's path (`/home/ta/cup/submissions/team/multiAgents.py:Class`),
+    which says where the organizer keeps things: only the file's own name and the class are
+    shown then. Names that are not such a path (a team name with a slash) are kept.
+    """
+    match = _PATH_REFERENCE.match(name)
+    return match.group("file") if match else name
 
 
 def describe_agents(names: Sequence[str]) -> str:

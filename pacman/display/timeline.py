@@ -21,12 +21,14 @@ from pacman import replay as replays
 from pacman.actions import Directions
 from pacman.display.scene import (
     Scene,
+    StatusRoom,
     StatusRow,
     describe_agents,
     facing,
     nearer,
     outcome_label,
     poses,
+    shown_agent,
     tween,
 )
 from pacman.files import read_text_bounded
@@ -109,6 +111,13 @@ class Timeline:
                 centre_tone=self.outcome if at_end else "",
             ),
         )
+
+    def status_room(self, notes: Sequence[str] = ("",), where: str = "") -> StatusRoom:
+        """Every status text this game shows (at any move, with any of the playback `notes`),
+        for a picture made wide enough for all of them."""
+        frames = [self.status(index, where=where) for index in range(self.total + 1)]
+        frames += [(StatusRow(right=note),) for note in notes]
+        return StatusRoom.of(frames)
 
     def scene(
         self,
@@ -207,7 +216,7 @@ def _provenance(path: Path) -> tuple[tuple[str, ...], int | None]:
         return (), None
     agents = raw.get("agents")
     names = (
-        tuple(agents)
+        tuple(shown_agent(a) for a in agents)
         if isinstance(agents, list) and all(isinstance(a, str) for a in agents)
         else ()
     )

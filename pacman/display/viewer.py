@@ -26,9 +26,9 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pygame
 
-from pacman.display.controls import REPLAY_HELP, ViewerModel
-from pacman.display.render import Renderer, fit_cell
-from pacman.display.scene import Scene
+from pacman.display.controls import NOTES, REPLAY_HELP, ViewerModel
+from pacman.display.render import Renderer, fit_cell, picture_width
+from pacman.display.scene import Scene, StatusRoom
 from pacman.display.timeline import Timeline, load_timeline
 from pacman.display.window import Window, first_cell, init_video
 from pacman.layout import Layout, parse_layout
@@ -188,27 +188,44 @@ class ReplayViewer:
             return self.timeline.replay.layout
         return parse_layout(_BLANK_LAYOUT, name="unreadable replay")
 
+    def _room(self) -> StatusRoom:
+        """Every status text the current game may show (a picture wide enough for them)."""
+        if self.timeline is None:
+            return StatusRoom()
+        return self.timeline.status_room(NOTES, self._where())
+
     def _fit_new_game(self, first: bool) -> None:
         """A renderer for the current game: `-z`'s size first, then the window's size."""
         layout = self._layout()
+        room = self._room()
         if first or not self._window.is_open:
-            cell = first_cell(layout, STATUS_ROWS, self.zoom)
-            self._renderer = Renderer(layout, cell, STATUS_ROWS)
+            cell = first_cell(layout, STATUS_ROWS, self.zoom, room)
+            width = picture_width(layout, cell, room)
+            self._renderer = Renderer(layout, cell, STATUS_ROWS, width)
             self._window.open(self._renderer.size, self._caption())
         else:
             # Another game of the list: keep the window the person arranged, fit the board.
-            cell = fit_cell(layout, STATUS_ROWS, self._window.size())
-            self._renderer = Renderer(layout, cell, STATUS_ROWS)
+            self._renderer = self._fitting(self._window.size())
             pygame.display.set_caption(self._caption())
         self._canvas = self._renderer.new_canvas()
         self._dirty = True
 
-    def _resize(self, size: tuple[int, int]) -> None:
-        size = self._window.resized(size)
+    def _fitting(self, size: tuple[int, int]) -> Renderer:
+        """A renderer whose picture fills a window of `size` across (the status lines take
+        its whole width) with the largest board that leaves every status text whole."""
         layout = self._layout()
-        self._renderer = Renderer(layout, fit_cell(layout, STATUS_ROWS, size), STATUS_ROWS)
+        cell = fit_cell(layout, STATUS_ROWS, size, self._room())
+        return Renderer(layout, cell, STATUS_ROWS, width=size[0])
+
+    def _resize(self, size: tuple[int, int]) -> None:
+        self._renderer = self._fitting(self._window.resized(size))
         self._canvas = self._renderer.new_canvas()
         self._dirty = True
+
+    def _where(self) -> str:
+        """The game's place in the list, for the status bar (nothing for a single game)."""
+        model = self.model
+        return f"{model.position + 1}/{model.count}" if model.count > 1 else ""
 
     def _caption(self) -> str:
         path = self.paths[self.model.position]
@@ -220,12 +237,11 @@ class ReplayViewer:
         if self.timeline is None:
             return None
         model = self.model
-        where = f"{model.position + 1}/{model.count}" if model.count > 1 else ""
         return self.timeline.scene(
             model.index,
             0.0 if model.paused else model.progress,
             note=model.note(),
-            where=where,
+            where=self._where(),
             overlay=REPLAY_HELP if model.help else (),
         )
 
@@ -259,6 +275,19 @@ class ReplayViewer:
         if self._renderer is None:
             raise RuntimeError("the viewer is not open")
         return self._renderer.cell_center(pos)
+
+    @property
+    def cell(self) -> int:
+        """Pixels per board cell now (changes when the window is resized)."""
+        if self._renderer is None:
+            raise RuntimeError("the viewer is not open")
+        return self._renderer.cell
+
+    def status_placed(self) -> list[tuple[str, pygame.Rect]]:
+        """The status texts last drawn, each with its place on the picture."""
+        if self._renderer is None:
+            raise RuntimeError("the viewer is not open")
+        return self._renderer.status_placed
 
 
 def watch(

@@ -14,7 +14,8 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
 from pacman.display import WindowUnavailable
-from pacman.display.render import BACKGROUND, canvas_size, fit_cell, zoom_cell
+from pacman.display.render import BACKGROUND, canvas_size, fit_cell, status_need, zoom_cell
+from pacman.display.scene import StatusRoom
 from pacman.layout import Layout
 
 #: The share of the desktop a new window may take (room for panels and title bars).
@@ -52,8 +53,9 @@ def init_video(visible: bool = False) -> None:
         pygame.font.init()
 
 
-def first_cell(layout: Layout, status_rows: int, zoom: float) -> int:
-    """The cell size `-z` asks for, shrunk if the picture would not fit on the desktop.
+def first_cell(layout: Layout, status_rows: int, zoom: float, room: StatusRoom) -> int:
+    """The cell size `-z` asks for, shrunk if the picture (board and every status text of
+    `room`) would not fit on the desktop.
 
     Call after `init_video` (the desktop size is known only then).
     """
@@ -61,10 +63,10 @@ def first_cell(layout: Layout, status_rows: int, zoom: float) -> int:
     desktops = pygame.display.get_desktop_sizes() if pygame.display.get_init() else []
     if desktops:
         dw, dh = desktops[0]
-        room = (int(dw * DESKTOP_SHARE[0]), int(dh * DESKTOP_SHARE[1]))
-        w, h = canvas_size(layout, cell, status_rows)
-        if w > room[0] or h > room[1]:
-            cell = fit_cell(layout, status_rows, room)
+        space = (int(dw * DESKTOP_SHARE[0]), int(dh * DESKTOP_SHARE[1]))
+        w, h = canvas_size(layout, cell, status_rows, status_need(cell, room))
+        if w > space[0] or h > space[1]:
+            cell = fit_cell(layout, status_rows, space, room)
     return cell
 
 
