@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.site import Page
 from tests.test_matches_run import make_league
 from tests.test_sandbox_zoo import UNAVAILABLE
 from tests.test_tournament_run import REPO, make_tournament, tournament
@@ -57,13 +58,16 @@ def test_a_team_changed_during_the_run_is_named_at_its_end_and_everywhere_after(
         assert "team alpha:" not in shown
 
     tournament("report", str(config))
-    index = (tmp_path / "out" / "report" / "index.html").read_text()
-    assert "Games stored for an earlier version of these entrants' files, not counted here: " \
-           '<a href="team-beta.html">beta</a> (1).' in index
-    assert "No games yet" not in index
-    page = (tmp_path / "out" / "report" / "team-beta.html").read_text()
+    index = Page(tmp_path / "out" / "report" / "index.html")
+    assert ("Games stored for an earlier version of these entrants' files, not counted here: "
+            "beta (1).") in index.words()
+    assert "team-beta.html" in index.links
+    assert "No games yet" not in index.words()
+    page = Page(tmp_path / "out" / "report" / "team-beta.html").words()
+    # The command as the organizer typed it, the config's folder named as such (the report is
+    # published: no organizer path in it).
     assert ("1 game is stored for an earlier version of this team's files; "
-            f"<code>tournament run {config}</code> plays the current ones.") in page
+            f"tournament run <config folder>/{config.name} plays the current ones.") in page
     assert "earlier version" not in (tmp_path / "out" / "report" / "team-alpha.html").read_text()
 
     # Played again, nothing is outdated any more.
