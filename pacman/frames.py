@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from pacman import replay as replays
+from pacman.display.palette import web_palette
 from pacman.display.timeline import from_replay
 from pacman.files import write_atomic
 from pacman.layout import Layout
@@ -41,6 +42,8 @@ FORMAT = "pacman-arena-frames"
 VERSION = 1
 #: The function a frame file calls with its data (the player defines it).
 CALLBACK = "pacmanArenaFrames"
+#: The global `assets/palette.js` sets (the player reads it).
+PALETTE_GLOBAL = "pacmanArenaPalette"
 #: Direction codes: a frame's directions and actions are indices into this tuple.
 DIRECTIONS: tuple[str, ...] = ("North", "South", "East", "West", "Stop")
 #: Numbers before the agents' in each frame: score, agent who moved, action, cell eaten.
@@ -110,6 +113,13 @@ def script_text(data: dict[str, Any]) -> str:
     for char, escape in _SCRIPT_UNSAFE.items():
         text = text.replace(char, escape)
     return f"{CALLBACK}({text});\n"
+
+
+def palette_script() -> str:
+    """`assets/palette.js`: the board's colours and shape rules for the player, from
+    `pacman.display.palette` (the pygame renderer's), so that both draw alike from one home."""
+    text = json.dumps(web_palette(), ensure_ascii=True, separators=(",", ":"))
+    return f"window.{PALETTE_GLOBAL} = {text};\n"
 
 
 def write_frames(replay_path: Path, target: Path, names: Sequence[str], game: str,

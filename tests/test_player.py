@@ -12,7 +12,6 @@ playing is checked by waiting for the move to advance, never by timing it.
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from pacman.game import GameSpec, play
 from pacman.layout import load_layout
 from pacman.loader import resolve
 from tests.browser import BrowserPage
+from tournament.report import write_assets
 
 STATIC = Path(tournament.__file__).parent / "static"
 HOSTILE = "</script><script>alert(1)</script>"
@@ -70,7 +70,7 @@ def _read(path: Path) -> dict[str, Any]:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     root = tmp_path_factory.mktemp("site")
     replays_dir = root / "replays"
-    shutil.copytree(STATIC, root / "assets", ignore=shutil.ignore_patterns("*.py"))
+    write_assets(root)
     games = root / "games"
     names = ["Team Alpha", "RandomGhost", "RandomGhost"]
     kept = {
@@ -115,6 +115,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
         '<section id="player"></section>'
         '<input id="filter" type="search" aria-label="filter">'
         f'<table id="games"><tbody>{"".join(rows)}</tbody></table>'
+        '<script src="assets/palette.js"></script>'
         '<script src="assets/player.js"></script></body></html>',
         encoding="utf-8",
     )
@@ -414,7 +415,7 @@ def test_hostile_names_and_messages_are_shown_as_text(
     assert f"CRASH (Ghosts {HOSTILE})" in text
     assert f"Ghosts {HOSTILE}: ghost said {HOSTILE}" in text
     assert page.locator("#player script").count() == 0
-    assert page.evaluate("document.scripts.length") == 1
+    assert page.evaluate("document.scripts.length") == 2  # palette.js and player.js
 
 
 def test_a_page_without_replays_says_so(site: Site, browser_page: BrowserPage) -> None:
@@ -424,6 +425,7 @@ def test_a_page_without_replays_says_so(site: Site, browser_page: BrowserPage) -
         '<!doctype html><html lang=en><head><meta charset=utf-8><title>Team</title></head>'
         '<body><section id="player"></section><table><tbody>'
         f'<tr data-game="{NO_REPLAY}"><td>no replay</td></tr></tbody></table>'
+        '<script src="assets/palette.js"></script>'
         '<script src="assets/player.js"></script></body></html>', encoding="utf-8")
     page.goto(empty.as_uri())
     shown(page, state="empty", move="0", moves="0")
@@ -432,3 +434,19 @@ def test_a_page_without_replays_says_so(site: Site, browser_page: BrowserPage) -
     expect(page.locator(".player-canvas")).to_be_hidden()
     page.keyboard.press("n")  # the row without a replay: a message, not a blank canvas
     shown(page, state="error", game=NO_REPLAY)
+
+
+def test_a_page_without_the_palette_says_why_it_cannot_play(
+        site: Site, browser_page: BrowserPage) -> None:
+    """The colours come from assets/palette.js alone: without it the player says so rather
+    than drawing in colours of its own."""
+    page = browser_page.page
+    bare = site.index.with_name("no-palette.html")
+    bare.write_text(
+        '<!doctype html><html lang=en><head><meta charset=utf-8><title>Team</title></head>'
+        '<body><section id="player"></section><table><tbody>'
+        f'<tr data-game="{NO_REPLAY}"><td>no replay</td></tr></tbody></table>'
+        '<script src="assets/player.js"></script></body></html>', encoding="utf-8")
+    page.goto(bare.as_uri())
+    expect(page.locator("#player")).to_have_attribute("data-state", "error")
+    expect(page.locator("#player")).to_contain_text("assets/palette.js is missing")

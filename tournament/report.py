@@ -39,7 +39,7 @@ import jinja2
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from markupsafe import Markup
 
-from pacman.files import FileProblem, open_regular
+from pacman.files import FileProblem, open_regular, write_atomic
 from pacman.outcomes import FAILURES, GHOSTS, PACMAN
 from pacman.replay import ReplayError
 from tournament.browse import replay_of
@@ -135,7 +135,7 @@ def write_report(
     redact = redact or Redactor.for_config(config)
     out_dir.mkdir(parents=True, exist_ok=True)
     previous = _previous_ranks(out_dir / PREVIOUS_LEADERBOARD)
-    _copy_assets(out_dir)
+    write_assets(out_dir)
     for name in RETIRED:
         (out_dir / name).unlink(missing_ok=True)
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -295,13 +295,17 @@ def _replays_note(kept: int, games: int, config: TournamentConfig, recreate: str
             "`record: {replays: all}` keeps every replay from the next run on.")
 
 
-def _copy_assets(out_dir: Path) -> None:
-    """The static files, copied afresh so that a newer platform's report gets its own."""
+def write_assets(out_dir: Path) -> None:
+    """The static files, copied afresh so that a newer platform's report gets its own, and
+    `palette.js`, the board's colours from `pacman.display.palette` (the player's only copy)."""
+    from pacman.frames import palette_script
+
     assets = out_dir / ASSETS
-    assets.mkdir(exist_ok=True)
+    assets.mkdir(parents=True, exist_ok=True)
     for source in sorted(_STATIC.iterdir()):
         if source.is_file() and source.suffix in (".js", ".css"):
             shutil.copyfile(source, assets / source.name)
+    write_atomic(assets / "palette.js", palette_script())
 
 
 # ---- page views ------------------------------------------------------------------------------

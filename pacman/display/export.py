@@ -33,7 +33,8 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 from PIL import GifImagePlugin, Image, ImageChops
 
-from pacman.display.render import NAMED_COLORS, Color, Renderer, picture_width, zoom_cell
+from pacman.display.palette import NAMED_COLORS, Color
+from pacman.display.render import Renderer, picture_width, zoom_cell
 from pacman.display.timeline import ReplayMismatch, Timeline, load_timeline
 
 __all__ = [

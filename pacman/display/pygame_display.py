@@ -40,10 +40,9 @@ import pygame
 from pacman.actions import Directions
 from pacman.display import WindowClosed, keys
 from pacman.display.controls import LIVE_HELP, NORMAL_SPEED, SPEEDS, speed_label
-from pacman.display.render import (
+from pacman.display.palette import (
     BLINK_THRESHOLD,
     CAPSULE_COLOR,
-    CELL_SIZE,
     FOOD_COLOR,
     GHOST_COLORS,
     PACMAN_COLOR,
@@ -51,6 +50,9 @@ from pacman.display.render import (
     SCARED_COLOR,
     WALL_COLOR,
     WALL_EDGE,
+)
+from pacman.display.render import (
+    CELL_SIZE,
     Renderer,
     fit_cell,
     ghost_body_color,

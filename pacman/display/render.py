@@ -29,61 +29,35 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
 from pacman.actions import VECTORS
+from pacman.display.palette import (
+    BACKGROUND,
+    BLINK_THRESHOLD,
+    CAPSULE_COLOR,
+    EYE_WHITE,
+    FOOD_COLOR,
+    GHOST_COLORS,
+    HELP_KEY,
+    OTHER_TONE,
+    PACMAN_COLOR,
+    PUPIL_COLOR,
+    SCARED_BLINK_COLOR,
+    SCARED_BLINK_FACE,
+    SCARED_COLOR,
+    SCARED_FACE,
+    STATUS_BACKGROUND,
+    STATUS_TEXT,
+    TONES,
+    WALL_COLOR,
+    WALL_EDGE,
+    Color,
+)
 from pacman.display.scene import Point, Pose, Scene, StatusRoom, StatusRow, mouth_degrees
 from pacman.layout import Layout
-
-Color = tuple[int, int, int]
 
 #: Pixels per board cell at zoom 1.
 CELL_SIZE = 30
 #: The smallest cell drawn: a tiny zoom or window still shows something.
 MIN_CELL = 4
-
-BACKGROUND: Color = (0, 0, 0)
-#: The body of a wall tube (what a wall cell's centre shows).
-WALL_COLOR: Color = (20, 30, 125)
-#: The bright outline around wall tubes.
-WALL_EDGE: Color = (70, 110, 255)
-FOOD_COLOR: Color = (255, 255, 255)
-CAPSULE_COLOR: Color = (255, 255, 255)
-PACMAN_COLOR: Color = (255, 230, 40)
-#: One colour per ghost (agent 1 takes the first, ...); cycled if a layout has more ghosts.
-GHOST_COLORS: tuple[Color, ...] = (
-    (230, 30, 30),  # red
-    (255, 150, 210),  # pink
-    (255, 160, 20),  # orange
-    (60, 210, 90),  # green
-    (170, 80, 230),  # purple
-    (150, 90, 40),  # brown
-)
-SCARED_COLOR: Color = (35, 45, 230)
-#: The colour a scared ghost flashes when its fright is about to end.
-SCARED_BLINK_COLOR: Color = (240, 240, 255)
-SCARED_FACE: Color = (255, 200, 160)
-SCARED_BLINK_FACE: Color = (230, 20, 20)
-EYE_WHITE: Color = (255, 255, 255)
-PUPIL_COLOR: Color = (20, 20, 90)
-STATUS_BACKGROUND: Color = (15, 15, 15)
-STATUS_TEXT: Color = (255, 255, 255)
-HELP_KEY: Color = (255, 230, 40)
-#: Colours of outcome words (status bar and banner); anything else is `OTHER_TONE`.
-TONES: dict[str, Color] = {
-    "win": (90, 230, 90),
-    "loss": (240, 70, 70),
-    "move_limit": (230, 230, 140),
-}
-OTHER_TONE: Color = (255, 160, 60)
-
-#: A scared ghost starts blinking when its timer falls below this (its last few moves).
-BLINK_THRESHOLD = 8
-
-#: Every named colour, for exporters that build a fixed palette (GIF) and must keep them exact.
-NAMED_COLORS: tuple[Color, ...] = (
-    BACKGROUND, WALL_COLOR, WALL_EDGE, FOOD_COLOR, PACMAN_COLOR, *GHOST_COLORS, SCARED_COLOR,
-    SCARED_BLINK_COLOR, SCARED_FACE, SCARED_BLINK_FACE, EYE_WHITE, PUPIL_COLOR,
-    STATUS_BACKGROUND, HELP_KEY, *TONES.values(), OTHER_TONE,
-)
-
 
 def ghost_body_color(index: int, scared_timer: int) -> Color:
     """The body colour of ghost `index` (1-based agent index) with that scared timer.

@@ -14,7 +14,8 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
 from pacman.display import WindowUnavailable
-from pacman.display.render import BACKGROUND, canvas_size, fit_cell, status_need, zoom_cell
+from pacman.display.palette import BACKGROUND
+from pacman.display.render import canvas_size, fit_cell, status_need, zoom_cell
 from pacman.display.scene import StatusRoom
 from pacman.layout import Layout
 

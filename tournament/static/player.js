@@ -32,32 +32,18 @@
   var FRAME_TIME = 0.1; // seconds per move at 1x (the viewer's default)
   var MAX_SLIDE = 1.01; // farther than a cell is a jump (an eaten ghost sent home)
 
-  // Pictures, as pacman/display/scene.py and render.py.
-  var MOUTH_OPEN = 40;
-  var MOUTH_SHUT = 6;
-  var BLINK_THRESHOLD = 8;
+  // Pictures: the colours, blinking and mouth come from assets/palette.js, which the report
+  // writes from pacman/display/palette.py (the pygame renderer's own), so they have one home.
+  var PALETTE = window.pacmanArenaPalette || null;
+  var COLORS = PALETTE || {};
+  var GHOST_COLORS = PALETTE ? PALETTE.ghosts : [];
+  var MOUTH_OPEN = PALETTE ? PALETTE.mouthOpen : 0;
+  var MOUTH_SHUT = PALETTE ? PALETTE.mouthShut : 0;
+  var BLINK_THRESHOLD = PALETTE ? PALETTE.blinkThreshold : 0;
   var MAX_CELL = 40;
   var MIN_CELL = 4;
   var CACHED_GAMES = 16; // decoded games kept, for going back and forth along the list
   var VECTORS = { North: [0, 1], South: [0, -1], East: [1, 0], West: [-1, 0], Stop: [0, 0] };
-  var COLORS = {
-    background: "rgb(0,0,0)",
-    wall: "rgb(20,30,125)",
-    wallEdge: "rgb(70,110,255)",
-    food: "rgb(255,255,255)",
-    capsule: "rgb(255,255,255)",
-    pacman: "rgb(255,230,40)",
-    scared: "rgb(35,45,230)",
-    scaredBlink: "rgb(240,240,255)",
-    scaredFace: "rgb(255,200,160)",
-    scaredBlinkFace: "rgb(230,20,20)",
-    eyeWhite: "rgb(255,255,255)",
-    pupil: "rgb(20,20,90)"
-  };
-  var GHOST_COLORS = [
-    "rgb(230,30,30)", "rgb(255,150,210)", "rgb(255,160,20)",
-    "rgb(60,210,90)", "rgb(170,80,230)", "rgb(150,90,40)"
-  ];
   var ENDINGS = ["win", "loss", "move_limit"];
 
   var KEYS = {
@@ -288,7 +274,7 @@
   }
 
   function toneOf(outcome) {
-    return ENDINGS.indexOf(outcome) >= 0 ? outcome : "other";
+    return COLORS.tones[outcome] || COLORS.otherTone;
   }
 
   function speedLabel(level) {
@@ -796,7 +782,7 @@
       var line = el("div", "player-status-row");
       line.appendChild(el("span", "player-status-left", row[0]));
       var centre = el("span", "player-status-centre", row[1]);
-      if (row[3]) centre.classList.add("player-tone-" + row[3]);
+      if (row[3]) centre.style.color = row[3];
       line.appendChild(centre);
       line.appendChild(el("span", "player-status-right", row[2]));
       status.appendChild(line);
@@ -1016,6 +1002,11 @@
   function init() {
     var section = document.getElementById("player");
     if (!section) return;
+    if (!PALETTE) {
+      section.textContent = "The replay player cannot start: assets/palette.js is missing.";
+      section.setAttribute("data-state", "error");
+      return;
+    }
     var player = new Player(section);
     // After the page's other start-up handlers (the table sorts its rows first).
     window.setTimeout(function () { player.start(); }, 0);
