@@ -311,6 +311,9 @@ def test_dask_workers_that_die_cost_only_replays(
     assert died > 0  # the plan kills a first try of some game with this seed
     for gid, row in rows.items():
         if row["outcome"] == "infra_error":
-            assert "KilledWorker" in row["message"], row["message"]
+            # Lost past the allowed failures: the scheduler says KilledWorker, or (when the
+            # future comes back lost before it says so, a matter of timing) the ledger does.
+            assert ("KilledWorker" in row["message"]
+                    or "the cluster lost it" in row["message"]), row["message"]
         else:
             assert deciding(row) == undisturbed[gid], gid
