@@ -25,8 +25,9 @@ browser:
 		[ -x /usr/bin/chromium ] || { echo "apt-get could not install chromium" >&2; exit 1; }; \
 	else \
 		echo "The browser tests need Chromium at $(PACMAN_ARENA_CHROMIUM)." >&2; \
-		echo "Install it as root: apt-get install chromium (Debian/Ubuntu), or set" >&2; \
-		echo "PACMAN_ARENA_CHROMIUM to the path of a Chromium or Chrome executable." >&2; \
+		echo "Install it as root: apt-get install chromium (Debian), or set" >&2; \
+		echo "PACMAN_ARENA_CHROMIUM to the path of a Chromium or Chrome executable" >&2; \
+		echo "(on Ubuntu, chromium comes as a snap: /snap/bin/chromium)." >&2; \
 		exit 1; \
 	fi
 

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -251,3 +251,42 @@ def test_report_recreates_missing_replays_when_asked(tmp_path: Path) -> None:
     assert "re-created 2 of 2 replay(s)" in printed
     rows = Page(team).body_rows("games")
     assert all((team.parent / str(r.attrs.get("data-frames"))).is_file() for r in rows)
+
+
+#: The element's top is in the upper half of the window (the player: taller than some windows).
+IN_VIEW = """selector => {
+    const box = document.querySelector(selector).getBoundingClientRect();
+    return box.top >= -1 && box.top < window.innerHeight / 2;
+}"""
+#: The element is wholly in the window (the filters, at the end of a page the list shortened).
+WHOLLY_IN_VIEW = """selector => {
+    const box = document.querySelector(selector).getBoundingClientRect();
+    return box.top >= -1 && box.bottom <= window.innerHeight + 1;
+}"""
+
+
+def test_links_bring_what_they_open_into_view(published: Published,
+                                              browser_page: BrowserPage) -> None:
+    """A link that opens a game or filters the list scrolls to it, also when it asks for
+    what is already shown (which changes no address); at a laptop's window size."""
+    page = browser_page.page
+    page.set_viewport_size({"width": 1366, "height": 600})
+    team = published.folder / "team-greedy.html"
+    rows = Page(team).body_rows("games")
+    # A link from elsewhere to a game: the player is in view once the game is shown.
+    page.goto(f"{team.as_uri()}#game={quote(rows[-1].attrs['data-game'], safe='')}")
+    expect(page.locator("#player")).to_have_attribute("data-state", "ready")
+    page.wait_for_function(IN_VIEW, arg="#player")
+    # "watch" on the game already shown, from the bottom of the page.
+    page.goto(team.as_uri())
+    expect(page.locator("#player")).to_have_attribute("data-game", rows[0].attrs["data-game"])
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_function(f"!({IN_VIEW})('#player')")
+    page.locator("#games tbody tr").first.locator("td.watch a").click()
+    page.wait_for_function(IN_VIEW, arg="#player")
+    # A cell's "show games": the filtered list comes into view, twice in a row.
+    for _ in range(2):
+        page.evaluate("window.scrollTo(0, 0)")
+        page.wait_for_function(f"!({WHOLLY_IN_VIEW})('#game-filters')")
+        page.locator("#cells a", has_text="show games").first.click()
+        page.wait_for_function(WHOLLY_IN_VIEW, arg="#game-filters")

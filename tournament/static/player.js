@@ -495,6 +495,7 @@
     this.last = null; // time of the last animation frame while playing
     this.painter = null;
     this.whereText = "";
+    this.reveal = false; // scroll the player into view when the game asked for is shown
     this.build();
     this.setState("empty");
   }
@@ -717,6 +718,7 @@
     this.seek.value = "0";
     this.seek.disabled = true;
     this.setState("error");
+    this.revealIfAsked();
   };
 
   Player.prototype.show = function (game) {
@@ -728,6 +730,7 @@
     this.fit(true);
     this.render();
     if (!this.paused) this.startClock();
+    this.revealIfAsked();
   };
 
   /** Size the canvas to the room the page gives it (a new size means a new painter). */
@@ -956,9 +959,21 @@
     var own = this.ownHash === location.hash;
     this.ownHash = null;
     var id = gameInHash();
-    if (id === null || id === this.gameId) return;
+    if (id === null) return;
+    this.reveal = !own; // a link was followed: bring the player into view once it shows
+    if (id === this.gameId) {
+      this.revealIfAsked(); // the game shown already (the first one, opened on arrival)
+      return;
+    }
     this.open(id, false);
-    if (!own && this.section.scrollIntoView) this.section.scrollIntoView({ block: "nearest" });
+  };
+
+  /** Scroll the player to the top of the window, once, when a link asked for a game: after
+   * the game is shown (or refused), so that the board's final size is known. */
+  Player.prototype.revealIfAsked = function () {
+    if (!this.reveal) return;
+    this.reveal = false;
+    if (this.section.scrollIntoView) this.section.scrollIntoView({ block: "start" });
   };
 
   Player.prototype.start = function () {
@@ -980,10 +995,19 @@
         subtree: true, childList: true, attributes: true, attributeFilter: ["hidden"]
       });
     }
+    // A link to the game already shown changes no address, so no hashchange: reveal it here.
+    document.addEventListener("click", function (event) {
+      var link = event.target && event.target.closest ? event.target.closest("a[href]") : null;
+      if (!link || link.getAttribute("href") !== location.hash) return;
+      if (gameInHash() === self.gameId) {
+        self.reveal = true;
+        self.revealIfAsked();
+      }
+    });
     var id = gameInHash();
     if (id !== null) {
+      this.reveal = true;
       this.open(id, false);
-      this.section.scrollIntoView({ block: "nearest" });
       return;
     }
     var first = this.entries().filter(visible).filter(function (e) {

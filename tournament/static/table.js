@@ -116,10 +116,27 @@
         form.addEventListener("input", function () { applyFilters(table, form); });
         form.addEventListener("change", function () { applyFilters(table, form); });
         form.addEventListener("submit", function (event) { event.preventDefault(); });
-        filtersFromAddress(form);
+        var reveal = function () {
+          // A link asked for these games: show the list, not the top of the page.
+          if (form.scrollIntoView) form.scrollIntoView({ block: "start" });
+        };
+        var fromAddress = filtersFromAddress(form);
         applyFilters(table, form);
+        if (fromAddress) reveal();
         window.addEventListener("hashchange", function () {
-          if (filtersFromAddress(form)) applyFilters(table, form);
+          if (filtersFromAddress(form)) {
+            applyFilters(table, form);
+            reveal();
+          }
+        });
+        // The same link again changes no address (no hashchange): filter and reveal anyway.
+        document.addEventListener("click", function (event) {
+          var link = event.target && event.target.closest ? event.target.closest("a[href]") : null;
+          if (!link || link.getAttribute("href") !== window.location.hash) return;
+          if (filtersFromAddress(form)) {
+            applyFilters(table, form);
+            reveal();
+          }
         });
       });
   }
