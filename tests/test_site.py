@@ -251,3 +251,59 @@ def test_report_recreates_missing_replays_when_asked(tmp_path: Path) -> None:
     assert "re-created 2 of 2 replay(s)" in printed
     rows = Page(team).body_rows("games")
     assert all((team.parent / str(r.attrs.get("data-frames"))).is_file() for r in rows)
+
+
+WHERE_AM_I_AGENT = '''
+import os
+
+from game import Agent
+
+
+class WhereAgent(Agent):
+    """Prints where its file and its working folder are, then crashes naming both."""
+
+    def getAction(self, state):
+        print("file", __file__, "cwd", os.getcwd())
+        raise RuntimeError("crash in " + __file__ + " from " + os.getcwd())
+'''
+
+
+def test_a_run_elsewhere_leaves_no_scratch_or_snapshot_path(tmp_path: Path) -> None:
+    """Games played with another TMPDIR than the report's (a run started from another shell,
+    a Dask worker's machine) name the sandbox's scratch folder and the team's snapshot in a
+    cache there: folders no prefix of the report's knows. Neither reaches the folder; the
+    team's file is named as the team's."""
+    team = tmp_path / "submissions" / "wanderer"
+    team.mkdir(parents=True)
+    (team / "multiAgents.py").write_text(WHERE_AM_I_AGENT, encoding="utf-8")
+    (team / "team.yaml").write_text("agent: multiAgents.py:WhereAgent\n", encoding="utf-8")
+    report_tmp = tmp_path / "tmp-of-the-report"
+    report_tmp.mkdir()
+    config = tmp_path / "cup.yaml"
+    config.write_text(
+        "name: Elsewhere cup\n"
+        "entrants: {submissions: submissions}\n"
+        "grid: {layouts: [testClassic], ghosts: [{agent: RandomGhost, count: 1}]}\n"
+        "games_per_cell: 1\n"
+        "workers: 1\n"
+        "record: {replays: all}\n"
+        "output: out\n",
+        encoding="utf-8",
+    )
+    # The run in the usual TMPDIR (a short one: the sandbox check binds a socket there),
+    # the report with another.
+    for command, tmp in ((["run", str(config)], None), (["report", str(config)], report_tmp)):
+        env = {**os.environ, "TMPDIR": str(tmp)} if tmp else dict(os.environ)
+        done = subprocess.run([sys.executable, "-m", "tournament", *command], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300, env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+    folder = tmp_path / "out" / "report"
+    frames = list((folder / "games").glob("*.js"))
+    assert frames
+    for file in [*folder.rglob("*.html"), *frames]:
+        text = file.read_text(encoding="utf-8")
+        for secret in ("pacman-arena-run-", "pacman-agent0-"):
+            assert secret not in text, (file.relative_to(folder), secret)
+    words = Page(folder / "team-wanderer.html").words()
+    assert "crash in wanderer/multiAgents.py from <sandbox>/work" in words
+    assert "crash in wanderer/multiAgents.py" in frames[0].read_text(encoding="utf-8")
