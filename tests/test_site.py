@@ -307,3 +307,29 @@ def test_a_run_elsewhere_leaves_no_scratch_or_snapshot_path(tmp_path: Path) -> N
     words = Page(folder / "team-wanderer.html").words()
     assert "crash in wanderer/multiAgents.py from <sandbox>/work" in words
     assert "crash in wanderer/multiAgents.py" in frames[0].read_text(encoding="utf-8")
+
+
+def test_values_missing_sort_last_both_ways(tmp_path: Path, browser_page: BrowserPage) -> None:
+    """A column's dashes (no value: a team without wins has no mean score over wins) stay
+    below the figures whichever way it is sorted: sorting "highest first" must show the
+    highest, not every team without one."""
+    from tournament.report import write_assets
+
+    write_assets(tmp_path)
+    cells = [("a", "3"), ("b", ""), ("c", "10"), ("d", ""), ("e", "-2")]
+    rows = "".join(f'<tr><td class="name">{name}</td><td data-sort="{value}">'
+                   f'{value or "&ndash;"}</td></tr>' for name, value in cells)
+    page_file = tmp_path / "sorting.html"
+    page_file.write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>t</title></head><body>'
+        '<table id="t" class="sortable"><thead><tr><th>Name</th><th>Value</th></tr></thead>'
+        f'<tbody>{rows}</tbody></table><script src="assets/table.js"></script></body></html>',
+        encoding="utf-8")
+    page = browser_page.page
+    page.goto(page_file.as_uri())
+    names = page.locator("#t tbody td.name")
+    header = page.locator("#t thead th", has_text="Value")
+    header.click()
+    expect(names).to_have_text(["e", "a", "c", "b", "d"])
+    header.click()
+    expect(names).to_have_text(["c", "a", "e", "b", "d"])
