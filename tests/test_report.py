@@ -328,3 +328,18 @@ def test_single_entrant_default_depth_and_no_scored_games(tmp_path: Path) -> Non
     only = write_report(table(rows[:4]), config, tmp_path / "solo-report")
     assert [name for _, name in leaderboard_rows(only)] == ["solo"]
     assert "No games yet for ghostly" in only.read_text(encoding="utf-8")
+
+
+def test_redactor_names_sandbox_and_snapshot_folders_of_any_machine() -> None:
+    """A worker's or another TMPDIR's sandbox scratch and team snapshots, which no prefix
+    names: a snapshot path becomes the team's folder name, a scratch folder `<sandbox>`."""
+    redact = Redactor([])
+    digest = "0123456789abcdef" * 4
+    assert redact(f'File "/scratch/w-3/pacman-arena-teams/{digest}/alpha/multiAgents.py"'
+                  ) == 'File "alpha/multiAgents.py"'
+    assert redact(f"/srv/t/pacman-arena-run-81-ab_c9/{digest}/alpha/x.py, "
+                  f"/tmp/pacman-arena-teams-1000/{digest}/beta/y.py") == "alpha/x.py, beta/y.py"
+    assert redact("cwd /local/me/pacman-agent0-6844-vmsxz9yt/work; HOME='/x/pacman-agent12-1-q'"
+                  ) == "cwd <sandbox>/work; HOME='<sandbox>'"
+    assert redact("cut at /srv/me/pacman-agent0-6844-...") == "cut at <sandbox>..."
+    assert redact("a pacman-agent of mine") == "a pacman-agent of mine"

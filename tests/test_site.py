@@ -290,3 +290,85 @@ def test_links_bring_what_they_open_into_view(published: Published,
         page.wait_for_function(f"!({WHOLLY_IN_VIEW})('#game-filters')")
         page.locator("#cells a", has_text="show games").first.click()
         page.wait_for_function(WHOLLY_IN_VIEW, arg="#game-filters")
+
+
+WHERE_AM_I_AGENT = '''
+import os
+
+from game import Agent
+
+
+class WhereAgent(Agent):
+    """Prints where its file and its working folder are, then crashes naming both."""
+
+    def getAction(self, state):
+        print("file", __file__, "cwd", os.getcwd())
+        raise RuntimeError("crash in " + __file__ + " from " + os.getcwd())
+'''
+
+
+def test_a_run_elsewhere_leaves_no_scratch_or_snapshot_path(tmp_path: Path) -> None:
+    """Games played with another TMPDIR than the report's (a run started from another shell,
+    a Dask worker's machine) name the sandbox's scratch folder and the team's snapshot in a
+    cache there: folders no prefix of the report's knows. Neither reaches the folder; the
+    team's file is named as the team's."""
+    team = tmp_path / "submissions" / "wanderer"
+    team.mkdir(parents=True)
+    (team / "multiAgents.py").write_text(WHERE_AM_I_AGENT, encoding="utf-8")
+    (team / "team.yaml").write_text("agent: multiAgents.py:WhereAgent\n", encoding="utf-8")
+    report_tmp = tmp_path / "tmp-of-the-report"
+    report_tmp.mkdir()
+    config = tmp_path / "cup.yaml"
+    config.write_text(
+        "name: Elsewhere cup\n"
+        "entrants: {submissions: submissions}\n"
+        "grid: {layouts: [testClassic], ghosts: [{agent: RandomGhost, count: 1}]}\n"
+        "games_per_cell: 1\n"
+        "workers: 1\n"
+        "record: {replays: all}\n"
+        "output: out\n",
+        encoding="utf-8",
+    )
+    # The run in the usual TMPDIR (a short one: the sandbox check binds a socket there),
+    # the report with another.
+    for command, tmp in ((["run", str(config)], None), (["report", str(config)], report_tmp)):
+        env = {**os.environ, "TMPDIR": str(tmp)} if tmp else dict(os.environ)
+        done = subprocess.run([sys.executable, "-m", "tournament", *command], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300, env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+    folder = tmp_path / "out" / "report"
+    frames = list((folder / "games").glob("*.js"))
+    assert frames
+    for file in [*folder.rglob("*.html"), *frames]:
+        text = file.read_text(encoding="utf-8")
+        for secret in ("pacman-arena-run-", "pacman-agent0-"):
+            assert secret not in text, (file.relative_to(folder), secret)
+    words = Page(folder / "team-wanderer.html").words()
+    assert "crash in wanderer/multiAgents.py from <sandbox>/work" in words
+    assert "crash in wanderer/multiAgents.py" in frames[0].read_text(encoding="utf-8")
+
+
+def test_values_missing_sort_last_both_ways(tmp_path: Path, browser_page: BrowserPage) -> None:
+    """A column's dashes (no value: a team without wins has no mean score over wins) stay
+    below the figures whichever way it is sorted: sorting "highest first" must show the
+    highest, not every team without one."""
+    from tournament.report import write_assets
+
+    write_assets(tmp_path)
+    cells = [("a", "3"), ("b", ""), ("c", "10"), ("d", ""), ("e", "-2")]
+    rows = "".join(f'<tr><td class="name">{name}</td><td data-sort="{value}">'
+                   f'{value or "&ndash;"}</td></tr>' for name, value in cells)
+    page_file = tmp_path / "sorting.html"
+    page_file.write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>t</title></head><body>'
+        '<table id="t" class="sortable"><thead><tr><th>Name</th><th>Value</th></tr></thead>'
+        f'<tbody>{rows}</tbody></table><script src="assets/table.js"></script></body></html>',
+        encoding="utf-8")
+    page = browser_page.page
+    page.goto(page_file.as_uri())
+    names = page.locator("#t tbody td.name")
+    header = page.locator("#t thead th", has_text="Value")
+    header.click()
+    expect(names).to_have_text(["e", "a", "c", "b", "d"])
+    header.click()
+    expect(names).to_have_text(["c", "a", "e", "b", "d"])

@@ -9,6 +9,13 @@ the agents printed, paths included. A `Redactor` rewrites every known prefix to 
 reader understands (`alpha/multiAgents.py`, `<output>`, `<python>`), longest first so that a
 team folder inside the home folder is named as the team.
 
+Some folders are the platform's own and move with the machine that played: a sandbox's
+scratch folder (`$TMPDIR/pacman-agent0-<pid>-<random>`, the agent's working folder and home)
+and a snapshot of a team in a cache (`.../pacman-arena-run-<pid>-<random>/<digest>/alpha`,
+`pacman-arena-teams-<uid>/...`, a Dask worker's local folder). A run whose TMPDIR is not the
+report's, or whose games were played on other machines, names folders no prefix here knows,
+so these are recognised by their own names wherever they are (`SANDBOX_PATH`, `SNAPSHOT_PATH`).
+
 It cannot know every path a team's code prints (a team may print `/etc/passwd`; that names
 nothing of the organizer's), so the report's privacy test looks for the organizer's own
 prefixes, which this class replaces, in every file of the published folder.
@@ -30,6 +37,15 @@ from tournament.config import TournamentConfig
 #: Host names shorter than this are left alone: `pc` or `a1` would match ordinary words (and
 #: say little about the machine).
 MIN_HOST_NAME = 3
+
+#: The absolute folders before a platform folder's own name (a worker's, any TMPDIR).
+_PARENTS = r"(?:/[\w.@+~-]+)*/"
+#: A sandbox's scratch folder, on whatever machine played (`pacman.sandbox.process`).
+SANDBOX_PATH = re.compile(_PARENTS + r"pacman-agent\d+-\d+-?[\w-]*")
+#: A team's snapshot in a team cache, on whatever machine played (`tournament.bundles`):
+#: the team's folder name is kept (`alpha/multiAgents.py`, as for a team's own folder).
+SNAPSHOT_PATH = re.compile(
+    _PARENTS + r"(?:pacman-arena-run-\d+-[\w-]+|pacman-arena-teams(?:-\d+)?)/[0-9a-f]{64}/")
 
 
 class Redactor:
@@ -75,6 +91,9 @@ class Redactor:
         return cls(prefixes, hosts)
 
     def __call__(self, text: str) -> str:
+        if "pacman-a" in text:
+            text = SNAPSHOT_PATH.sub("", text)
+            text = SANDBOX_PATH.sub("<sandbox>", text)
         for prefix, name in self.pairs:
             if prefix in text:
                 text = _replace_prefix(text, prefix, name)

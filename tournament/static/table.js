@@ -2,11 +2,12 @@
  *
  * Every <table class="sortable"> sorts by a column when its header is clicked (again: the
  * other way). A cell's data-sort value is what it sorts by when present (numbers as numbers),
- * else its text. A table with data-filters="<form id>" shows only the rows that match every
- * control of that form: a control named "q" matches the row's text, any other control named
- * N matches the row's data-N attribute exactly, or any of its values separated by "|"
- * ("" matches every row). Filtered rows get the hidden
- * attribute, which the replay player reads to know the list's visible games.
+ * else its text; cells with no value (an empty data-sort, a dash) stay last either way.
+ * A table with data-filters="<form id>" shows only the rows that match every control of that
+ * form: a control named "q" matches the row's text, any other control named N matches the
+ * row's data-N attribute exactly, or any of its values separated by "|" ("" matches every
+ * row). Filtered rows get the hidden attribute, which the replay player reads to know the
+ * list's visible games.
  *
  * The page's address can set the filters: team-x.html#layout=smallClassic&depth=2 (the
  * index's heat map links there). A "game" key is the player's and is left to it.
@@ -20,6 +21,11 @@
     var text = raw.trim();
     var number = Number(text);
     return text !== "" && !isNaN(number) ? number : text.toLowerCase();
+  }
+
+  /** A cell with no value: an empty data-sort, or the dash the pages show for none. */
+  function missing(key) {
+    return key === "" || key === "\u2013";
   }
 
   function compare(a, b) {
@@ -44,6 +50,9 @@
       return { row: row, key: sortValue(row.cells[column]), index: index };
     });
     rows.sort(function (x, y) {
+      /* Missing values last both ways: "highest first" shows the highest, not the dashes. */
+      var gap = Number(missing(x.key)) - Number(missing(y.key));
+      if (gap) return gap;
       var order = compare(x.key, y.key);
       if (descending) order = -order;
       return order || x.index - y.index;
