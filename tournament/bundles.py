@@ -63,7 +63,7 @@ class TeamCache:
         """A new private cache under TMPDIR for one run (the caller removes it with `remove`;
         a run killed before it could is swept by the next one)."""
         _sweep(Path(tempfile.gettempdir()))
-        return cls(Path(tempfile.mkdtemp(prefix=f"{_RUN_PREFIX}{os.getpid()}-")))
+        return cls(Path(tempfile.mkdtemp(prefix=f"{RUN_PREFIX}{os.getpid()}-")))
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -168,13 +168,16 @@ class TeamCache:
 
 
 #: A run's own cache: `<TMPDIR>/pacman-arena-run-<pid>-<random>`.
-_RUN_PREFIX = "pacman-arena-run-"
+RUN_PREFIX = "pacman-arena-run-"
+#: The shared caches' folder name (`<TMPDIR>/pacman-arena-teams-<uid>`, or in a Dask worker's
+#: local directory): `tournament.privacy` finds snapshot paths by these names.
+TEAMS_FOLDER = "pacman-arena-teams"
 
 
 def _sweep(tmp: Path) -> None:
     """Remove the run caches of this user's runs that were killed before removing theirs."""
-    for entry in tmp.glob(f"{_RUN_PREFIX}*"):
-        pid = entry.name[len(_RUN_PREFIX):].partition("-")[0]
+    for entry in tmp.glob(f"{RUN_PREFIX}*"):
+        pid = entry.name[len(RUN_PREFIX):].partition("-")[0]
         try:
             if not pid.isdigit() or entry.lstat().st_uid != os.getuid():
                 continue
@@ -188,7 +191,7 @@ def _sweep(tmp: Path) -> None:
 def default_cache() -> TeamCache:
     """This user's cache under TMPDIR, for games played outside a run (tests, `recreate`):
     snapshots are named by their content, so sharing it between processes is safe."""
-    return TeamCache(Path(tempfile.gettempdir()) / f"pacman-arena-teams-{os.getuid()}")
+    return TeamCache(Path(tempfile.gettempdir()) / f"{TEAMS_FOLDER}-{os.getuid()}")
 
 
 def worker_cache() -> TeamCache:
@@ -196,7 +199,7 @@ def worker_cache() -> TeamCache:
     try:
         from distributed import get_worker
 
-        return TeamCache(Path(get_worker().local_directory) / "pacman-arena-teams")
+        return TeamCache(Path(get_worker().local_directory) / TEAMS_FOLDER)
     except (ImportError, ValueError):
         return default_cache()
 

@@ -32,6 +32,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pacman
+from pacman.sandbox.process import SCRATCH_PREFIX
+from tournament.bundles import RUN_PREFIX, TEAMS_FOLDER
 from tournament.config import TournamentConfig
 
 #: Host names shorter than this are left alone: `pc` or `a1` would match ordinary words (and
@@ -41,11 +43,12 @@ MIN_HOST_NAME = 3
 #: The absolute folders before a platform folder's own name (a worker's, any TMPDIR).
 _PARENTS = r"(?:/[\w.@+~-]+)*/"
 #: A sandbox's scratch folder, on whatever machine played (`pacman.sandbox.process`).
-SANDBOX_PATH = re.compile(_PARENTS + r"pacman-agent\d+-\d+-?[\w-]*")
+SANDBOX_PATH = re.compile(_PARENTS + re.escape(SCRATCH_PREFIX) + r"\d+-\d+-?[\w-]*")
 #: A team's snapshot in a team cache, on whatever machine played (`tournament.bundles`):
 #: the team's folder name is kept (`alpha/multiAgents.py`, as for a team's own folder).
 SNAPSHOT_PATH = re.compile(
-    _PARENTS + r"(?:pacman-arena-run-\d+-[\w-]+|pacman-arena-teams(?:-\d+)?)/[0-9a-f]{64}/")
+    _PARENTS + rf"(?:{re.escape(RUN_PREFIX)}\d+-[\w-]+|{re.escape(TEAMS_FOLDER)}(?:-\d+)?)"
+    r"/[0-9a-f]{64}/")
 
 
 class Redactor:

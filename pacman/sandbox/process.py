@@ -70,6 +70,11 @@ SIGNAL_NAMES: dict[int, str] = {
 }
 
 
+#: A sandbox's scratch folder is `<root>/pacman-agent<index>-<pid>-<random>`: the pid lets a
+#: later run sweep the folders of dead ones, and `tournament.privacy` finds them in text.
+SCRATCH_PREFIX = "pacman-agent"
+
+
 class SandboxError(InfraFailure):
     """The platform could not run the sandbox; never the agent's fault."""
 
@@ -233,7 +238,7 @@ class AgentProcess:
         #: What interrupted the referee's wait for an answer (from `on_wait`), if anything.
         self.interruption: BaseException | None = None
         sweep_leftovers(self.placement.root)
-        self._home = Path(tempfile.mkdtemp(prefix=f"pacman-agent{self.index}-{os.getpid()}-",
+        self._home = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{self.index}-{os.getpid()}-",
                                            dir=self.placement.root))
         self.workdir = self._home / "work"
         self.workdir.mkdir()
@@ -830,7 +835,7 @@ def sweep_leftovers(root: Path | None) -> None:
     if key in _swept:
         return
     _swept.add(key)
-    for path in folder.glob("pacman-agent*-*-*"):
+    for path in folder.glob(f"{SCRATCH_PREFIX}*-*-*"):
         owner = path.name.split("-")[2]
         if owner.isdigit() and not _alive(int(owner)):
             remove_tree(path)
