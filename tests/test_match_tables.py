@@ -287,7 +287,8 @@ def test_report_shows_ratings_in_order_and_the_crosstable(
     # Each crosstable cell links to the Pacman's games against that ghost team.
     first = page.body_rows("crosstable")[0].links[1:]
     assert [dict(parse_qsl(link.partition("#")[2])) for link in first] == [
-        {"opponent": ODD, "side": "pacman"}, {"opponent": "RandomGhost", "side": "pacman"}]
+        {"opponent": ODD, "side": "pacman", "format": "match"},
+        {"opponent": "RandomGhost", "side": "pacman", "format": "match"}]
 
     # A page per team, by name; the two-sided team's shows both ratings, its row and column,
     # and every game of both its sides.
@@ -307,6 +308,16 @@ def test_report_shows_ratings_in_order_and_the_crosstable(
     # As ghosts against itself: the game is on the page once per side it played.
     own = [g for g in games if g.attrs["data-opponent"] == ODD]
     assert {g.attrs["data-side"] for g in own} == {"pacman"}
+    # The heat map counts the games against the grid's ghosts only, and so do its links.
+    heat = Page(index).body_rows("heatmap")
+    for row in heat:
+        for href, cell in zip(row.links[1:], row.cell_attrs[1:]):
+            target, _, fragment = href.partition("#")
+            wanted = dict(parse_qsl(fragment))
+            assert wanted["format"] == "fixed"
+            games = [g for g in Page(out / target).body_rows("games")
+                     if all(g.attrs[f"data-{k}"] == v for k, v in wanted.items())]
+            assert f"of {len(games)} scored games" in cell["title"]
     ace = Page(out / "team-ace.html")
     assert "overall" in ace.tables and "ratings" not in ace.tables
 

@@ -312,7 +312,7 @@ def test_next_and_previous_follow_the_visible_rows(site: Site, browser_page: Bro
     shown(page, game=OTHER, state="ready", move="0")
     assert page.evaluate("location.hash") == f"#game={quote(OTHER, safe='')}"
     assert "2/7" in status(page)
-    page.keyboard.press("PageUp")
+    page.keyboard.press("p")
     shown(page, game=SMALL)
     # The table re-sorted: the crash row first. Previous of the first visible row follows it.
     page.evaluate(f"""() => {{
@@ -323,7 +323,7 @@ def test_next_and_previous_follow_the_visible_rows(site: Site, browser_page: Bro
     shown(page, game=CRASH, state="ready")
     page.click(".player-next")
     shown(page, game=SMALL)
-    page.keyboard.press("PageDown")
+    page.keyboard.press("n")
     shown(page, game=OTHER)
     # Hidden rows are skipped whatever their place; the current row keeps its place.
     page.eval_on_selector(f'tr[data-game="{OTHER}"]', "row => { row.hidden = true; }")

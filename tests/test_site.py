@@ -372,3 +372,33 @@ def test_values_missing_sort_last_both_ways(tmp_path: Path, browser_page: Browse
     expect(names).to_have_text(["e", "a", "c", "b", "d"])
     header.click()
     expect(names).to_have_text(["c", "a", "e", "b", "d"])
+
+
+def test_keys_scroll_the_page_when_the_player_is_off_screen(published: Published,
+                                                            browser_page: BrowserPage) -> None:
+    """Down a long list the page's keys are the page's: End scrolls to the bottom instead of
+    moving the player to the last move; on screen, End is the player's."""
+    page = browser_page.page
+    page.set_viewport_size({"width": 1366, "height": 400})
+    page.goto((published.folder / "team-greedy.html").as_uri())
+    player = page.locator("#player")
+    expect(player).to_have_attribute("data-state", "ready")
+    # Just below the player, on a page as long as a big team's (a spacer stands for the rows).
+    below = page.evaluate("""() => {
+        const spacer = document.createElement('div');
+        spacer.style.height = '3000px';
+        document.body.appendChild(spacer);
+        const box = document.querySelector('#player').getBoundingClientRect();
+        window.scrollTo(0, window.scrollY + box.bottom + 5);
+        return document.body.scrollHeight - (window.scrollY + window.innerHeight);
+    }""")
+    assert below > 50, below  # the page goes on: End has somewhere to scroll to
+    page.keyboard.press("End")
+    page.wait_for_function(
+        "Math.ceil(window.scrollY + window.innerHeight) >= document.body.scrollHeight")
+    # The key went to the page, not the player (which handles it as it is pressed).
+    assert player.get_attribute("data-move") == "0"
+    page.evaluate("window.scrollTo(0, 0)")
+    player.scroll_into_view_if_needed()
+    page.keyboard.press("End")
+    expect(player).to_have_attribute("data-move", str(player.get_attribute("data-moves")))

@@ -38,6 +38,9 @@ class TeamGame:
     layout: str
     #: The grid's depth, or None where agents searched to their own default.
     depth: int | None
+    #: `fixed` for a game against the grid's built-in ghosts, `match` for a head-to-head game
+    #: (the statistics and the heat map count only the first kind).
+    format: str
     #: Who the team played against: the ghosts (`2 RandomGhost`, or a ghost team's name) when
     #: it was Pacman, the Pacman entrant when it was the ghost team.
     opponent: str
@@ -108,6 +111,7 @@ def _game(row: dict[str, Any], side: str) -> TeamGame:
         layout=str(row["layout"]),
         depth=_int(row.get("depth")),
         opponent=opponent,
+        format="match" if ghost_entrant else "fixed",
         seed=int(row["seed"]),
         index=int(row["game_index"]),
         outcome=outcome,

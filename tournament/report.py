@@ -364,7 +364,7 @@ def _heatmap(cells: Any, entrants: list[str], slugs: dict[str, str],
                      f"[{_percent(cell['win_low'])}, {_percent(cell['win_high'])}] at "
                      f"{confidence:.0%}; mean score {_score(cell['mean_score'])}")
             href = (quote(f"team-{slugs[entrant]}.html") + "#"
-                    + urlencode({"layout": layout, "depth": depth}))
+                    + urlencode({"layout": layout, "depth": depth, "format": "fixed"}))
             line.append({"win_rate": cell["win_rate"], "title": title, "href": href})
         lines.append({"entrant": entrant, "cells": line})
     return {"columns": [{"layout": lay, "depth": d} for lay, d in columns], "rows": lines}
@@ -398,7 +398,7 @@ def _standings_view(shown: Standings, slugs: dict[str, str]) -> dict[str, Any]:
             title = (f"Pacman won {int(grids['wins'].loc[pacman, ghost])} of {int(games)}; "
                      f"mean score {_score(grids['mean_score'].loc[pacman, ghost])}")
             href = (quote(f"team-{slugs[str(pacman)]}.html") + "#"
-                    + urlencode({"opponent": ghost, "side": PACMAN}))
+                    + urlencode({"opponent": ghost, "side": PACMAN, "format": "match"}))
             line.append({"games": int(games), "rate": rate, "title": title, "href": href})
         lines.append({"pacman": str(pacman), "cells": line})
     view["grid"] = lines
@@ -436,6 +436,7 @@ def _team_view(name: str, row: dict[str, Any] | None, entrants: int, cells: Any,
     view["depths"] = sorted({_depth(g.game.depth) for g in games},
                             key=lambda d: (d != "default", int(d) if d.isdigit() else 0))
     view["opponents"] = sorted({g.game.opponent for g in games})
+    view["formats"] = sorted({g.game.format for g in games})
     return view
 
 

@@ -15,6 +15,9 @@
  * ghosts' eyes, scared and blinking ghosts); the controls follow pacman/display/controls.py
  * (the same commands, speeds and rules: stepping pauses, space at the end plays again).
  *
+ * The keys act while the player is on screen or holds the focus, so that further down a long
+ * list of games they scroll the page as usual.
+ *
  * For tests and scripts the section carries data-state (empty|loading|ready|playing|error),
  * data-game, data-move, data-moves and data-speed, and holds a .player-status element.
  */
@@ -57,9 +60,7 @@
     "-": "slower",
     r: "restart",
     n: "next",
-    PageDown: "next",
     p: "previous",
-    PageUp: "previous",
     h: "help"
   };
 
@@ -69,7 +70,7 @@
     ["Home / End", "first / last move"],
     ["+ / \u2212", "faster / slower"],
     ["r", "restart"],
-    ["n / p, PgDn / PgUp", "next / previous game of the list"],
+    ["n / p", "next / previous game of the list"],
     ["h", "this help"]
   ];
 
@@ -528,7 +529,7 @@
       controls.appendChild(b);
       return b;
     };
-    button("previous", "\u00AB game", "previous game (p, PageUp)", "previous");
+    button("previous", "\u00AB game", "previous game (p)", "previous");
     button("first", "|\u25C0\uFE0E\u25C0\uFE0E", "first move (Home)", "start");
     button("back", "\u25C0\uFE0E|", "one move back (\u2190)", "back");
     this.playButton = button("play", "\u25B6\uFE0E", "play / pause (space)", "pause");
@@ -548,7 +549,7 @@
     this.speedText = el("span", "player-speed", speedLabel(this.speedLevel));
     controls.appendChild(this.speedText);
     button("faster", "+", "faster (+)", "faster");
-    button("next", "game \u00BB", "next game (n, PageDown)", "next");
+    button("next", "game \u00BB", "next game (n)", "next");
     button("help-toggle", "?", "keys (h)", "help");
     section.appendChild(controls);
 
@@ -941,8 +942,19 @@
     if ((key === " " || key === "Enter") && pressable(target)) return;
     var command = KEYS[key];
     if (!command) return;
+    // The keys are the player's while it is on screen (or has the focus); further down a
+    // long list, space, arrows, Home and End scroll the page as usual.
+    if (!this.section.contains(target) && !this.onScreen()) return;
     event.preventDefault();
     this.command(command);
+  };
+
+  /** Whether a third of the player (or of the window, if the player is taller) is visible. */
+  Player.prototype.onScreen = function () {
+    var box = this.section.getBoundingClientRect();
+    var height = window.innerHeight || document.documentElement.clientHeight;
+    var seen = Math.min(box.bottom, height) - Math.max(box.top, 0);
+    return seen >= Math.min(box.height, height) / 3;
   };
 
   function gameInHash() {
