@@ -5,6 +5,7 @@ pieces that keep agent-made bytes and words in their place."""
 from __future__ import annotations
 
 import os
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from pacman.actions import action_name
 from pacman.describe import describe, describe_parts, quote
 from pacman.sandbox import check, guarantees, mounts
 from pacman.sandbox.confine import LAYERS, STOPS
-from pacman.sandbox.process import cpu_seconds_from_stat, fault_message
+from pacman.sandbox.process import SandboxError, cpu_seconds_from_stat, fault_message
 from tournament.cli import main as tournament_main
 
 ALL = (*LAYERS, "cpu share")
@@ -257,3 +258,14 @@ def test_a_team_whose_files_change_during_a_run_plays_the_files_the_run_hashed(
     row = play_task(task, snapshots.cache).row
     assert (row["outcome"], row["culprit"]) == ("load_error", 0), row["message"]
     assert "its files changed since the run hashed them" in row["message"]
+
+
+def test_a_temporary_folder_too_long_for_a_socket_is_a_clear_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check binds a unix socket in TMPDIR, whose path holds at most 107 bytes: a longer
+    TMPDIR (a cluster's scratch folders can be) stops with what to do, not a traceback."""
+    long = tmp_path / ("d" * 60) / ("e" * 60)
+    long.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(long))
+    with pytest.raises(SandboxError, match="set TMPDIR to a shorter folder"):
+        check.run_check()

@@ -26,7 +26,7 @@ from pacman.limits import Limits
 from pacman.loader import AgentRef
 from pacman.sandbox import guarantees
 from pacman.sandbox.confine import LAYERS, STOPS
-from pacman.sandbox.process import SandboxedHandle
+from pacman.sandbox.process import SandboxedHandle, SandboxError
 from pacman.sandbox.zygote import discard_zygote
 from pacman.state import GameState
 
@@ -62,7 +62,13 @@ def run_check(limits: Limits | None = None) -> CheckReport:
         before = target.stat()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         sock_path = str(Path(folder, "organizer.sock"))
-        sock.bind(sock_path)
+        try:
+            sock.bind(sock_path)
+        except OSError as exc:  # a unix socket's path holds at most 107 bytes
+            sock.close()
+            raise SandboxError(
+                f"cannot make the check's socket {sock_path} ({exc}): set TMPDIR to a "
+                "shorter folder") from None
         sock.setblocking(False)
         canary = secrets.token_hex(16)
         ref = AgentRef("ProbeAgent", module="", path=str(Path(__file__).with_name("probe.py")),
