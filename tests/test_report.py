@@ -18,6 +18,7 @@ from tournament.gamelist import RESULTS
 from tournament.privacy import Redactor
 from tournament.report import PREVIOUS_LEADERBOARD, write_report
 from tournament.results import SCORED_COLUMNS
+from tournament.resume import Outdated
 
 HOSTILE = "<script>alert('pwned')</script> & \"quotes\""
 COLUMNS = [*SCORED_COLUMNS, "submission_hash", "host", "replay", "version"]
@@ -304,6 +305,13 @@ def test_empty_results_give_a_page_saying_so(tmp_path: Path, empty: pd.DataFrame
     text = index.read_text(encoding="utf-8")
     assert "No games have been played yet" in text
     assert "<svg" not in text and "leaderboard" not in Page(index).tables
+    # A team whose every game is outdated: its page says so, with no games listed.
+    index = write_report(empty, make_config(tmp_path), out,
+                         outdated=[Outdated("ace", "pacman", games=3, current=0)])
+    assert "ace (3)" in Page(index).words()
+    ace = Page(out / "team-ace.html")
+    assert "3 games are stored for an earlier version" in ace.words()
+    assert "No games of the current submissions yet." in ace.words()
     assert (out / PREVIOUS_LEADERBOARD).read_text(encoding="utf-8") == "[]"
 
 

@@ -87,6 +87,8 @@ class TeamGame:
 
 def team_games(results: Any, name: str) -> list[TeamGame]:
     """Every game of `name` in `results`, in the page's default order."""
+    if len(results) == 0:
+        return []
     is_pacman = results["entrant"] == name
     is_ghosts = (results["ghost_entrant"].fillna("").astype(str) == name
                  if "ghost_entrant" in results.columns else pd.Series(False, index=results.index))

@@ -190,7 +190,7 @@ def write_report(
         )
     if shown is not None:
         page["standings"] = _standings_view(shown, slugs)
-    index.write_text(_render("index.html.j2", page), encoding="utf-8")
+    write_atomic(index, _render("index.html.j2", page))
 
     rows = {} if board is None else {row["entrant"]: row for row in board.to_dict("records")}
     for name in entrants:
@@ -203,7 +203,7 @@ def write_report(
             "stale": stale.get(name, 0),
             "pictures": list((pictures or {}).get(name, ())),
         })
-        (out_dir / f"team-{slugs[name]}.html").write_text(text, encoding="utf-8")
+        write_atomic(out_dir / f"team-{slugs[name]}.html", text)
     _save_leaderboard(board, out_dir)
     return index
 
