@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from pacman import replay as replays
+from tests.test_tournament_run import ctrl_c_for_children
 
 # An in-process agent (--no-sandbox: it shares the window's event queue and the process's
 # signals) that stops its own game during its `at`-th move: by posting the key or the close
@@ -56,9 +57,12 @@ WAYS = {
 
 
 def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command as a terminal runs it: with Python's Ctrl-C handling even when the tests
+    run as a background job (which ignores SIGINT, and the child would inherit that)."""
     env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
-    return subprocess.run([sys.executable, "-m", "pacman.cli", *args], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    with ctrl_c_for_children():
+        return subprocess.run([sys.executable, "-m", "pacman.cli", *args], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.parametrize("how", sorted(WAYS))
