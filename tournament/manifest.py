@@ -79,6 +79,11 @@ class TeamRecord:
     commit: str | None
     #: When collect last gave the folder other files (UTC ISO 8601 to the second).
     changed_at: str
+    #: What collect did to the submission's files on the way, in words, so that a team that
+    #: misses a file can be told why: junk left out (`left out 3 junk files: __MACOSX/...`),
+    #: a single top folder flattened (`flattened proj2/`), a resubmission's name restored
+    #: (`multiAgents-1.py saved as multiAgents.py`). Absent from older manifests: empty.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -189,7 +194,9 @@ def _team(data: Any) -> TeamRecord:
                       late=data["late"], late_seconds=float(late_seconds),
                       files=dict(sorted(files.items())),
                       commit=_optional_text(data["commit"], "commit"),
-                      changed_at=_text(data["changed_at"], "changed_at"))
+                      changed_at=_text(data["changed_at"], "changed_at"),
+                      notes=tuple(_text(n, "notes[]")
+                                  for n in _list(data.get("notes", []), "notes")))
 
 
 def _entry(data: Any) -> Entry:
