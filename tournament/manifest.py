@@ -98,6 +98,8 @@ class Entry:
     status: str
     #: Why, in words: the refusal's reason, `after the deadline by 2 h 05 min`, ...
     reason: str
+    #: The commit, for a repository's submission (a late one set aside is a commit too).
+    commit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -207,7 +209,8 @@ def _entry(data: Any) -> Entry:
         raise ValueError(f"status {status!r}")
     return Entry(team=_optional_text(data["team"], "team"), source=_text(data["source"], "source"),
                  submitted_at=_optional_text(data["submitted_at"], "submitted_at"),
-                 status=status, reason=_text(data["reason"], "reason"))
+                 status=status, reason=_text(data["reason"], "reason"),
+                 commit=_optional_text(data.get("commit"), "commit"))
 
 
 def _list(value: Any, what: str) -> list[Any]:
