@@ -52,13 +52,22 @@ def csv_frame(frame: Any) -> Any:
     return out
 
 
-def write_csv(frame: Any, path: Path) -> None:
-    """Write `frame` as CSV, formula-safe, atomically (a temporary file, then a rename)."""
+def write_csv(frame: Any, path: Path, *, keep_unchanged: bool = False) -> None:
+    """Write `frame` as CSV, formula-safe, atomically (a temporary file, then a rename).
+
+    With `keep_unchanged`, a file that already holds exactly these bytes is left as it is,
+    its time stamp included (`tournament collect` run again on unchanged sources changes
+    nothing on disk)."""
     # CRLF, as RFC 4180 says: the writer then quotes a field holding a lone `\r` too, which
     # with `\n` endings it would write bare and a reader would split.
-    write_atomic(path, lambda fh: csv_frame(frame).to_csv(fh, index=False,
-                                                          lineterminator="\r\n"),
-                 newline="")
+    text = csv_frame(frame).to_csv(index=False, lineterminator="\r\n")
+    if keep_unchanged:
+        try:
+            if path.is_file() and not path.is_symlink() and path.read_bytes() == text.encode():
+                return
+        except OSError:
+            pass
+    write_atomic(path, text, newline="")
 
 
 def markdown(frame: Any) -> str:
