@@ -1,4 +1,4 @@
-"""The `tournament` command: validate, run, status, leaderboard, report, replay.
+"""The `tournament` command: collect, validate, run, status, leaderboard, report, replay.
 
 Every subcommand takes the config file. A bad config exits 2 with every problem listed and
 nothing run or written. `run` stores each game as it finishes and, run again, plays only what
@@ -663,6 +663,94 @@ def validate(config_path: Path) -> None:
                           f"{result.outcome} at {result.score}", markup=False)
     console.print("every entrant is ready" if not bad else f"{bad} entrant(s) not ready")
     sys.exit(1 if bad else 0)
+
+
+# --- collect -----------------------------------------------------------------------------------
+
+def parse_deadline(text: str | None) -> Any:
+    """`--deadline` as a UTC instant (None when not given); exit 2 when it is no time or has
+    no zone."""
+    from tournament.times import TimeProblem, parse_time
+
+    if text is None:
+        return None
+    try:
+        return parse_time(text)
+    except TimeProblem as exc:
+        die(f"--deadline: {exc}")
+
+
+@main.command()
+@click.argument("sources", metavar="SOURCE...", nargs=-1, required=True,
+                type=click.Path(path_type=Path, exists=True))
+@click.option("--into", "into", required=True, metavar="DIR",
+              type=click.Path(path_type=Path, file_okay=False),
+              help="The folder of team folders to write (the config's entrants.submissions).")
+@click.option("--mapping", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              metavar="FILE", help="CSV student,team[,name]: which students make a team.")
+@click.option("--deadline", metavar="ISO8601",
+              help="Submissions after it are late (with a zone: 2024-03-01T23:59:00+01:00).")
+@click.option("--late", "late_policy", type=click.Choice(["aside", "take"]), default="aside",
+              show_default=True,
+              help="Late submissions kept aside and listed, or taken (marked late).")
+@click.option("--strict", is_flag=True,
+              help="Exit 1 on any problem or refused submission, not only when nothing "
+                   "usable was collected.")
+def collect(sources: tuple[Path, ...], into: Path, mapping: Path | None, deadline: str | None,
+            late_policy: str, strict: bool) -> None:
+    """Turn LMS exports (Canvas, Moodle, Gradescope), plain folders of zips or folders, and
+    lists of git repositories (.csv or .yaml) into team folders under DIR and a manifest
+    (manifest.json, manifest.csv). Unchanged sources change nothing; teams already in DIR
+    are never deleted."""
+    from tournament.collect import CollectError
+    from tournament.collect import collect as run_collect
+
+    when = parse_deadline(deadline)
+    try:
+        result = run_collect(list(sources), into, mapping=mapping, deadline=when,
+                             late_policy=late_policy,
+                             command=" ".join(["tournament", *sys.argv[1:]]))
+    except CollectError as exc:
+        die(str(exc))
+    print_collection(result, into, when)
+    refused = result.entries("refused")
+    if not result.collected:
+        sys.exit(1)
+    if strict and (refused or result.manifest.problems):
+        sys.exit(1)
+
+
+def print_collection(result: Any, into: Path, deadline: Any) -> None:
+    """The summary of a collection: counts, then every refusal and problem, in full."""
+    from pacman.describe import clean
+    from tournament.times import utc_text
+
+    if deadline is not None:
+        console.print(f"deadline: {utc_text(deadline)} (UTC)", markup=False)
+    table = Table(title=f"collected into {into}", box=box.SIMPLE, title_justify="left")
+    table.add_column("", justify="left")
+    table.add_column("teams", justify="right")
+    table.add_column("", justify="left")
+    rows = [("new", result.new), ("changed", result.changed), ("unchanged", result.unchanged),
+            ("kept (not in these sources)", result.kept)]
+    for label, names in rows:
+        table.add_row(label, str(len(names)), Text(clean(", ".join(names), 200)))
+    for status in ("late", "superseded", "refused"):
+        entries = result.entries(status)
+        table.add_row(f"submissions {status}", str(len(entries)), "")
+    table.add_row("problems", str(len(result.manifest.problems)), "")
+    console.print(table)
+    for entry in result.entries("late"):
+        console.print(Text(clean(f"late, set aside: {entry.source}: {entry.reason}")),
+                      style="yellow")
+    for entry in result.entries("refused"):
+        team = f" (team {entry.team})" if entry.team else ""
+        console.print(Text(clean(f"refused: {entry.source}{team}: {entry.reason}")),
+                      style="red")
+    for problem in result.manifest.problems:
+        console.print(Text(clean(f"problem: {problem}")), style="red")
+    if not result.collected:
+        console.print("nothing usable was collected", style="red")
 
 
 # --- replay ------------------------------------------------------------------------------------

@@ -1,0 +1,483 @@
+"""`tournament collect` on exports made here the way each LMS makes them (Canvas, Moodle,
+Gradescope, a plain folder), with late, duplicate, broken, hostile and bare-file submissions:
+the team folders (names and bytes), the manifest (members, source, times, lateness, hashes,
+refusals with their reasons), nothing written outside the collected folder, a second collect
+that changes nothing, a changed source that changes only its team, teams kept, the lock, the
+crash recovery, and the command's summary and exit statuses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.collect_helpers import (
+    agent,
+    everything_under,
+    make_zip,
+    sha,
+    snapshot,
+    tree,
+    when,
+    write,
+    zip_bytes,
+)
+from tournament.cli import main
+from tournament.collect import WORK_FOLDER, CollectError, collect, recover
+from tournament.config import team_entrant_name
+from tournament.manifest import MANIFEST_NAME, MANIFEST_TABLE, read_manifest
+
+REPO = Path(__file__).parent.parent
+NIGHT = team_entrant_name("Night Shift")
+MAPPING = """student,team,name
+1001,Night Shift,Jane Smith
+1002,Night Shift,Bob Roe
+1003,Latecomers,John Doe
+1004,Zipped,Ann Lee
+1005,Evil,E Vil
+1006,Linky,L Inky
+1007,Broken,B Roken
+1008,Paper,P Aper
+"""
+
+
+def clock(text: str):  # type: ignore[no-untyped-def]
+    return lambda: when(text)
+
+
+def entry(manifest, source_end: str):  # type: ignore[no-untyped-def]
+    """The manifest entry whose source ends with `source_end`."""
+    found = [e for e in manifest.entries if e.source.endswith(source_end)]
+    assert len(found) == 1, (source_end, manifest.entries)
+    return found[0]
+
+
+# --- Canvas ----------------------------------------------------------------------------------
+
+
+def canvas_export(tmp: Path) -> Path:
+    """Canvas's "Download submissions" zip: flat names, a LATE mark, a resubmitted `-1`
+    file, a student's zip with a top folder and macOS junk, a zip slip, a symbolic link, a
+    file that is no zip, a PDF, a student the mapping does not know, a stray file."""
+    members = {
+        "smithjane_1001_5001_multiAgents.py": agent("jane"),
+        "roebob_1002_5002_multiAgents-1.py": agent("bob"),
+        "doejohn_LATE_1003_5003_multiAgents.py": agent("john"),
+        "leeann_1004_5004_proj2.zip": zip_bytes(tmp, {
+            "proj2/multiAgents.py": agent("ann"), "proj2/.DS_Store": b"\0\0",
+            "__MACOSX/proj2/._multiAgents.py": b"\0\5"}),
+        "vile_1005_5005_evil.zip": zip_bytes(tmp, {
+            "multiAgents.py": agent("evil"), "../../../../../../escape.py": b"owned"}),
+        "inky_1006_5006_link.zip": zip_bytes(tmp, {}, links={"multiAgents.py": "/etc/passwd"}),
+        "roken_1007_5007_broken.zip": b"this is not a zip at all\n",
+        "aper_1008_5008_report.pdf": b"%PDF-1.4\n",
+        "stranger_1009_5009_multiAgents.py": agent("stranger"),
+        "README.txt": b"downloaded from Canvas\n",
+    }
+    times = {
+        "smithjane_1001_5001_multiAgents.py": when("2024-03-01 10:00"),
+        "roebob_1002_5002_multiAgents-1.py": when("2024-03-01 11:00"),
+        "doejohn_LATE_1003_5003_multiAgents.py": when("2024-03-02 10:00"),
+    }
+    return make_zip(tmp / "submissions.zip", members, times=times)
+
+
+def test_canvas_export_with_mapping(tmp_path: Path) -> None:
+    export = canvas_export(tmp_path)
+    mapping = write(tmp_path / "mapping.csv", MAPPING.encode())
+    into = tmp_path / "teams"
+    before = everything_under(tmp_path)
+    result = collect([export], into, mapping=mapping, deadline=when("2024-03-01 23:59"),
+                     clock=clock("2024-03-05 12:00"))
+    # Two students of one team each uploaded: the newer counts, under the course's name.
+    assert sorted(result.new) == sorted([NIGHT, "Zipped"])
+    assert tree(into / NIGHT) == {"multiAgents.py": agent("bob")}
+    # A student's zip: unpacked, its one top folder flattened, its junk left out.
+    assert tree(into / "Zipped") == {"multiAgents.py": agent("ann")}
+    manifest = read_manifest(into)
+    assert manifest is not None and manifest.deadline == "2024-03-01T23:59:00Z"
+    night = manifest.team(NIGHT)
+    assert night is not None
+    assert night.name == "Night Shift"
+    assert [(m.id, m.name) for m in night.members] == [("1001", "Jane Smith"),
+                                                        ("1002", "Bob Roe")]
+    assert night.source == "canvas: submissions.zip: roebob_1002_5002_multiAgents-1.py"
+    assert night.submitted_at == "2024-03-01T11:00:00Z"
+    assert (night.late, night.late_seconds, night.commit) == (False, 0.0, None)
+    assert night.files == {"multiAgents.py": sha(agent("bob"))}
+    assert night.changed_at == "2024-03-05T12:00:00Z"
+    assert any("multiAgents-1.py saved as multiAgents.py" in n for n in night.notes)
+    zipped = manifest.team("Zipped")
+    assert zipped is not None
+    assert "left out as junk: .DS_Store (1), __MACOSX/ (1)" in zipped.notes
+    assert "flattened proj2/" in zipped.notes
+    # The earlier upload of the team is superseded; the late one set aside with its delay.
+    jane = entry(manifest, "smithjane_1001_5001_multiAgents.py")
+    assert (jane.team, jane.status) == (NIGHT, "superseded")
+    john = entry(manifest, "doejohn_LATE_1003_5003_multiAgents.py")
+    assert (john.team, john.status, john.submitted_at) == (team_entrant_name("Latecomers"),
+                                                          "late", "2024-03-02T10:00:00Z")
+    assert "after the deadline (2024-03-01T23:59:00Z) by 10 h 01 min" in john.reason
+    assert not (into / "Latecomers").exists()
+    # Hostile, broken and unusable submissions: refused, each with its reason.
+    reasons = {e.source.rsplit(": ", 1)[1]: e for e in manifest.entries if e.status == "refused"}
+    assert "leaves" in reasons["vile_1005_5005_evil.zip"].reason
+    assert "link" in reasons["inky_1006_5006_link.zip"].reason
+    assert "not an archive" in reasons["roken_1007_5007_broken.zip"].reason
+    assert "holds no Python file" in reasons["aper_1008_5008_report.pdf"].reason
+    assert reasons["stranger_1009_5009_multiAgents.py"].reason == (
+        "student 1009 (stranger) matches no student of mapping.csv")
+    assert "not named as Canvas names a submission" in reasons["README.txt"].reason
+    for name in ("Evil", "Linky", "Broken", "Paper"):
+        assert not (into / name).exists()
+    # Nothing outside the collected folder; nothing left of the work inside it.
+    after = everything_under(tmp_path)
+    assert {p for p in after - before if not p.startswith("teams")} == set()
+    assert not any(p.endswith("escape.py") for p in after)
+    assert not (into / WORK_FOLDER).exists()
+    assert sorted(p.name for p in into.iterdir()) == sorted(
+        [".lock", MANIFEST_NAME, MANIFEST_TABLE, NIGHT, "Zipped"])
+
+
+def test_canvas_export_as_folder_without_mapping(tmp_path: Path) -> None:
+    """The unpacked export on disk: times are the files' modification times, and without a
+    mapping every student is a team of their own named by their id."""
+    folder = tmp_path / "canvas"
+    write(folder / "smithjane_1001_5001_multiAgents.py", agent("jane"), when("2024-03-01 10:00"))
+    write(folder / "roebob_1002_5002_multiAgents-1.py", agent("bob"), when("2024-03-01 11:00"))
+    write(folder / "roebob_1002_5002_multiAgents.py", agent("bob-first"),
+          when("2024-03-01 11:00"))
+    into = tmp_path / "teams"
+    result = collect([folder], into)
+    assert result.new == ["1001", "1002"]
+    # The course's name is already taken in that submission: the `-1` file keeps its name.
+    assert tree(into / "1002") == {"multiAgents-1.py": agent("bob"),
+                                   "multiAgents.py": agent("bob-first")}
+    manifest = read_manifest(into)
+    assert manifest is not None
+    jane = manifest.team("1001")
+    assert jane is not None
+    assert (jane.name, jane.submitted_at) == ("smithjane", "2024-03-01T10:00:00Z")
+    assert [(m.id, m.name) for m in jane.members] == [("1001", "smithjane")]
+
+
+# --- Moodle ----------------------------------------------------------------------------------
+
+
+def moodle_export(tmp: Path) -> Path:
+    folder = tmp / "moodle"
+    write(folder / "Jane Smith_201_assignsubmission_file_" / "multiAgents.py", agent("jane"),
+          when("2024-03-01 10:00"))
+    write(folder / "Jane Smith_201_assignsubmission_onlinetext_" / "onlinetext.html",
+          b"<p>see file</p>")
+    write(folder / "Bob Roe_202_assignsubmission_file_" / "submission.zip",
+          zip_bytes(tmp, {"multiAgents.py": agent("bob")}), when("2024-03-01 11:00"))
+    hostile = folder / "Eve Hack_203_assignsubmission_file_"
+    hostile.mkdir()
+    (hostile / "multiAgents.py").symlink_to("/etc/passwd")
+    write(folder / "notes.txt", b"grading notes\n")
+    return folder
+
+
+def test_moodle_export(tmp_path: Path) -> None:
+    into = tmp_path / "teams"
+    result = collect([moodle_export(tmp_path)], into)
+    assert result.new == ["201", "202"]
+    # A bare course file is a team as it is: no team.yaml is written for it.
+    assert tree(into / "201") == {"multiAgents.py": agent("jane")}
+    assert tree(into / "202") == {"multiAgents.py": agent("bob")}
+    manifest = read_manifest(into)
+    assert manifest is not None
+    jane = manifest.team("201")
+    assert jane is not None
+    assert jane.source == "moodle: moodle: Jane Smith_201_assignsubmission_file_"
+    assert [(m.id, m.name) for m in jane.members] == [("201", "Jane Smith")]
+    assert jane.submitted_at == "2024-03-01T10:00:00Z"
+    bob = manifest.team("202")
+    assert bob is not None and "unpacked submission.zip" in bob.notes
+    eve = entry(manifest, "Eve Hack_203_assignsubmission_file_")
+    assert (eve.team, eve.status) == ("203", "refused")
+    assert "multiAgents.py is a symbolic link" in eve.reason
+    assert "not named as Moodle names a submission" in entry(manifest, "notes.txt").reason
+    assert not any("onlinetext" in e.source for e in manifest.entries)
+
+
+# --- Gradescope ------------------------------------------------------------------------------
+
+METADATA = """\
+submission_11:
+  :submitters:
+  - :name: Ann A
+    :sid: 's1'
+    :email: ann@example.edu
+  - :name: Ben B
+    :sid: 's2'
+    :email: ben@example.edu
+  :created_at: 2024-03-01 09:00:00.123456789 -08:00
+  :score: 10.0
+  :history: []
+submission_12:
+  :submitters:
+  - :name: Cat C
+    :sid: 3
+    :email: cat@example.edu
+  :created_at: 2024-03-02 08:00:00.000000000 -08:00
+  :score: 9.0
+submission_13:
+  :submitters:
+  - :name: Cat C
+    :sid: 3
+    :email: cat@example.edu
+  :created_at: 2024-03-01 08:00:00.000000000 -08:00
+"""
+
+
+def gradescope_export(tmp: Path) -> Path:
+    root = "assignment_77_export/"
+    return make_zip(tmp / "gradescope.zip", {
+        root + "submission_metadata.yml": METADATA.encode(),
+        root + "submission_11/multiAgents.py": agent("ann-ben"),
+        root + "submission_12/multiAgents.py": agent("cat-late"),
+        root + "submission_13/proj/multiAgents.py": agent("cat-early"),
+        root + "submission_14/multiAgents.py": agent("nobody"),
+        "__MACOSX/assignment_77_export/._submission_metadata.yml": b"\0",
+    })
+
+
+#: The deadline, 23:59 in California: 07:59 the next day in UTC.
+PACIFIC_DEADLINE = "2024-03-01T23:59:00-08:00"
+
+
+@pytest.mark.parametrize("late", ["aside", "take"])
+def test_gradescope_export(tmp_path: Path, late: str) -> None:
+    from tournament.times import parse_time
+
+    into = tmp_path / "teams"
+    result = collect([gradescope_export(tmp_path)], into, late_policy=late,
+                     deadline=parse_time(PACIFIC_DEADLINE))
+    assert result.new == ["3", "s1+s2"]
+    manifest = read_manifest(into)
+    assert manifest is not None
+    group = manifest.team("s1+s2")
+    assert group is not None
+    assert group.name == "Ann A, Ben B"
+    assert [(m.id, m.name) for m in group.members] == [("s1", "Ann A"), ("s2", "Ben B")]
+    assert group.submitted_at == "2024-03-01T17:00:00Z"
+    assert group.source == ("gradescope: gradescope.zip: assignment_77_export: "
+                            "submission_11")
+    cat = manifest.team("3")
+    assert cat is not None
+    if late == "aside":
+        assert tree(into / "3") == {"multiAgents.py": agent("cat-early")}
+        assert "flattened proj/" in cat.notes
+        assert (cat.late, cat.submitted_at) == (False, "2024-03-01T16:00:00Z")
+        late_one = entry(manifest, "submission_12")
+        assert (late_one.status, late_one.submitted_at) == ("late", "2024-03-02T16:00:00Z")
+        assert "by 8 h 01 min" in late_one.reason
+    else:
+        assert tree(into / "3") == {"multiAgents.py": agent("cat-late")}
+        assert (cat.late, cat.late_seconds) == (True, 8 * 3600 + 60)
+        assert cat.source.endswith("submission_12")
+        assert entry(manifest, "submission_13").status == "superseded"
+    orphan = entry(manifest, "submission_14")
+    assert (orphan.status, orphan.reason) == (
+        "refused", "submission_metadata.yml: submission_14: not in the metadata")
+
+
+def test_gradescope_metadata_that_cannot_be_read(tmp_path: Path) -> None:
+    """A metadata file the plain reader refuses: said with its line, every folder refused."""
+    export = tmp_path / "gs"
+    write(export / "submission_metadata.yml", b"submission_1: &a\n  :submitters: []\n")
+    write(export / "submission_1" / "multiAgents.py", agent("x"))
+    result = collect([export], tmp_path / "teams")
+    assert result.collected == []
+    [problem] = result.manifest.problems
+    assert problem.startswith("gs: line 1, column 15: an anchor (&name) is not allowed")
+    [refused] = result.entries("refused")
+    assert refused.reason == "submitters unknown: submission_metadata.yml cannot be read"
+
+
+# --- plain folders, idempotency, changes -----------------------------------------------------
+
+
+def plain_folder(tmp: Path) -> Path:
+    folder = tmp / "plain"
+    make_zip(folder.mkdir() or folder / "alpha.zip", {"multiAgents.py": agent("alpha-new")})
+    os.utime(folder / "alpha.zip", (when("2024-03-01 12:00").timestamp(),) * 2)
+    write(folder / "alpha" / "multiAgents.py", agent("alpha-old"), when("2024-03-01 08:00"))
+    os.utime(folder / "alpha", (when("2024-03-01 08:00").timestamp(),) * 2)
+    write(folder / "beta" / "multiAgents.py", agent("beta"), when("2024-03-01 09:30"))
+    write(folder / "gamma.zip", b"PK but not really\n")
+    make_zip(folder / "delta.zip", {"multiAgents.py": agent("delta"),
+                                    str(tmp / "abs-escape.py"): b"owned"})
+    write(folder / "notes.txt", b"hello\n")
+    write(folder / "empty" / "README.md", b"# nothing here\n")
+    write(folder / "yaml-team" / "team.yaml", b"name: Yaml Team\nagent: my.py:MyAgent\n")
+    write(folder / "yaml-team" / "my.py", agent("yaml"))
+    write(folder / "junky" / "multiAgents.py", agent("junky"))
+    write(folder / "junky" / "__pycache__" / "multiAgents.cpython-311.pyc", b"\0")
+    write(folder / "junky" / ".DS_Store", b"\0")
+    return folder
+
+
+def test_plain_folder(tmp_path: Path) -> None:
+    into = tmp_path / "teams"
+    result = collect([plain_folder(tmp_path)], into, clock=clock("2024-03-05 12:00"))
+    assert result.new == ["alpha", "beta", "junky", "yaml-team"]
+    assert tree(into / "alpha") == {"multiAgents.py": agent("alpha-new")}
+    assert tree(into / "yaml-team") == {
+        "team.yaml": b"name: Yaml Team\nagent: my.py:MyAgent\n", "my.py": agent("yaml")}
+    assert tree(into / "junky") == {"multiAgents.py": agent("junky")}
+    manifest = read_manifest(into)
+    assert manifest is not None
+    alpha = manifest.team("alpha")
+    assert alpha is not None
+    assert (alpha.source, alpha.submitted_at, alpha.members) == (
+        "folder: plain: alpha.zip", "2024-03-01T12:00:00Z", ())
+    assert entry(manifest, "plain: alpha").status == "superseded"
+    junky = manifest.team("junky")
+    assert junky is not None
+    assert junky.notes == ("left out as junk: .DS_Store (1), __pycache__/ (1)",)
+    assert "not an archive" in entry(manifest, "gamma.zip").reason
+    assert entry(manifest, "delta.zip").status == "refused"
+    assert not (tmp_path / "abs-escape.py").exists()
+    assert "neither a folder nor an archive" in entry(manifest, "notes.txt").reason
+    assert entry(manifest, "plain: empty").reason == \
+        "holds no Python file (it holds README.md)"
+    # The table: a row per team and per submission considered.
+    table = (into / MANIFEST_TABLE).read_bytes().decode()
+    assert table.split("\r\n")[0] == "team,members,source,submitted_at,status,reason,commit"
+    assert "alpha,,folder: plain: alpha.zip,2024-03-01T12:00:00Z,collected,unpacked alpha.zip,\r\n" \
+        in table
+    assert ",folder: plain: gamma.zip," in table and ",refused," in table
+
+
+def test_a_second_collect_changes_nothing_and_a_change_changes_only_its_team(
+        tmp_path: Path) -> None:
+    source = plain_folder(tmp_path)
+    into = tmp_path / "teams"
+    collect([source], into, clock=clock("2024-03-05 12:00"))
+    first = snapshot(into)
+    again = collect([source], into, clock=clock("2024-03-06 12:00"))
+    assert again.new == again.changed == []
+    assert again.unchanged == ["alpha", "beta", "junky", "yaml-team"]
+    assert snapshot(into) == first  # bytes and times, the manifest and its table included
+    # One team submits again: only its folder and its changed_at change.
+    write(source / "beta" / "multiAgents.py", agent("beta-2"), when("2024-03-02 09:00"))
+    third = collect([source], into, clock=clock("2024-03-07 12:00"))
+    assert third.changed == ["beta"]
+    after = snapshot(into)
+    changed = {path for path in first.keys() | after.keys() if first.get(path) != after.get(path)}
+    assert changed == {"beta", "beta/multiAgents.py", MANIFEST_NAME, MANIFEST_TABLE}
+    manifest = read_manifest(into)
+    assert manifest is not None
+    beta, alpha = manifest.team("beta"), manifest.team("alpha")
+    assert beta is not None and alpha is not None
+    assert (beta.changed_at, beta.submitted_at) == ("2024-03-07T12:00:00Z",
+                                                    "2024-03-02T09:00:00Z")
+    assert beta.files == {"multiAgents.py": sha(agent("beta-2"))}
+    assert alpha.changed_at == "2024-03-05T12:00:00Z"
+
+
+def test_teams_not_in_the_sources_are_kept(tmp_path: Path) -> None:
+    source = plain_folder(tmp_path)
+    into = tmp_path / "teams"
+    collect([source], into)
+    (into / "hand-made").mkdir()
+    write(into / "hand-made" / "multiAgents.py", agent("hand"))
+    for name in ("beta", "junky"):
+        for path in sorted((source / name).rglob("*"), reverse=True):
+            path.rmdir() if path.is_dir() else path.unlink()
+        (source / name).rmdir()
+    result = collect([source], into)
+    assert result.kept == ["beta", "hand-made", "junky"]
+    assert tree(into / "beta") == {"multiAgents.py": agent("beta")}
+    manifest = read_manifest(into)
+    assert manifest is not None
+    beta = manifest.team("beta")
+    assert beta is not None and beta.files == {"multiAgents.py": sha(agent("beta"))}
+    assert manifest.team("hand-made") is None
+    assert ",kept,not in this collection: files kept," in (into / MANIFEST_TABLE).read_text()
+
+
+def test_a_crash_while_replacing_a_team_is_recovered(tmp_path: Path) -> None:
+    into = tmp_path / "teams"
+    aside = into / WORK_FOLDER / "replaced" / "alpha"
+    write(aside / "multiAgents.py", agent("alpha"))
+    write(into / WORK_FOLDER / "staging" / "0" / "multiAgents.py", agent("half"))
+    write(into / "beta" / "multiAgents.py", agent("beta"))
+    write(into / WORK_FOLDER / "replaced" / "beta" / "multiAgents.py", agent("beta-old"))
+    assert recover(into) == ["alpha"]
+    assert tree(into / "alpha") == {"multiAgents.py": agent("alpha")}
+    assert tree(into / "beta") == {"multiAgents.py": agent("beta")}
+    assert not (into / WORK_FOLDER).exists()
+
+
+def test_a_second_collect_at_the_same_time_is_refused(tmp_path: Path) -> None:
+    into = tmp_path / "teams"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from pathlib import Path; "
+         "from tournament.lock import acquire; "
+         f"acquire(Path({str(into)!r}), 'tournament collect elsewhere'); "
+         "print('held', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with pytest.raises(CollectError, match="in use by tournament collect elsewhere"):
+            collect([plain_folder(tmp_path)], into)
+        assert sorted(p.name for p in into.iterdir()) == [".lock"]
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+
+
+# --- the command -----------------------------------------------------------------------------
+
+
+def run_cli(*args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, ["collect", *args], catch_exceptions=False)
+
+
+def test_command_summary_and_exit_statuses(tmp_path: Path) -> None:
+    into = tmp_path / "teams"
+    source = plain_folder(tmp_path)
+    ran = run_cli(str(source), "--into", str(into), "--deadline", "2024-03-01T23:59:00+01:00")
+    assert ran.exit_code == 0, ran.output
+    assert "deadline: 2024-03-01T22:59:00Z (UTC)" in ran.output
+    # The folders made today are after that deadline: set aside and listed.
+    assert "alpha, beta" in ran.output
+    assert "late, set aside: folder: plain: junky: after the deadline " \
+           "(2024-03-01T22:59:00Z) by " in ran.output
+    assert "refused: folder: plain: notes.txt: neither a folder nor an archive" in ran.output
+    # --strict: any refusal is a failure.
+    strict = run_cli(str(source), "--into", str(into), "--strict")
+    assert strict.exit_code == 1, strict.output
+    # Nothing usable: exit 1.
+    broken = tmp_path / "broken"
+    write(broken / "gamma.zip", b"not a zip\n")
+    nothing = run_cli(str(broken), "--into", str(tmp_path / "other"))
+    assert nothing.exit_code == 1
+    assert "nothing usable was collected" in nothing.output
+    manifest = json.loads((tmp_path / "other" / MANIFEST_NAME).read_text())
+    assert [e["status"] for e in manifest["entries"]] == ["refused"]
+
+
+def test_command_bad_options_write_nothing(tmp_path: Path) -> None:
+    source = plain_folder(tmp_path)
+    into = tmp_path / "teams"
+    naive = run_cli(str(source), "--into", str(into), "--deadline", "2024-03-01 23:59")
+    assert naive.exit_code == 2
+    assert "--deadline: '2024-03-01 23:59' has no time zone" in naive.output
+    bad = write(tmp_path / "m.csv", b"student,name\ns1,Ann\n")
+    unreadable = run_cli(str(source), "--into", str(into), "--mapping", str(bad))
+    assert unreadable.exit_code == 2
+    assert "tournament: error: m.csv:1: no column 'team'" in unreadable.output
+    late = run_cli(str(source), "--into", str(into), "--late", "never")
+    assert late.exit_code == 2
+    assert not into.exists()

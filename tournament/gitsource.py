@@ -1,0 +1,365 @@
+"""Students' git repositories: the organizer's list, fetching, the commit taken, its files.
+
+A course that hands out repositories gives the organizer a list, CSV or YAML:
+
+    team,url,ref,deadline,members
+    alpha,https://git.example.edu/cs188/alpha.git,main,2024-03-01T23:59:00+01:00,s1001;s1002
+
+`team`, `url` and `ref` (a branch or a tag) are required; `deadline` (ISO 8601 with a zone)
+overrides the collection's `--deadline` for that repository; `members` (student ids separated
+by `;`, `,` or spaces) names the team's students when no mapping does. The YAML form is a list
+of mappings with the same keys (`members` may be a list).
+
+Each repository is fetched into a bare cache, `<into>/.git-cache/<hash of the URL>.git`
+(cloned the first time, fetched afterwards; a name starting with `.` is never a team), and
+the ref's first-parent history is listed with its commit dates. The commit taken is the
+newest at or before the deadline (commit dates are what the student's machine said: a
+student can write any date into a commit, so a course that needs proof of time uses the
+server's push log or a tag the server protects), and its files are exported with
+`git archive` as a tar stream through `tournament.unpack`, so a repository is unpacked under
+the same limits and refusals as an uploaded archive.
+
+A repository is someone else's: nothing it controls runs here. Only the file, git, http(s)
+and ssh transports are allowed (`GIT_ALLOW_PROTOCOL`, so no `ext::` command), the cache is
+made without hook templates and every command runs with hooks pointed at /dev/null, no
+submodule is fetched, objects are checked as they arrive (`transfer.fsckObjects`), git never
+prompts (`GIT_TERMINAL_PROMPT=0`, ssh in batch mode) and every command has a time limit after
+which its whole process group is killed. A URL or ref that starts with `-` is refused (it
+would be read as an option).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import datetime as dt
+import hashlib
+import io
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, cast
+
+from pacman.files import FileProblem, read_text_bounded
+from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, parse_yaml
+from tournament.config import team_entrant_name
+from tournament.times import TimeProblem, parse_time
+from tournament.unpack import ArchiveRefused, UnpackLimits, unpack
+
+#: The cache of fetched repositories inside the collected folder.
+CACHE_FOLDER = ".git-cache"
+#: Seconds a single git command may take (a fetch of a large repository over a slow link).
+GIT_TIMEOUT = 300.0
+#: The transports git may use; anything else (ext::, fd::, a remote helper) is refused.
+ALLOWED_PROTOCOLS = "file:git:http:https:ssh"
+#: The list's columns: required, then optional.
+REQUIRED_COLUMNS = ("team", "url", "ref")
+COLUMNS = (*REQUIRED_COLUMNS, "deadline", "members")
+#: Largest list read.
+MAX_LIST_BYTES = 4 * 1024 * 1024
+#: The most commits of a ref's history looked at (newest first).
+MAX_COMMITS = 100_000
+#: Characters a ref never holds (git's own rules, and nothing a shell or an option parser
+#: would read).
+_BAD_REF = re.compile(r"[\s~^:?*\[\\]|\.\.|@\{|^-|^/|/$|\.lock$|\.$")
+#: How much of git's own message is kept in a reason.
+_MESSAGE_CHARS = 400
+
+
+class GitListError(ValueError):
+    """A repository list that cannot be read at all; the message names the file."""
+
+
+class GitProblem(Exception):
+    """A repository that cannot be fetched or exported; the message says why in words."""
+
+
+@dataclass(frozen=True)
+class GitListRow:
+    """One repository of the organizer's list."""
+
+    team: str
+    url: str
+    ref: str
+    deadline: dt.datetime | None
+    members: tuple[str, ...]
+    #: Where it is in the list, for messages: `repos.csv:4`, `repos.yaml: entry 3`.
+    where: str
+
+
+@dataclass(frozen=True)
+class Commit:
+    """A commit of a ref's history and the date its committer wrote."""
+
+    sha: str
+    committed_at: dt.datetime
+
+
+def read_git_list(path: Path) -> tuple[list[GitListRow], list[str]]:
+    """The rows of a repository list (`.csv`, or `.yaml`/`.yml`) and the problems of the rows
+    left out, each naming the file and line (or entry). GitListError when the file cannot be
+    read at all."""
+    try:
+        text = read_text_bounded(path, MAX_LIST_BYTES).removeprefix("\ufeff")
+    except FileProblem as exc:
+        raise GitListError(f"the repository list {exc}") from None
+    if path.suffix.lower() in (".yaml", ".yml"):
+        try:
+            data = parse_yaml(text, path.name, ORGANIZER_FILE)
+        except YamlProblem as exc:
+            raise GitListError(str(exc)) from None
+        return _yaml_rows(data, path.name)
+    return _csv_rows(text, path.name)
+
+
+def _csv_rows(text: str, name: str) -> tuple[list[GitListRow], list[str]]:
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise GitListError(f"{name}: empty; expected a header line `{','.join(COLUMNS)}`")
+        columns = [cell.strip().casefold() for cell in header]
+        unknown = [c for c in columns if c not in COLUMNS]
+        if unknown or len(set(columns)) != len(columns):
+            raise GitListError(f"{name}:1: expected the columns {', '.join(REQUIRED_COLUMNS)} "
+                               f"and optionally deadline, members, each once; found "
+                               f"{', '.join(columns)}")
+        missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+        if missing:
+            raise GitListError(f"{name}:1: no column {' or '.join(missing)}; expected "
+                               f"{', '.join(REQUIRED_COLUMNS)} and optionally deadline, members")
+        lines = [(reader.line_num, cells) for cells in reader]
+    except csv.Error as exc:
+        raise GitListError(f"{name}:{reader.line_num}: not CSV: {exc}") from None
+    rows: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for line, cells in lines:
+        if not any(cell.strip() for cell in cells):
+            continue
+        if len(cells) != len(columns):
+            problems.append(f"{name}:{line}: {len(cells)} cells, expected {len(columns)}; "
+                            "line left out")
+            continue
+        rows.append({"where": f"{name}:{line}", **dict(zip(columns, cells))})
+    return _rows(rows, problems)
+
+
+def _yaml_rows(data: Any, name: str) -> tuple[list[GitListRow], list[str]]:
+    if not isinstance(data, list):
+        raise GitListError(f"{name}: expected a list of repositories (- team: ..., url: ..., "
+                           "ref: ...)")
+    rows: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for index, item in enumerate(data, start=1):
+        where = f"{name}: entry {index}"
+        if not isinstance(item, dict):
+            problems.append(f"{where}: expected a mapping with team, url and ref; left out")
+            continue
+        unknown = sorted(str(k) for k in item if k not in COLUMNS)
+        if unknown:
+            problems.append(f"{where}: unknown key {', '.join(unknown)}; expected "
+                            f"{', '.join(COLUMNS)}; left out")
+            continue
+        members = item.get("members", "")
+        if isinstance(members, list):
+            members = " ".join(str(m) for m in members)
+        rows.append({"where": where, **{k: "" if v is None else str(v) for k, v in item.items()},
+                     "members": str(members)})
+    return _rows(rows, problems)
+
+
+def _rows(raw: list[dict[str, Any]], problems: list[str]) -> tuple[list[GitListRow], list[str]]:
+    rows: list[GitListRow] = []
+    seen: dict[str, str] = {}
+    for item in raw:
+        where = item["where"]
+        team = " ".join(str(item.get("team", "")).split())
+        url = str(item.get("url", "")).strip()
+        ref = str(item.get("ref", "")).strip()
+        empty = [k for k, v in (("team", team), ("url", url), ("ref", ref)) if not v]
+        if empty:
+            problems.append(f"{where}: no {' or '.join(empty)}; left out")
+            continue
+        if url.startswith("-"):
+            problems.append(f"{where}: the URL {url!r} starts with '-'; left out")
+            continue
+        if _BAD_REF.search(ref):
+            problems.append(f"{where}: {ref!r} is not a branch or tag name; left out")
+            continue
+        deadline = None
+        if str(item.get("deadline", "")).strip():
+            try:
+                deadline = parse_time(str(item["deadline"]))
+            except TimeProblem as exc:
+                problems.append(f"{where}: deadline {exc}; left out")
+                continue
+        key = team_entrant_name(team).casefold()
+        if key in seen:
+            problems.append(f"{where}: team {team!r} is given twice (first at {seen[key]}); "
+                            "left out: a team has one repository")
+            continue
+        seen[key] = where
+        members = tuple(m for m in re.split(r"[;,\s]+", str(item.get("members", ""))) if m)
+        rows.append(GitListRow(team, url, ref, deadline, members, where))
+    return rows, problems
+
+
+# --- running git ---------------------------------------------------------------------------
+
+
+def git_environment() -> dict[str, str]:
+    """The environment of every git command: the organizer's, less what would point git at
+    another repository, plus the restrictions of the module's docstring."""
+    env = {k: v for k, v in os.environ.items()
+           if not (k.startswith("GIT_") and k not in ("GIT_SSH", "GIT_SSH_COMMAND",
+                                                      "GIT_SSL_CAINFO", "GIT_PROXY_COMMAND"))}
+    env.update(GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS, GIT_TERMINAL_PROMPT="0",
+               GIT_ASKPASS="true", SSH_ASKPASS="true", LC_ALL="C", GIT_CONFIG_NOSYSTEM="1")
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    return env
+
+
+#: Settings given to every command: no hooks, no submodules, no fsmonitor, checked objects.
+_SAFE_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never",
+                "-c", "submodule.recurse=false", "-c", "fetch.recurseSubmodules=false",
+                "-c", "core.fsmonitor=false", "-c", "transfer.fsckObjects=true",
+                "-c", "log.showSignature=false", "-c", "credential.interactive=false")
+
+
+def git_command(repo: Path | None, *args: str) -> list[str]:
+    """The argument list of a git command on the bare repository `repo`."""
+    where = ("--git-dir", str(repo)) if repo is not None else ()
+    return ["git", *_SAFE_CONFIG, *where, *args]
+
+
+def run_git(repo: Path | None, *args: str, timeout: float = GIT_TIMEOUT) -> str:
+    """Run a git command and return its output; GitProblem with git's own words when it
+    fails, and when it takes longer than `timeout` (its process group is then killed)."""
+    try:
+        proc = subprocess.Popen(git_command(repo, *args), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=git_environment(), start_new_session=True)
+    except OSError as exc:
+        raise GitProblem(f"git cannot be started: {exc.strerror or exc}") from None
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        proc.communicate()
+        raise GitProblem(f"git {args[0]} took longer than {timeout:g} s") from None
+    except BaseException:
+        _kill_group(proc)
+        proc.communicate()
+        raise
+    if proc.returncode != 0:
+        raise GitProblem(f"git {args[0]} failed: {_message(err)}")
+    return out.decode("utf-8", "replace")
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _message(err: bytes) -> str:
+    text = " ".join(err.decode("utf-8", "replace").split())
+    return text[-_MESSAGE_CHARS:] or "(no message)"
+
+
+def cache_path(cache_root: Path, url: str) -> Path:
+    """The bare repository that caches `url`."""
+    return cache_root / f"{hashlib.sha256(url.encode('utf-8')).hexdigest()[:24]}.git"
+
+
+def _ref_name(ref: str) -> str:
+    return f"refs/collect/{hashlib.sha256(ref.encode('utf-8')).hexdigest()[:24]}"
+
+
+def fetch(row: GitListRow, cache_root: Path,
+          timeout: float = GIT_TIMEOUT) -> tuple[Path, list[Commit]]:
+    """Fetch `row`'s ref into its cache (made the first time) and return the cache and the
+    ref's first-parent history, newest first. GitProblem when it cannot be fetched."""
+    repo = cache_path(cache_root, row.url)
+    if not (repo / "HEAD").is_file():
+        cache_root.mkdir(parents=True, exist_ok=True)
+        run_git(None, "init", "--bare", "--quiet", "--template=", str(repo), timeout=timeout)
+    local = _ref_name(row.ref)
+    run_git(repo, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--force",
+            "--no-write-fetch-head", "--", row.url, f"+{row.ref}:{local}", timeout=timeout)
+    log = run_git(repo, "log", "--first-parent", f"--max-count={MAX_COMMITS}",
+                  "--format=%H %ct", local, "--", timeout=timeout)
+    commits = []
+    for line in log.splitlines():
+        sha, _, stamp = line.partition(" ")
+        try:
+            commits.append(Commit(sha, dt.datetime.fromtimestamp(int(stamp), dt.timezone.utc)))
+        except (ValueError, OverflowError, OSError):
+            continue  # a commit whose date git cannot say: never the newest before a deadline
+    if not commits:
+        raise GitProblem(f"{row.ref} has no commit")
+    return repo, commits
+
+
+def newest_by(commits: list[Commit], deadline: dt.datetime | None) -> Commit | None:
+    """The newest commit at or before `deadline` (the newest of all without one), or None.
+    Newest by commit date; equal dates keep the history's order (the later commit first)."""
+    eligible = [c for c in commits if deadline is None or c.committed_at <= deadline]
+    return max(eligible, key=lambda c: c.committed_at, default=None)
+
+
+def export(repo: Path, commit: str, into: Path, limits: UnpackLimits,
+           skip: Callable[[str], bool] | None = None, timeout: float = GIT_TIMEOUT) -> list[str]:
+    """The files of `commit` unpacked into `into` (made here) from `git archive`'s tar
+    stream, under `limits`. ArchiveRefused as `unpack`; GitProblem when git fails or takes
+    longer than `timeout`. Nothing is left in `into`'s place on either."""
+    with tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(git_command(repo, "archive", "--format=tar", commit),
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=err, env=git_environment(), start_new_session=True)
+        except OSError as exc:
+            raise GitProblem(f"git cannot be started: {exc.strerror or exc}") from None
+        expired = threading.Event()
+
+        def stop() -> None:
+            expired.set()
+            _kill_group(proc)
+
+        watchdog = threading.Timer(timeout, stop)
+        watchdog.start()
+        assert proc.stdout is not None
+        refused: ArchiveRefused | None = None
+        files: list[str] = []
+        try:
+            files = unpack(cast(BinaryIO, proc.stdout), into, limits, skip=skip)
+        except ArchiveRefused as exc:
+            refused = exc
+        finally:
+            proc.stdout.close()  # a git still writing gets SIGPIPE and ends
+            proc.wait()  # the watchdog ends it at the latest
+            watchdog.cancel()
+        err.seek(0)
+        message = _message(err.read(64 * 1024))
+    # git's own failure (exit status > 0: a missing commit, a corrupt object) explains an
+    # empty or cut stream better than the unpacker can; a git killed by SIGPIPE only
+    # stopped because the unpacker had refused its stream.
+    if expired.is_set() or proc.returncode > 0:
+        _remove(into)
+        if expired.is_set():
+            raise GitProblem(f"git archive took longer than {timeout:g} s")
+        raise GitProblem(f"git archive failed: {message}")
+    if refused is not None:
+        raise refused
+    return files
+
+
+def _remove(folder: Path) -> None:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,567 @@
+"""Reading what a course hands the organizer into plain `Submission` records.
+
+A source is a folder or an archive of an LMS export, a plain folder of one zip or folder per
+student or team, or a list of git repositories. Each is read into `Submission`s: who (the
+students the export names, or a team the source names), when (UTC, or None when the source
+does not say), whether the LMS marked it late, where from (words for the manifest) and how
+to get its files (`FolderFiles`, `LooseFiles`, `GitFiles`); entries that cannot be a
+submission become `Unusable` with a reason. Nothing here decides teams or deadlines: that is
+`tournament.collect`'s, with the mapping.
+
+What a folder (or the root of an unpacked archive) is, is recognised from its names:
+- **Gradescope**: `submission_metadata.yml` beside folders `submission_<id>/`. The metadata
+  (read as plain YAML, `:submitters:` with `:name:`, `:sid:`, `:email:`, and `:created_at:`)
+  says who submitted and when; several submitters are one team.
+- **Moodle** ("Download all submissions"): entries `<Full Name>_<participant id>_
+  assignsubmission_file_` (a folder of the student's files, or with the file's name after
+  it in older versions); `onlinetext` and other plugins are not files and are ignored.
+  Moodle's names carry no time: the entry's modification time is used.
+- **Canvas** ("Download submissions"): flat files `<name>_<user id>_<submission id>_<file>`,
+  `<name>_LATE_<user id>_...` when Canvas counted it late; the files of one submission id are
+  one submission. Canvas renames a resubmitted file `multiAgents-1.py`: the course's name is
+  restored when it names an agent file (`*gents.py`, `submission.py`) that the submission
+  does not also hold. Canvas's names carry no time: the entry's modification time is used
+  (a zip's time of the member, read as UTC).
+- otherwise a **plain folder**: each entry, a folder or an archive, is one submission named by
+  its name without the archive's suffix (a student id or a team, as the mapping says).
+A single folder at the root holding one of the LMS layouts (Gradescope's
+`assignment_<id>_export/`) is looked into. Junk (`__MACOSX`, `.DS_Store`, names starting
+with `.`) is never a submission.
+
+An export given as an archive is unpacked first, under `EXPORT_LIMITS`, into the collection's
+work folder; a refused export is a problem of the collection, never a partial read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import stat
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pacman.files import printable_name, show_name
+from pacman.yamlfile import YamlLimits, YamlProblem, load_yaml
+from tournament.gitsource import (
+    GitListRow,
+    GitProblem,
+    fetch,
+    newest_by,
+    read_git_list,
+)
+from tournament.times import TimeProblem, from_timestamp, parse_time
+from tournament.unpack import EXPORT_LIMITS, ArchiveRefused, archive_kind, unpack
+
+#: The kinds of source, as the manifest's `source` text starts.
+CANVAS, MOODLE, GRADESCOPE, FOLDER, GIT = "canvas", "moodle", "gradescope", "folder", "git"
+
+#: Gradescope's metadata file, and how large and deep it may be: a few hundred submissions
+#: with their autograder results and history come to a few megabytes, at most a dozen levels.
+GRADESCOPE_METADATA = "submission_metadata.yml"
+GRADESCOPE_LIMITS = YamlLimits(max_bytes=32 * 1024 * 1024, max_depth=32)
+#: Suffixes of a repository list among the sources.
+GIT_LIST_SUFFIXES = (".csv", ".yaml", ".yml")
+#: Suffixes that make a file an archive to unpack (its content decides whether it is one).
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tgz", ".tar.gz", ".tbz2", ".tar.bz2", ".txz", ".tar.xz")
+
+#: Canvas: `<name>[_LATE]_<user id>_<submission id>_<file as uploaded>`.
+_CANVAS = re.compile(r"(?P<name>.+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<sub>\d+)_(?P<file>.+)")
+#: Moodle: `<Full Name>_<participant id>_assignsubmission_<plugin>_[<file>]`.
+_MOODLE = re.compile(r"(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?P<plugin>[a-z]+)_"
+                     r"(?P<file>.*)")
+#: Canvas's name for a resubmitted file: `multiAgents-1.py`.
+_RESUBMITTED = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.py)")
+#: Gradescope's submission folders.
+_GRADESCOPE_FOLDER = re.compile(r"submission_\d+")
+#: Junk at an export's top level, never a submission.
+_EXPORT_JUNK = ("__MACOSX", "Thumbs.db", "desktop.ini")
+
+
+@dataclass(frozen=True)
+class Student:
+    """A student as the export names them: an id (matched against the mapping's `student`
+    column), a name for people, an e-mail (matched too, when the export gives one)."""
+
+    id: str
+    name: str = ""
+    email: str = ""
+
+
+@dataclass(frozen=True)
+class FolderFiles:
+    """The files are a folder's (a Moodle or Gradescope student folder, a plain folder)."""
+
+    path: Path
+
+
+@dataclass(frozen=True)
+class LooseFiles:
+    """The files are single files, each saved under a name (Canvas's flat files, an archive
+    in a plain folder: a single archive is unpacked)."""
+
+    files: tuple[tuple[Path, str], ...]
+
+
+@dataclass(frozen=True)
+class GitFiles:
+    """The files are a commit's, in a fetched repository."""
+
+    repo: Path
+    commit: str
+
+
+Files = FolderFiles | LooseFiles | GitFiles
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One submission as a source gives it."""
+
+    kind: str
+    #: Where from, in words for the manifest: `canvas: export.zip: smithjane_12_34_x.py`.
+    source: str
+    files: Files
+    #: The students the export says submitted it (none for a plain folder's entry).
+    students: tuple[Student, ...] = ()
+    #: A team the source names (a plain folder's entry name, a repository list's team).
+    team: str | None = None
+    #: When it was submitted, UTC, or None when the source does not say.
+    submitted_at: dt.datetime | None = None
+    #: The LMS said it was late (Canvas's LATE).
+    marked_late: bool = False
+    #: Its own deadline (a repository list's row), else the collection's applies.
+    deadline: dt.datetime | None = None
+    commit: str | None = None
+    #: Breaks ties between equal times: the later in this order counts as the later.
+    order: tuple[int, str] = (0, "")
+    #: What reading it changed, in words for the manifest (a restored file name).
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """An entry of a source that is no submission, and why; `team` when the source names
+    one (a repository that cannot be fetched)."""
+
+    source: str
+    reason: str
+    team: str | None = None
+
+
+@dataclass
+class SourceRead:
+    """What one source gave."""
+
+    submissions: list[Submission] = field(default_factory=list)
+    unusable: list[Unusable] = field(default_factory=list)
+    #: Problems of the source itself (it could not be read, a line of a list left out).
+    problems: list[str] = field(default_factory=list)
+
+
+class _Times:
+    """When each entry of an export was made: a zip member's time (read as UTC; a folder's
+    is the latest of what it holds), or a file's modification time on disk."""
+
+    def __init__(self, root: Path, members: dict[str, dt.datetime] | None) -> None:
+        self.root = root
+        self.members = members
+        self.tops: dict[str, dt.datetime] = {}
+        for name, when in (members or {}).items():
+            top = name.strip("/").split("/", 1)[0]
+            self.tops[top] = max(when, self.tops.get(top, when))
+
+    def of(self, name: str) -> dt.datetime | None:
+        """The time of the entry `name` of the root."""
+        if self.members is not None:
+            return self.tops.get(name)
+        return _disk_time(self.root / name)
+
+    def inner(self, name: str) -> _Times:
+        """The times of the entries of the root's folder `name`."""
+        if self.members is None:
+            return _Times(self.root / name, None)
+        prefix = name + "/"
+        return _Times(self.root / name, {member[len(prefix):]: when
+                                         for member, when in self.members.items()
+                                         if member.startswith(prefix) and member != prefix})
+
+
+def _disk_time(path: Path, budget: int = 10_000) -> dt.datetime | None:
+    """A file's modification time; a folder's is the latest of the files it holds (a
+    folder's own time is when it was last unpacked or changed, not when it was submitted),
+    its own when it holds none. At most `budget` entries are looked at; no link is
+    followed."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode):
+        return from_timestamp(info.st_mtime)
+    latest: float | None = None
+    pending = [path]
+    while pending and budget > 0:
+        try:
+            with os.scandir(pending.pop()) as listing:
+                for entry in listing:
+                    budget -= 1
+                    if budget <= 0:
+                        break
+                    entry_info = entry.stat(follow_symlinks=False)
+                    if stat.S_ISDIR(entry_info.st_mode):
+                        pending.append(Path(entry.path))
+                    elif latest is None or entry_info.st_mtime > latest:
+                        latest = entry_info.st_mtime
+        except OSError:
+            continue
+    return from_timestamp(info.st_mtime if latest is None else latest)
+
+
+def read_source(path: Path, work: Path, *, git_cache: Path,
+                deadline: dt.datetime | None, git_timeout: float) -> SourceRead:
+    """Read one source. `work` is an empty folder this read may use (an export archive is
+    unpacked there); `git_cache` holds fetched repositories. Raises GitListError for a
+    repository list that cannot be read at all (the organizer's own file); everything else
+    is in the result."""
+    label = path.resolve().name or str(path)
+    work.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        return _read_root(path, label, _Times(path, None))
+    if path.is_file() and path.suffix.lower() in GIT_LIST_SUFFIXES:
+        return read_git_source(path, git_cache, deadline, git_timeout)
+    if not path.is_file():
+        return SourceRead(problems=[f"{path}: not a folder, an archive or a repository list"])
+    try:
+        kind = archive_kind(path)
+    except OSError as exc:
+        return SourceRead(problems=[f"{path}: cannot be read: {exc.strerror or exc}"])
+    if kind is None:
+        return SourceRead(problems=[
+            f"{label}: not an export (a folder, or a zip or tar archive of one) nor a "
+            f"repository list ({', '.join(GIT_LIST_SUFFIXES)}); left out"])
+    root = work / "export"
+    try:
+        unpack(path, root, EXPORT_LIMITS, skip=lambda name: _is_export_junk(name))
+    except ArchiveRefused as exc:
+        return SourceRead(problems=[f"{label}: the export is refused: {exc.reason}"])
+    return _read_root(root, label, _Times(root, _zip_times(path) if kind == "zip" else None))
+
+
+def _zip_times(path: Path) -> dict[str, dt.datetime]:
+    """Each member's time in a zip (which keeps local time with no zone: read as UTC)."""
+    times: dict[str, dt.datetime] = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                try:
+                    times[info.filename] = dt.datetime(*info.date_time, tzinfo=dt.timezone.utc)
+                except ValueError:
+                    continue
+    except (OSError, zipfile.BadZipFile):
+        pass
+    return times
+
+
+def _is_export_junk(name: str) -> bool:
+    parts = name.strip("/").split("/")
+    return parts[0] in _EXPORT_JUNK or parts[-1] == ".DS_Store"
+
+
+def _entries(root: Path) -> list[os.DirEntry[str]]:
+    """The entries of an export folder that may be submissions, sorted by name."""
+    with os.scandir(root) as listing:
+        found = [entry for entry in listing
+                 if not entry.name.startswith(".") and entry.name not in _EXPORT_JUNK]
+    return sorted(found, key=lambda entry: entry.name)
+
+
+def _read_root(root: Path, label: str, times: _Times) -> SourceRead:
+    try:
+        entries = _entries(root)
+    except OSError as exc:
+        return SourceRead(problems=[f"{label}: cannot be read: {exc.strerror or exc}"])
+    if len(entries) == 1 and entries[0].is_dir(follow_symlinks=False):
+        inner = entries[0].name
+        try:
+            inner_entries = _entries(root / inner)
+        except OSError:
+            inner_entries = []
+        if _kind_of(root / inner, inner_entries) != FOLDER:
+            times = times.inner(inner)
+            root, label, entries = root / inner, f"{label}: {_shown(inner)}", inner_entries
+    kind = _kind_of(root, entries)
+    reader: Callable[[Path, str, list[os.DirEntry[str]], _Times], SourceRead] = {
+        GRADESCOPE: _read_gradescope, MOODLE: _read_moodle, CANVAS: _read_canvas,
+        FOLDER: _read_folder}[kind]
+    return reader(root, label, entries, times)
+
+
+def _kind_of(root: Path, entries: list[os.DirEntry[str]]) -> str:
+    names = [entry.name for entry in entries]
+    if GRADESCOPE_METADATA in names:
+        return GRADESCOPE
+    if any(_MOODLE.fullmatch(name) for name in names):
+        return MOODLE
+    if any(_CANVAS.fullmatch(e.name) and e.is_file(follow_symlinks=False) for e in entries):
+        return CANVAS
+    return FOLDER
+
+
+def _shown(name: str) -> str:
+    return show_name(name)
+
+
+# --- Canvas ------------------------------------------------------------------------------
+
+
+def restored_name(uploaded: str, taken: set[str]) -> str:
+    """The name a Canvas resubmission had when the student uploaded it: `multiAgents-1.py`
+    is `multiAgents.py` when that is an agent file name not among `taken`; else unchanged."""
+    match = _RESUBMITTED.fullmatch(uploaded)
+    if not match:
+        return uploaded
+    original = match["stem"] + match["suffix"]
+    if (original.endswith("gents.py") or original == "submission.py") and original not in taken:
+        return original
+    return uploaded
+
+
+def _read_canvas(root: Path, label: str, entries: list[os.DirEntry[str]],
+                 times: _Times) -> SourceRead:
+    read = SourceRead()
+    groups: dict[tuple[str, str], list[tuple[os.DirEntry[str], re.Match[str]]]] = {}
+    for entry in entries:
+        match = _CANVAS.fullmatch(entry.name)
+        if not match or not entry.is_file(follow_symlinks=False):
+            what = "a folder" if entry.is_dir(follow_symlinks=False) else "a file"
+            read.unusable.append(Unusable(
+                f"{CANVAS}: {label}: {_shown(entry.name)}",
+                f"{what} not named as Canvas names a submission "
+                "(<name>_<user id>_<submission id>_<file>)"))
+            continue
+        groups.setdefault((match["user"], match["sub"]), []).append((entry, match))
+    for (user, sub), members in sorted(groups.items(), key=lambda g: (int(g[0][1]), g[0][0])):
+        uploaded = [match["file"] for _, match in members]
+        named: list[tuple[Path, str]] = []
+        notes: list[str] = []
+        taken = set(uploaded)
+        for (entry, _), name in zip(members, uploaded):
+            final = restored_name(name, taken)
+            taken.add(final)
+            named.append((Path(entry.path), final))
+            if final != name:
+                notes.append(f"{_shown(name)} saved as {final} (Canvas's name for a "
+                             "resubmitted file)")
+        first = members[0][0].name
+        more = f" and {len(members) - 1} more" if len(members) > 1 else ""
+        when = [t for entry, _ in members if (t := times.of(entry.name)) is not None]
+        read.submissions.append(Submission(
+            kind=CANVAS, source=f"{CANVAS}: {label}: {_shown(first)}{more}",
+            files=LooseFiles(tuple(named)),
+            students=(Student(id=user, name=members[0][1]["name"]),),
+            submitted_at=max(when, default=None),
+            marked_late=any(match["late"] for _, match in members),
+            order=(int(sub), first), notes=tuple(notes)))
+    return read
+
+
+# --- Moodle ------------------------------------------------------------------------------
+
+
+def _read_moodle(root: Path, label: str, entries: list[os.DirEntry[str]],
+                 times: _Times) -> SourceRead:
+    read = SourceRead()
+    loose: dict[str, list[tuple[os.DirEntry[str], re.Match[str]]]] = {}
+    for entry in entries:
+        match = _MOODLE.fullmatch(entry.name)
+        source = f"{MOODLE}: {label}: {_shown(entry.name)}"
+        if not match:
+            read.unusable.append(Unusable(source, "not named as Moodle names a submission "
+                                          "(<Full Name>_<id>_assignsubmission_file_)"))
+            continue
+        if match["plugin"] != "file":
+            continue  # online text, comments: no files
+        student = Student(id=match["user"], name=match["name"])
+        if entry.is_dir(follow_symlinks=False):
+            read.submissions.append(Submission(
+                kind=MOODLE, source=source, files=FolderFiles(Path(entry.path)),
+                students=(student,), submitted_at=times.of(entry.name),
+                order=(int(match["user"]), entry.name)))
+        elif entry.is_file(follow_symlinks=False) and match["file"]:
+            loose.setdefault(match["user"], []).append((entry, match))
+        else:
+            read.unusable.append(Unusable(source, "neither a folder nor a file"))
+    for user, members in sorted(loose.items()):
+        first = members[0][0].name
+        more = f" and {len(members) - 1} more" if len(members) > 1 else ""
+        when = [t for entry, _ in members if (t := times.of(entry.name)) is not None]
+        read.submissions.append(Submission(
+            kind=MOODLE, source=f"{MOODLE}: {label}: {_shown(first)}{more}",
+            files=LooseFiles(tuple((Path(e.path), m["file"]) for e, m in members)),
+            students=(Student(id=user, name=members[0][1]["name"]),),
+            submitted_at=max(when, default=None), order=(int(user), first)))
+    return read
+
+
+# --- Gradescope --------------------------------------------------------------------------
+
+
+def _read_gradescope(root: Path, label: str, entries: list[os.DirEntry[str]],
+                     times: _Times) -> SourceRead:
+    read = SourceRead()
+    metadata: dict[str, Any] = {}
+    broken = ""
+    try:
+        data = load_yaml(root / GRADESCOPE_METADATA, GRADESCOPE_LIMITS, follow_links=False)
+        if not isinstance(data, dict):
+            raise YamlProblem(GRADESCOPE_METADATA, "expected a mapping of submission_<id>: "
+                              "to its :submitters: and :created_at:")
+        metadata = {str(k): v for k, v in data.items()}
+    except YamlProblem as exc:
+        broken = f"{GRADESCOPE_METADATA} cannot be read"
+        read.problems.append(f"{label}: {exc.detail if exc.path else exc} "
+                             f"({GRADESCOPE_METADATA}); its submissions are refused")
+    for entry in entries:
+        if entry.name == GRADESCOPE_METADATA:
+            continue
+        source = f"{GRADESCOPE}: {label}: {_shown(entry.name)}"
+        if not (_GRADESCOPE_FOLDER.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False)):
+            read.unusable.append(Unusable(source, "not a submission_<id> folder of a "
+                                          "Gradescope export"))
+            continue
+        if broken:
+            read.unusable.append(Unusable(source, f"submitters unknown: {broken}"))
+            continue
+        record = metadata.get(entry.name)
+        students, when, problem = _gradescope_record(record)
+        if problem:
+            read.unusable.append(Unusable(source, f"{GRADESCOPE_METADATA}: {entry.name}: "
+                                          f"{problem}"))
+            continue
+        read.submissions.append(Submission(
+            kind=GRADESCOPE, source=source, files=FolderFiles(Path(entry.path)),
+            students=students, submitted_at=when,
+            order=(int(entry.name.removeprefix("submission_")), entry.name)))
+    return read
+
+
+def _gradescope_record(
+    record: Any,
+) -> tuple[tuple[Student, ...], dt.datetime | None, str]:
+    """Submitters and time of one metadata record, or a problem in words."""
+    if record is None:
+        return (), None, "not in the metadata"
+    if not isinstance(record, dict):
+        return (), None, "expected a mapping with :submitters:"
+    submitters = record.get(":submitters")
+    if not isinstance(submitters, list) or not submitters:
+        return (), None, "no :submitters: list"
+    students = []
+    for person in submitters:
+        if not isinstance(person, dict):
+            return (), None, "a submitter is not a mapping of :name:, :sid:, :email:"
+        sid, name, email = (_text(person.get(key)) for key in (":sid", ":name", ":email"))
+        ident = sid or email or name
+        if not ident:
+            return (), None, "a submitter with no :sid:, :email: or :name:"
+        students.append(Student(id=ident, name=name, email=email))
+    when = None
+    created = _text(record.get(":created_at"))
+    if created:
+        try:
+            when = parse_time(created, zone_required=False)
+        except TimeProblem as exc:
+            return (), None, f":created_at: {exc}"
+    return tuple(students), when, ""
+
+
+def _text(value: Any) -> str:
+    if value is None or isinstance(value, (dict, list)):
+        return ""
+    return " ".join(str(value).split())
+
+
+# --- plain folders -----------------------------------------------------------------------
+
+
+def archive_stem(name: str) -> str | None:
+    """The name without its archive suffix (`alpha.tar.gz` -> `alpha`), None when `name`
+    has none."""
+    lower = name.lower()
+    for suffix in sorted(ARCHIVE_SUFFIXES, key=len, reverse=True):
+        if lower.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
+def _read_folder(root: Path, label: str, entries: list[os.DirEntry[str]],
+                 times: _Times) -> SourceRead:
+    read = SourceRead()
+    for entry in entries:
+        source = f"{FOLDER}: {label}: {_shown(entry.name)}"
+        if not printable_name(entry.name):
+            read.unusable.append(Unusable(source, "its name is not printable text"))
+            continue
+        when = times.of(entry.name)
+        if entry.is_dir(follow_symlinks=False):
+            read.submissions.append(Submission(
+                kind=FOLDER, source=source, files=FolderFiles(Path(entry.path)),
+                team=entry.name, submitted_at=when, order=(0, entry.name)))
+            continue
+        stem = archive_stem(entry.name)
+        if entry.is_file(follow_symlinks=False) and stem is None:
+            try:
+                kind = archive_kind(Path(entry.path))
+            except OSError:
+                kind = None
+            if kind is not None and not entry.name.endswith(".py"):
+                stem = entry.name.rsplit(".", 1)[0] or entry.name
+        if stem is None or not entry.is_file(follow_symlinks=False):
+            what = "a symbolic link" if entry.is_symlink() else "neither a folder nor an archive"
+            read.unusable.append(Unusable(
+                source, f"{what}; a plain folder holds one zip or folder per student or team",
+                team=None))
+            continue
+        read.submissions.append(Submission(
+            kind=FOLDER, source=source, files=LooseFiles(((Path(entry.path), entry.name),)),
+            team=stem, submitted_at=when, order=(0, entry.name)))
+    return read
+
+
+# --- repository lists --------------------------------------------------------------------
+
+
+def read_git_source(path: Path, git_cache: Path, deadline: dt.datetime | None,
+                    git_timeout: float) -> SourceRead:
+    """Fetch every repository of a list and give, per repository, its newest commit (the
+    ref's tip) and, when that came after the deadline, the newest commit before it too, so
+    that the selection can take either (`--late take` or `aside`)."""
+    rows, problems = read_git_list(path)
+    read = SourceRead(problems=list(problems))
+    for row in rows:
+        source = f"{GIT}: {row.url}@{row.ref}"
+        try:
+            repo, commits = fetch(row, git_cache, git_timeout)
+        except GitProblem as exc:
+            read.problems.append(f"{row.where}: team {row.team}: {row.url} cannot be fetched "
+                                 f"({exc}); the team keeps the files collected before")
+            read.unusable.append(Unusable(source, f"cannot be fetched: {exc}", team=row.team))
+            continue
+        read.submissions.extend(_commit_submissions(row, repo, commits, source, deadline))
+    return read
+
+
+def _commit_submissions(row: GitListRow, repo: Path, commits: list[Any], source: str,
+                        deadline: dt.datetime | None) -> Iterator[Submission]:
+    tip = commits[0]
+    limit = row.deadline or deadline
+    on_time = newest_by(commits, limit) if limit is not None else None
+    students = tuple(Student(id=member) for member in row.members)
+    for index, commit in enumerate(dict.fromkeys(c for c in (on_time, tip) if c is not None)):
+        yield Submission(
+            kind=GIT, source=f"{source} ({commit.sha[:12]})", files=GitFiles(repo, commit.sha),
+            students=students, team=row.team, submitted_at=commit.committed_at,
+            deadline=row.deadline, commit=commit.sha, order=(index, commit.sha))
