@@ -352,8 +352,8 @@ def test_plain_folder(tmp_path: Path) -> None:
     # The table: a row per team and per submission considered.
     table = (into / MANIFEST_TABLE).read_bytes().decode()
     assert table.split("\r\n")[0] == "team,members,source,submitted_at,status,reason,commit"
-    assert "alpha,,folder: plain: alpha.zip,2024-03-01T12:00:00Z,collected,unpacked alpha.zip,\r\n" \
-        in table
+    assert ("alpha,,folder: plain: alpha.zip,2024-03-01T12:00:00Z,collected,"
+            "unpacked alpha.zip,\r\n") in table
     assert ",folder: plain: gamma.zip," in table and ",refused," in table
 
 
