@@ -105,11 +105,13 @@ def read_roster(path: Path) -> Roster:
         text = read_text_bounded(path, MAX_BYTES)
     except FileProblem as exc:
         raise RosterError(f"the mapping {exc}") from None
-    return parse_roster(text.removeprefix("\ufeff"), path.name)
+    return parse_roster(text, path.name)
 
 
 def parse_roster(text: str, name: str) -> Roster:
-    """The mapping from its text; `name` is the file's name in messages."""
+    """The mapping from its text; `name` is the file's name in messages. A byte order mark
+    (spreadsheets write one) is not part of the first column's name."""
+    text = text.removeprefix("\ufeff")
     first = text.split("\n", 1)[0]
     delimiter = ";" if ";" in first and "," not in first else ","
     rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
