@@ -1,0 +1,201 @@
+"""`tournament collect` from a list of git repositories made in the test: the newest commit
+at or before the deadline (the one after it set aside, or taken with --late take), the commit
+pinned in the manifest, a second collect that changes nothing, a new commit that changes its
+team only, a repository that cannot be fetched keeping the team's files, nothing a
+repository or a URL controls run (ext::, options), the list's bad lines with file and line,
+and the YAML form."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.collect_helpers import agent, sha, snapshot, tree, write
+from tournament.collect import CollectError, collect
+from tournament.manifest import read_manifest
+from tournament.times import parse_time
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+DEADLINE = parse_time("2024-03-01T23:59:00Z")
+
+
+def git(repo: Path, *args: str, at: str = "2024-03-01T10:00:00Z") -> str:
+    env = {**os.environ, "GIT_AUTHOR_DATE": at, "GIT_COMMITTER_DATE": at,
+           "GIT_AUTHOR_NAME": "Student", "GIT_AUTHOR_EMAIL": "s@example.edu",
+           "GIT_COMMITTER_NAME": "Student", "GIT_COMMITTER_EMAIL": "s@example.edu",
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    done = subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True,
+                          text=True, check=True)
+    return done.stdout.strip()
+
+
+def commit(repo: Path, files: dict[str, bytes], at: str) -> str:
+    """Commit `files` (written over the work tree) at the time `at`; its sha."""
+    if not (repo / ".git").exists():
+        repo.mkdir(parents=True)
+        git(repo, "init", "-q", "-b", "main")
+    for name, data in files.items():
+        write(repo / name, data)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", f"work at {at}", at=at)
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def repos(tmp_path: Path) -> dict[str, object]:
+    """alpha: one commit before the deadline, one after; beta: its own later deadline, a
+    README beside the agent; delta: a tag."""
+    alpha = tmp_path / "repos" / "alpha"
+    early = commit(alpha, {"multiAgents.py": agent("alpha-1")}, "2024-03-01T10:00:00Z")
+    late = commit(alpha, {"multiAgents.py": agent("alpha-2")}, "2024-03-02T10:00:00Z")
+    beta = tmp_path / "repos" / "beta"
+    beta_sha = commit(beta, {"multiAgents.py": agent("beta"), "README.md": b"# beta\n"},
+                      "2024-03-03T10:00:00Z")
+    delta = tmp_path / "repos" / "delta"
+    tagged = commit(delta, {"submission.py": agent("delta-tagged")}, "2024-03-01T09:00:00Z")
+    git(delta, "tag", "final")
+    commit(delta, {"submission.py": agent("delta-later")}, "2024-03-01T11:00:00Z")
+    listing = write(tmp_path / "repos.csv", (
+        "team,url,ref,deadline,members\n"
+        f"alpha,{alpha},main,,s1;s2\n"
+        f"beta,{beta},main,2024-03-04T00:00:00+01:00,s3\n"
+        f"delta,{delta},final,,\n").encode())
+    return {"list": listing, "alpha": alpha, "early": early, "late": late, "beta": beta,
+            "beta_sha": beta_sha, "delta": delta, "tagged": tagged}
+
+
+def test_the_commit_before_the_deadline_and_the_late_one_aside(tmp_path: Path,
+                                                                 repos: dict) -> None:
+    into = tmp_path / "teams"
+    result = collect([repos["list"]], into, deadline=DEADLINE)
+    assert result.new == ["alpha", "beta", "delta"]
+    assert tree(into / "alpha") == {"multiAgents.py": agent("alpha-1")}
+    assert tree(into / "beta") == {"multiAgents.py": agent("beta"), "README.md": b"# beta\n"}
+    assert tree(into / "delta") == {"submission.py": agent("delta-tagged")}
+    manifest = read_manifest(into)
+    assert manifest is not None
+    alpha = manifest.team("alpha")
+    assert alpha is not None
+    assert alpha.commit == repos["early"]
+    assert alpha.source == f"git: {repos['alpha']}@main ({repos['early'][:12]})"
+    assert alpha.submitted_at == "2024-03-01T10:00:00Z"
+    assert [m.id for m in alpha.members] == ["s1", "s2"]
+    assert alpha.files == {"multiAgents.py": sha(agent("alpha-1"))}
+    [late] = [e for e in manifest.entries if e.status == "late"]
+    assert (late.team, late.commit, late.submitted_at) == ("alpha", repos["late"],
+                                                           "2024-03-02T10:00:00Z")
+    assert late.reason == "after the deadline (2024-03-01T23:59:00Z) by 10 h 01 min"
+    # beta's own deadline (23:00 UTC on the 3rd) lets its commit of the 3rd count.
+    beta = manifest.team("beta")
+    assert beta is not None and (beta.commit, beta.late) == (repos["beta_sha"], False)
+    delta = manifest.team("delta")
+    assert delta is not None and delta.commit == repos["tagged"]
+    # The repositories are cached inside the collected folder, under a name no team has.
+    assert sorted(p.name for p in (into / ".git-cache").iterdir()) and \
+        not (into / ".git-cache" / "HEAD").exists()
+
+
+def test_late_take(tmp_path: Path, repos: dict) -> None:
+    into = tmp_path / "teams"
+    collect([repos["list"]], into, deadline=DEADLINE, late_policy="take")
+    assert tree(into / "alpha") == {"multiAgents.py": agent("alpha-2")}
+    manifest = read_manifest(into)
+    assert manifest is not None
+    alpha = manifest.team("alpha")
+    assert alpha is not None
+    assert (alpha.commit, alpha.late, alpha.late_seconds) == (repos["late"], True, 36060.0)
+    [older] = [e for e in manifest.entries if e.status == "superseded"]
+    assert older.commit == repos["early"]
+
+
+def test_collect_again_then_a_new_commit(tmp_path: Path, repos: dict) -> None:
+    into = tmp_path / "teams"
+    collect([repos["list"]], into, deadline=DEADLINE)
+    first = snapshot(into)
+    again = collect([repos["list"]], into, deadline=DEADLINE)
+    assert again.unchanged == ["alpha", "beta", "delta"]
+    assert snapshot(into) == first
+    newer = commit(repos["beta"], {"multiAgents.py": agent("beta-2")}, "2024-03-03T12:00:00Z")
+    third = collect([repos["list"]], into, deadline=DEADLINE)
+    assert (third.changed, third.unchanged) == (["beta"], ["alpha", "delta"])
+    assert tree(into / "beta")["multiAgents.py"] == agent("beta-2")
+    manifest = read_manifest(into)
+    assert manifest is not None
+    beta = manifest.team("beta")
+    assert beta is not None and beta.commit == newer
+
+
+def test_a_repository_that_cannot_be_fetched_keeps_the_team(tmp_path: Path,
+                                                            repos: dict) -> None:
+    into = tmp_path / "teams"
+    collect([repos["list"]], into, deadline=DEADLINE)
+    kept = snapshot(into / "alpha")
+    repos["alpha"].rename(tmp_path / "gone")
+    result = collect([repos["list"]], into, deadline=DEADLINE)
+    assert "alpha" in result.kept and "alpha" not in result.collected
+    assert snapshot(into / "alpha") == kept
+    manifest = read_manifest(into)
+    assert manifest is not None
+    alpha = manifest.team("alpha")
+    assert alpha is not None and alpha.commit == repos["early"]
+    [problem] = manifest.problems
+    assert problem.startswith(f"repos.csv:2: team alpha: {repos['alpha']} cannot be fetched "
+                              "(git fetch failed: ")
+    assert problem.endswith("the team keeps the files collected before")
+    [refused] = [e for e in manifest.entries if e.status == "refused"]
+    assert refused.team == "alpha" and refused.reason.startswith("cannot be fetched")
+
+
+def test_nothing_a_url_or_a_repository_controls_runs(tmp_path: Path) -> None:
+    witness = tmp_path / "ran"
+    hostile = tmp_path / "hostile"
+    commit(hostile, {"multiAgents.py": agent("hostile")}, "2024-03-01T08:00:00Z")
+    os.symlink("/etc/passwd", hostile / "passwd.py")
+    git(hostile, "add", "-A")
+    git(hostile, "commit", "-q", "-m", "a link", at="2024-03-01T09:00:00Z")
+    listing = write(tmp_path / "repos.csv", (
+        "team,url,ref\n"
+        f"ext,ext::sh -c touch% {witness},main\n"
+        f"option,--upload-pack=touch {witness},main\n"
+        f"badref,{hostile},--help\n"
+        f"hostile,{hostile},main\n"
+        f"hostile,{hostile},main\n").encode())
+    into = tmp_path / "teams"
+    result = collect([listing], into)
+    assert not witness.exists()
+    assert result.collected == []
+    problems = result.manifest.problems
+    assert problems[0] == (f"repos.csv:3: the URL '--upload-pack=touch {witness}' starts with "
+                           "'-'; left out")
+    assert problems[1] == "repos.csv:4: '--help' is not a branch or tag name; left out"
+    assert problems[2] == ("repos.csv:6: team 'hostile' is given twice (first at "
+                           "repos.csv:5); left out: a team has one repository")
+    assert "transport 'ext' not allowed" in problems[3]
+    [link] = [e for e in result.manifest.entries if e.team == "hostile"]
+    assert link.status == "refused" and "link" in link.reason
+    assert not (into / "hostile").exists()
+
+
+def test_yaml_list(tmp_path: Path, repos: dict) -> None:
+    listing = write(tmp_path / "repos.yaml", (
+        f"- team: Alpha Team\n  url: {repos['alpha']}\n  ref: main\n"
+        "  deadline: 2024-03-03T00:00:00Z\n  members: [s1, s2]\n"
+        "- team: beta\n  url: x\n").encode())
+    into = tmp_path / "teams"
+    result = collect([listing], into, deadline=DEADLINE)
+    folder = result.new[0]
+    assert tree(into / folder) == {"multiAgents.py": agent("alpha-2")}
+    assert result.manifest.problems == ("repos.yaml: entry 2: no ref; left out",)
+
+
+def test_a_list_that_cannot_be_read_stops_before_anything(tmp_path: Path) -> None:
+    listing = write(tmp_path / "repos.csv", b"team,repository\nalpha,x\n")
+    into = tmp_path / "teams"
+    with pytest.raises(CollectError, match=r"repos\.csv:1: expected the columns team, url, ref"):
+        collect([listing], into)
+    assert not into.exists()
