@@ -62,7 +62,7 @@ CANVAS, MOODLE, GRADESCOPE, FOLDER, GIT = "canvas", "moodle", "gradescope", "fol
 #: Gradescope's metadata file, and how large and deep it may be: a few hundred submissions
 #: with their autograder results and history come to a few megabytes, at most a dozen levels.
 GRADESCOPE_METADATA = "submission_metadata.yml"
-GRADESCOPE_LIMITS = YamlLimits(max_bytes=32 * 1024 * 1024, max_depth=32)
+GRADESCOPE_LIMITS = YamlLimits(max_bytes=16 * 1024 * 1024, max_depth=32)
 #: Suffixes of a repository list among the sources.
 GIT_LIST_SUFFIXES = (".csv", ".yaml", ".yml")
 #: Suffixes that make a file an archive to unpack (its content decides whether it is one).
