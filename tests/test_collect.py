@@ -114,7 +114,7 @@ def test_canvas_export_with_mapping(tmp_path: Path) -> None:
     assert any("multiAgents-1.py saved as multiAgents.py" in n for n in night.notes)
     zipped = manifest.team("Zipped")
     assert zipped is not None
-    assert "left out as junk: .DS_Store (1), __MACOSX/ (1)" in zipped.notes
+    assert "left out as junk: .DS_Store, __MACOSX/" in zipped.notes
     assert "flattened proj2/" in zipped.notes
     # The earlier upload of the team is superseded; the late one set aside with its delay.
     jane = entry(manifest, "smithjane_1001_5001_multiAgents.py")
@@ -342,7 +342,7 @@ def test_plain_folder(tmp_path: Path) -> None:
     assert entry(manifest, "plain: alpha").status == "superseded"
     junky = manifest.team("junky")
     assert junky is not None
-    assert junky.notes == ("left out as junk: .DS_Store (1), __pycache__/ (1)",)
+    assert junky.notes == ("left out as junk: .DS_Store, __pycache__/",)
     assert "not an archive" in entry(manifest, "gamma.zip").reason
     assert entry(manifest, "delta.zip").status == "refused"
     assert not (tmp_path / "abs-escape.py").exists()

@@ -26,7 +26,6 @@ import hashlib
 import os
 import shutil
 import stat
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,22 +80,23 @@ def junk_kind(rel: str) -> str | None:
 
 
 class _JunkLog:
-    """Counts the junk left out, as a skip function for `unpack` and the copies."""
+    """Which kinds of junk were left out, as a skip function for `unpack` and the copies.
+    (Kinds, not counts: an archive may or may not list a junk folder as a member of its own,
+    so a count would say more than is known.)"""
 
     def __init__(self) -> None:
-        self.seen: Counter[str] = Counter()
+        self.seen: set[str] = set()
 
     def __call__(self, rel: str) -> bool:
         kind = junk_kind(rel)
-        if kind is not None and not rel.endswith("/"):
-            self.seen[kind] += 1
+        if kind is not None:
+            self.seen.add(kind)
         return kind is not None
 
     def note(self) -> str | None:
         if not self.seen:
             return None
-        parts = [f"{kind} ({count})" for kind, count in sorted(self.seen.items())]
-        return f"left out as junk: {', '.join(parts)}"
+        return f"left out as junk: {', '.join(sorted(self.seen))}"
 
 
 def gather(files: Files, staging: Path, git_timeout: float) -> Gathered:
@@ -190,11 +190,7 @@ def _copy_tree(source: Path, staging: Path, junk: _JunkLog) -> None:
             rel = f"{relative}/{name}" if relative else name
             if not printable_name(name):
                 raise Refused(f"the name {show_name(rel)} is not printable text")
-            is_folder = (source / rel).is_dir() and not (source / rel).is_symlink()
-            if is_folder and junk_kind(rel + "/") is not None:
-                junk.seen[junk_kind(rel + "/") or ""] += _count_files(source / rel)
-                continue
-            if not is_folder and junk(rel):
+            if junk(rel):
                 continue
             if rel.count("/") >= SUBMISSION_LIMITS.max_depth:
                 raise Refused(f"{show_name(rel[:80])}: deeper than "
@@ -208,16 +204,6 @@ def _copy_tree(source: Path, staging: Path, junk: _JunkLog) -> None:
             else:
                 raise Refused(f"{show_name(rel)} is {kind_of(info.st_mode)}; a submission "
                               "holds regular files and folders only")
-
-
-def _count_files(folder: Path, budget: int = 100_000) -> int:
-    """How many files a junk folder holds (for the note), links not followed."""
-    count = 0
-    for _, _, files in os.walk(folder):
-        count += len(files)
-        if count >= budget:
-            break
-    return count
 
 
 def _listing(folder: Path) -> list[str]:

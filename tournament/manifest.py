@@ -80,7 +80,7 @@ class TeamRecord:
     #: When collect last gave the folder other files (UTC ISO 8601 to the second).
     changed_at: str
     #: What collect did to the submission's files on the way, in words, so that a team that
-    #: misses a file can be told why: junk left out (`left out 3 junk files: __MACOSX/...`),
+    #: misses a file can be told why: junk left out (`left out as junk: .DS_Store, __MACOSX/`),
     #: a single top folder flattened (`flattened proj2/`), a resubmission's name restored
     #: (`multiAgents-1.py saved as multiAgents.py`). Absent from older manifests: empty.
     notes: tuple[str, ...] = ()
