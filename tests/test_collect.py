@@ -481,3 +481,32 @@ def test_command_bad_options_write_nothing(tmp_path: Path) -> None:
     late = run_cli(str(source), "--into", str(into), "--late", "never")
     assert late.exit_code == 2
     assert not into.exists()
+
+
+def test_a_hostile_or_broken_export_is_a_problem_and_the_rest_is_collected(
+        tmp_path: Path) -> None:
+    hostile = make_zip(tmp_path / "hostile.zip", {
+        "smithjane_1001_5001_multiAgents.py": agent("jane"),
+        "../../../../../../export-escape.py": b"owned"})
+    broken = write(tmp_path / "broken.zip", b"PK\x03\x04 and then nothing\n")
+    plain = tmp_path / "plain"
+    write(plain / "alpha" / "multiAgents.py", agent("alpha"))
+    into = tmp_path / "teams"
+    before = everything_under(tmp_path)
+    result = collect([hostile, broken, plain], into)
+    assert result.new == ["alpha"]
+    hostile_problem, broken_problem = result.manifest.problems
+    assert hostile_problem.startswith("hostile.zip: the export is refused: ")
+    assert "leaves" in hostile_problem
+    assert broken_problem.startswith("broken.zip: the export is refused: ")
+    after = everything_under(tmp_path)
+    assert {p for p in after - before if not p.startswith("teams")} == set()
+    assert not any(p.endswith("export-escape.py") for p in after)
+
+
+def test_a_manifest_that_cannot_be_read_is_written_anew(tmp_path: Path) -> None:
+    into = tmp_path / "teams"
+    write(into / MANIFEST_NAME, b"{not json")
+    result = collect([plain_folder(tmp_path)], into)
+    assert result.manifest.problems[0].startswith(f"{into / MANIFEST_NAME}: not a manifest")
+    assert read_manifest(into) == result.manifest

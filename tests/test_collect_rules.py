@@ -187,6 +187,9 @@ def test_resolve_team() -> None:
                                                 (Member("s1", "Ann A"), Member("s2", "Ben")))
     assert resolve_team(submission(team="José García"), None)[0] == Team(
         team_entrant_name("José García"), "José García", ())
+    # A folder named as the manifest's files would never be written.
+    assert resolve_team(submission(team="manifest.json"), None) == (
+        None, "the team's folder would be named manifest.json, which is the manifest's")
 
 
 def test_lateness() -> None:

@@ -40,6 +40,7 @@ from tournament.gitsource import CACHE_FOLDER, GIT_TIMEOUT, GitListError, read_g
 from tournament.lock import LockHeld, acquire, release
 from tournament.manifest import (
     LATE,
+    MANIFEST_NAME,
     MANIFEST_TABLE,
     REFUSED,
     SUPERSEDED,
@@ -70,6 +71,8 @@ LATE_POLICIES = (LATE_ASIDE, LATE_TAKE)
 #: Statuses of the manifest's table beside the manifest's own (late, superseded, refused):
 #: the submission a team's folder holds now, and a team kept from an earlier collection.
 COLLECTED, KEPT = "collected", "kept"
+#: Names in the collected folder that are never a team's folder.
+RESERVED = frozenset({MANIFEST_NAME, MANIFEST_TABLE})
 #: The table's columns.
 TABLE_COLUMNS = ("team", "members", "source", "submitted_at", "status", "reason", "commit")
 #: The collection's own folder inside the collected folder: staging folders, unpacked exports,
@@ -157,6 +160,15 @@ def _members(team: RosterTeam, students: Sequence[Student]) -> tuple[Member, ...
 
 
 def resolve_team(sub: Submission, roster: Roster | None) -> tuple[Team | None, str]:
+    """The team of a submission, or None and why not; with a team, a warning or ''. A team
+    whose folder would take the name of the manifest's files is refused."""
+    team, why = _resolve_team(sub, roster)
+    if team is not None and team.folder in RESERVED:
+        return None, f"the team's folder would be named {team.folder}, which is the manifest's"
+    return team, why
+
+
+def _resolve_team(sub: Submission, roster: Roster | None) -> tuple[Team | None, str]:
     """The team of a submission, or None and why not; with a team, a warning or ''.
 
     With a mapping: a team the source names is the mapping's team of that name, or of that
@@ -314,8 +326,13 @@ def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | N
     entries: list[Entry] = []
     candidates: list[Candidate] = []
     for index, source in enumerate(sources):
-        read = read_source(source, work / f"source-{index}", git_cache=into / CACHE_FOLDER,
-                           deadline=deadline, git_timeout=git_timeout)
+        try:
+            read = read_source(source, work / f"source-{index}",
+                               git_cache=into / CACHE_FOLDER, deadline=deadline,
+                               git_timeout=git_timeout)
+        except OSError as exc:
+            problems.append(f"{source.name}: cannot be read: {exc.strerror or exc}; left out")
+            continue
         problems.extend(read.problems)
         entries.extend(_unusable_entry(u, roster) for u in read.unusable)
         for sub in read.submissions:

@@ -112,6 +112,12 @@ def gather(files: Files, staging: Path, git_timeout: float) -> Gathered:
         if note:
             notes.insert(0, note)
         hashes = _checked(staging)
+    except OSError as exc:
+        # The disk's word on one submission (a name too long for it, a file that vanished
+        # from the organizer's folder while it was copied): that submission's refusal.
+        shutil.rmtree(staging, ignore_errors=True)
+        name = f" ({show_name(Path(exc.filename).name)})" if exc.filename else ""
+        raise Refused(f"its files cannot be copied: {exc.strerror or exc}{name}") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -257,5 +263,8 @@ def _checked(staging: Path) -> dict[str, str]:
         shown = ", ".join(show_name(rel) for rel in files[:5]) or "nothing"
         more = f" and {len(files) - 5} more" if len(files) > 5 else ""
         raise Refused(f"holds no Python file (it holds {shown}{more})")
-    return {rel: hashlib.sha256(read_team_file(staging, rel, MAX_BYTES)).hexdigest()
-            for rel in files}
+    try:
+        return {rel: hashlib.sha256(read_team_file(staging, rel, MAX_BYTES)).hexdigest()
+                for rel in files}
+    except TeamFolderError as exc:
+        raise Refused(str(exc).replace(f"{staging}/", "")) from None
