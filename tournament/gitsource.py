@@ -220,7 +220,7 @@ def git_environment() -> dict[str, str]:
            if not (k.startswith("GIT_") and k not in ("GIT_SSH", "GIT_SSH_COMMAND",
                                                       "GIT_SSL_CAINFO", "GIT_PROXY_COMMAND"))}
     env.update(GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS, GIT_TERMINAL_PROMPT="0",
-               GIT_ASKPASS="true", SSH_ASKPASS="true", LC_ALL="C", GIT_CONFIG_NOSYSTEM="1")
+               GIT_ASKPASS="true", SSH_ASKPASS="true", LC_ALL="C")
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
     return env
 
