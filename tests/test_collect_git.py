@@ -199,3 +199,21 @@ def test_a_list_that_cannot_be_read_stops_before_anything(tmp_path: Path) -> Non
     with pytest.raises(CollectError, match=r"repos\.csv:1: expected the columns team, url, ref"):
         collect([listing], into)
     assert not into.exists()
+
+
+def test_a_server_that_never_answers_is_a_timeout(tmp_path: Path) -> None:
+    """A git server that accepts the connection and then says nothing: the fetch is stopped
+    at the collection's time limit and reported; the collection goes on."""
+    import socket
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)  # connections complete in the backlog, and nothing ever answers
+        port = server.getsockname()[1]
+        listing = write(tmp_path / "repos.csv",
+                        f"team,url,ref\nsilent,git://127.0.0.1:{port}/x.git,main\n".encode())
+        result = collect([listing], tmp_path / "teams", git_timeout=2)
+    [problem] = result.manifest.problems
+    assert problem.startswith(f"repos.csv:2: team silent: git://127.0.0.1:{port}/x.git cannot "
+                              "be fetched (git ")
+    assert "took longer than 2 s" in problem
