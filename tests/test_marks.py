@@ -143,6 +143,15 @@ def test_the_course_scheme_reads_as_the_autograder_scores(course: Scheme) -> Non
     assert all(c.games.layouts == ("smallClassic",) for c in course.criteria)
 
 
+@pytest.mark.parametrize("config,scheme", [("evaluation", "marks-evaluation"),
+                                           ("example", "marks-cup")])
+def test_the_shipped_schemes_fit_their_tournaments(config: str, scheme: str) -> None:
+    tournaments = REPO / "tournaments"
+    checked = load_scheme(tournaments / f"{scheme}.yaml",
+                          load_config(tournaments / f"{config}.yaml"))
+    assert checked.out_of == {"marks-evaluation": 6, "marks-cup": 10}[scheme]
+
+
 def test_unknown_kind_entrant_column_and_bad_thresholds_are_named_with_their_key_paths(
         cup: TournamentConfig) -> None:
     found = problems(cup, """\

@@ -585,14 +585,18 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None) -
                      "no submissions folder in the config, so no manifest")
             console.print(f"note: {where}: one row per team in {out.name}, without students "
                           "(tournament collect writes the manifest)", markup=False)
-        console.print(f"wrote {out} ({len(students)} rows), {teams_out.name} ({len(marks)} "
-                      "teams)", markup=False)
+        console.print(f"wrote {out} ({_count(len(students), 'row')}), {teams_out.name} "
+                      f"({_count(len(marks), 'team')})", markup=False)
     finally:
         store.close()
 
 
 def _points(value: float) -> str:
     return f"{value:g}"
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 # --- report ------------------------------------------------------------------------------------

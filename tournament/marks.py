@@ -351,10 +351,10 @@ def _rank(criterion: Criterion, rule: Rank, games: Any, teams: list[str],
     if rule.among == "teams":
         board = board[board["entrant"].isin(teams)]
     board = ranked(board.drop(columns=["rank", "rank_group"]), config.ranking.by)
-    who = "teams" if rule.among == "teams" else "entrants"
+    who = _plural(len(board), "team" if rule.among == "teams" else "entrant")
     words = criterion.games.words() if criterion.own_games else ""
     return {team: _banded(criterion, rule.bands, None, board, team, rule.position,
-                          f"rank {{position}} of {len(board)} {who}{words}")
+                          f"rank {{position}} of {who}{words}")
             for team in teams}
 
 
@@ -376,14 +376,14 @@ def _rating(criterion: Criterion, rule: Rating, matches: Any, teams: list[str],
         board = board[board["entrant"].isin(teams)]
     board = ranked(board.drop(columns=["rank", "rank_group"]), [RATING.column],
                    tie=("side", "entrant"))
-    who = "teams" if rule.among == "teams" else "entrants"
+    who = _plural(len(board), "team" if rule.among == "teams" else "entrant")
     out = {}
     for team in teams:
         row = board[board["entrant"] == team]
         rating = (f"{side} rating {_elo(row['rating'].iloc[0])} [{_elo(row['rating_low'].iloc[0])}"
                   f", {_elo(row['rating_high'].iloc[0])}], " if len(row) else "")
         out[team] = _banded(criterion, rule.bands, rule.scale, board, team, rule.position,
-                            f"{rating}rank {{position}} of {len(board)} {who}{words}",
+                            f"{rating}rank {{position}} of {who}{words}",
                             side=side)
     return out
 
@@ -503,6 +503,10 @@ def _duration(seconds: float) -> str:
     return f"{minutes} min"
 
 
+def _plural(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
 def _round(value: float) -> float:
     return round(value, PLACES) + 0.0  # + 0.0: never -0.0
 
@@ -525,12 +529,14 @@ def _signed_num(value: float) -> str:
 
 
 def _pct(rate: float) -> str:
-    return f"{rate * 100:.0f}%"
+    """A rate as a percentage, as precise as `_num` (97.5%: rounding it to 98% would not
+    add up with the difference shown beside it)."""
+    return f"{_num(rate * 100)}%"
 
 
 def _signed_pct(rate: float) -> str:
-    """A difference of rates in percentage points: `+35`."""
-    return f"{rate * 100:+.0f}"
+    """A difference of rates in percentage points: `+35`, `+12.5`."""
+    return _signed_num(rate * 100)
 
 
 def _elo(value: float) -> str:

@@ -97,12 +97,11 @@ class GameFilter:
 
     def select(self, games: Any) -> Any:
         """The rows of a results table this filter lets through."""
-        keep = [True] * len(games)
         for column, allowed in (("layout", self.layouts), ("depth", self.depths),
                                 ("cell", self.cells), ("ruleset", self.rulesets)):
             if allowed:
-                keep = keep & games[column].isin(allowed).to_numpy()
-        return games[keep]
+                games = games[games[column].isin(allowed)]
+        return games
 
     def words(self) -> str:
         """` on smallClassic at depth 2`: the filter for people; empty when it is open."""
