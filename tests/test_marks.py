@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import math
 import re
+import shutil
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -663,7 +664,12 @@ def test_the_course_scheme_on_a_real_tiny_tournament(tmp_path: Path) -> None:
     scheme.write_text(COURSE_SCHEME.read_text() + "late: {per: day, fraction: 0.1}\n")
 
     tournament("run", str(config_path))
+    # A team that comes after the run has no games: it gets 0, and the command says so.
+    shutil.copytree(REPO / "submissions" / "example-team", subs / "newcomer")
     ran = tournament("marks", str(config_path), "--scheme", str(scheme))
+    assert "warning: team newcomer has no current games, so its mark is 0" in ran.stdout
+    assert ("warning: 10 of 40 games are not played yet (missing, stale or to retry) and "
+            f"count for no one; tournament run {config_path} plays them") in ran.stdout
     out = tmp_path / "out"
     games = pd.read_csv(out / "games.csv")
     good = games[games["entrant"] == "good"]
@@ -684,23 +690,33 @@ def test_the_course_scheme_on_a_real_tiny_tournament(tmp_path: Path) -> None:
     with open(out / "marks.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert [(r["student_id"], r["student_name"], r["team"]) for r in rows] == [
-        ("s1", "Ada", "good"), ("s2", "Grace", "good"), ("", "", "stuck")]
+        ("s1", "Ada", "good"), ("s2", "Grace", "good"), ("", "", "newcomer"),
+        ("", "", "stuck")]
+    assert rows[2]["reason"] == "no games played yet with its current files: 0"
     assert float(rows[0]["mark"]) == pytest.approx(expected)
     assert rows[0]["reason"].startswith(f"wins {wins}/10: ")
     assert rows[0]["reason"].endswith("late by 1 h (1 started day): -10%"
                                       + (f" (-{_fig(expected / 9)})" if expected else ""))
     assert float(rows[0]["out_of"]) == 6
-    stuck = rows[2]
+    stuck = rows[3]
     assert float(stuck["mark"]) == 0
     assert stuck["reason"].startswith("time-out in 10 of 10 games: needs no time-out; "
                                       "wins 0/10: 0 (needs at least 1 win)")
     # Baselines are never marked; the teams' table has a column per criterion.
     with open(out / "marks-teams.csv", newline="", encoding="utf-8") as fh:
         teams = list(csv.DictReader(fh))
-    assert [t["team"] for t in teams] == ["good", "stuck"]
+    assert [t["team"] for t in teams] == ["good", "newcomer", "stuck"]
     assert float(teams[0]["mark"]) == pytest.approx(expected)
     assert "good" in ran.stdout and "stuck" in ran.stdout
-    assert f"wrote {out / 'marks.csv'} (3 rows), marks-teams.csv (2 teams)" in ran.stdout
+    assert f"wrote {out / 'marks.csv'} (4 rows), marks-teams.csv (3 teams)" in ran.stdout
+
+    # --out: both files there, the teams' named after it.
+    tournament("marks", str(config_path), "--scheme", str(scheme), "--out",
+               str(tmp_path / "lms" / "q5.csv"))
+    with open(tmp_path / "lms" / "q5.csv", newline="", encoding="utf-8") as fh:
+        assert list(csv.DictReader(fh)) == rows
+    assert (tmp_path / "lms" / "q5-teams.csv").read_bytes() == \
+        (out / "marks-teams.csv").read_bytes()
 
     # A bad scheme: exit 2, every problem with its key path, nothing written.
     (out / "marks.csv").unlink()

@@ -249,7 +249,9 @@ def _measure(criterion: Criterion, scored: Any, teams: list[str],
     for team in teams:
         mine = by_team.get(team, games.iloc[0:0])
         if not len(mine):
-            out[team] = Measured(f"no games{words}", 0.0, False, "", _needs(criterion))
+            # Whatever filter left none, say which: a scheme's own filter included.
+            out[team] = Measured(f"no games{criterion.games.words()}", 0.0, False, "",
+                                 _needs(criterion))
         elif isinstance(rule, Beats):
             out[team] = _beats(criterion, rule, mine, other, words)
         else:
