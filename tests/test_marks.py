@@ -170,12 +170,12 @@ def test_unknown_kind_entrant_column_and_bad_thresholds_are_named_with_their_key
         "criteria[0].kind: unknown criterion kind 'winz' (did you mean wins?); expected one "
         "of wins, mean, no_failures, time, beats, rank, rating",
         "criteria[1].entrant: unknown entrant 'greedyy' (did you mean greedy?); the Pacman "
-        "entrants of 'Cup' are alpha, beta, gamma, greedy, random",
+        "entrants of 'Cup': alpha, beta, gamma, greedy, random",
         "criteria[2].column: unknown column 'scor' (did you mean score?); a mean can be taken "
         "of score, win, moves, wall_mean, wall_max, cpu_mean, cpu_max, warnings",
         "criteria[3].thresholds[1].at: expected a number, got 'five'",
         "criteria[3].thresholds[2].at: expected a whole number of wins, got 2.5",
-        "criteria[3].thresholds[3].at: expected a wins >= 1, got 0",
+        "criteria[3].thresholds[3].at: expected wins >= 1, got 0",
         "criteria[3].thresholds[5].below: wins thresholds take at:, not below:",
         "criteria[3].thresholds[6].points: expected points >= 0, got -1",
         "criteria[3].thresholds[7].points: required: the points for reaching it (0 or more)",
@@ -186,7 +186,7 @@ def test_unknown_kind_entrant_column_and_bad_thresholds_are_named_with_their_key
 
 def test_names_of_the_tournament_and_of_the_scheme_are_checked(cup: TournamentConfig) -> None:
     found = problems(cup, """\
-        games: {layout: smalClassic, depth: 3, colour: red}
+        games: {layout: smalClassic, depth: 3, colour: red, ruleset: [classic, cs221]}
         criteria:
           - {name: wins, kind: wins, thresholds: [{at: 1, points: 1}], requires: [no-timout]}
           - {name: no-timeout, kind: no_failures, failures: [timout], points: 0,
@@ -200,9 +200,10 @@ def test_names_of_the_tournament_and_of_the_scheme_are_checked(cup: TournamentCo
         """)
     assert found == [
         "games.colour: unknown key; expected one of layout, depth, cell, ruleset",
-        "games.layout[0]: unknown layout 'smalClassic' (did you mean smallClassic?); "
-        "grid.layouts of the tournament has smallClassic, testClassic",
-        "games.depth[0]: no depth 3 in the tournament's grid.depths (1, 2)",
+        "games.layout: unknown layout 'smalClassic' (did you mean smallClassic?); the "
+        "tournament's grid.layouts: smallClassic, testClassic",
+        "games.depth: no depth 3 in the tournament's grid.depths (1, 2)",
+        "games.ruleset[1]: unknown ruleset 'cs221'; the tournament's grid.rules: classic",
         "criteria[1].failures[0]: unknown failure kind 'timout' (did you mean timeout?); "
         "expected any, or failure kinds among load_error, crash, timeout, illegal_action, "
         "memory, killed",
@@ -212,9 +213,9 @@ def test_names_of_the_tournament_and_of_the_scheme_are_checked(cup: TournamentCo
         "between 0% and 100% (top: 10%), got '150%'",
         "criteria[3].kind: the tournament plays no match games (no matches: in its config), "
         "so there are no ratings to mark",
-        "criteria[4].games.cell[0]: unknown cell 'smallClassic/d2/RandomGhost2/clasic' (did "
-        "you mean smallClassic/d2/RandomGhost2/classic?); the config's grid of the tournament "
-        "has smallClassic/d1/RandomGhost2/classic, smallClassic/d2/RandomGhost2/classic, "
+        "criteria[4].games.cell: unknown cell 'smallClassic/d2/RandomGhost2/clasic' (did you "
+        "mean smallClassic/d2/RandomGhost2/classic?); the tournament's cells: "
+        "smallClassic/d1/RandomGhost2/classic, smallClassic/d2/RandomGhost2/classic, "
         "testClassic/d1/RandomGhost2/classic, testClassic/d2/RandomGhost2/classic",
         "criteria[4].clock: unknown clock 'cpux' (did you mean cpu?); expected one of wall, "
         "cpu",
@@ -226,6 +227,38 @@ def test_names_of_the_tournament_and_of_the_scheme_are_checked(cup: TournamentCo
         "late.per: unknown unit 'week'; expected one of day, hour",
         "late.fraction: expected a fraction of the mark up to 1 (0.1 is 10%), got 2",
     ]
+
+
+def test_criteria_of_every_shape_are_checked(cup: TournamentConfig) -> None:
+    assert problems(cup, """\
+        criteria:
+          - 5
+          - {name: x}
+          - {name: y, kind: wins, thresholds: [{at: 1, points: 1}], colour: 3}
+          - {name: z, kind: mean, column: score,
+             thresholds: [{at: 1, points: 1}, {below: 5, points: 2}]}
+          - {name: v, kind: beats, entrant: greedy}
+          - {name: a, kind: rank, bands: [{top: 3, points: 1}], among: everyone}
+          - {name: b, kind: no_failures, failures: [], points: 1}
+          - {name: c, kind: time, thresholds: [{below: 0, points: 1}]}
+        late: {per: day, fraction: 0.1, max: 2}
+        """) == [
+        "criteria[0]: expected a mapping with name, kind and its keys, got 5",
+        "criteria[1].kind: required: what it measures, one of wins, mean, no_failures, time, "
+        "beats, rank, rating",
+        "criteria[2].colour: unknown key; expected one of name, kind, games, requires, max, "
+        "each, points, thresholds",
+        "criteria[3].thresholds: give every threshold of a list as at: or every one as "
+        "below:",
+        "criteria[4].points: required: the points for beating it",
+        "criteria[5].among: unknown value 'everyone'; expected one of teams, all",
+        "criteria[6].failures: expected any, or failure kinds among load_error, crash, "
+        "timeout, illegal_action, memory, killed",
+        "criteria[7].thresholds[0].below: expected seconds > 0, got 0",
+        "late.max: expected the most of the mark taken, a fraction up to 1, got 2",
+    ]
+    assert problems(cup, WINS + "late: {per: day}\n") == [
+        "late: give fraction: (of the mark, 0.1 per unit) or points: (per unit), one of them"]
 
 
 def test_circles_unbounded_points_and_an_empty_scheme(cup: TournamentConfig) -> None:

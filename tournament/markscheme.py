@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, PlainValidator, ValidationError, ValidationInfo
+from pydantic import Field, PlainValidator, ValidationError, ValidationInfo, model_validator
 
 from pacman.outcomes import FAILURES, PACMAN, SIDES
 from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, load_yaml
@@ -399,12 +399,12 @@ Points = Annotated[float, PlainValidator(_number("points", 0))]
 
 def _one_or_more(check: Callable[[object, ValidationInfo], Any], what: str,
                  path: str) -> Callable[[object, ValidationInfo], tuple[Any, ...]]:
-    """A value or a list of values, each checked."""
+    """A value, or a list of values, each checked (a list's problems at their index)."""
     many = list_of(what, check, path=path, empty=f"expected at least one {what}",
                    duplicate="the value")
 
     def one_or_more(value: object, info: ValidationInfo) -> tuple[Any, ...]:
-        return many(value if isinstance(value, list) else [value], info)
+        return many(value, info) if isinstance(value, list) else (check(value, info),)
 
     return one_or_more
 
@@ -418,15 +418,21 @@ def _ruleset(value: object, info: ValidationInfo) -> str:
 
 
 def _cell(value: object, info: ValidationInfo) -> str:
-    return _named(value, _tournament(info).cells, "cell", "the config's grid")
+    return _named(value, _tournament(info).cells, "cell", "cells")
 
 
 def _named(value: object, known: Sequence[str], what: str, where: str) -> str:
     name = text(f"a {what} name")(value)
     if name not in known:
-        raise problem(f"unknown {what} {name!r}{did_you_mean(name, known)}; {where} of "
-                      f"the tournament has {', '.join(known) or 'none'}")
+        raise problem(f"unknown {what} {name!r}{did_you_mean(name, known)}; the "
+                      f"tournament's {where}: {_listed(known)}")
     return name
+
+
+def _listed(names: Sequence[str], shown: int = 8) -> str:
+    """Names for a message, the first `shown` of a long list."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "") or "none"
 
 
 def _depth(value: object, info: ValidationInfo) -> int:
@@ -454,8 +460,8 @@ def _entrant(value: object, info: ValidationInfo) -> str:
     name = text("an entrant's name")(value)
     if name not in tournament.pacmen:
         raise problem(f"unknown entrant {name!r}{did_you_mean(name, tournament.pacmen)}; "
-                      f"the Pacman entrants of {tournament.name!r} are "
-                      f"{', '.join(tournament.pacmen)}")
+                      f"the Pacman entrants of {tournament.name!r}: "
+                      f"{_listed(tournament.pacmen, 20)}")
     return name
 
 
@@ -545,8 +551,8 @@ def _thresholds(allowed: str, measure: str, whole_at: bool = False,
         if whole_at and found != int(found):
             raise_at((key,), f"expected a whole number of {measure}, got {found:g}")
         if minimum is not None and (found <= minimum if above else found < minimum):
-            raise_at((key,), f"expected a {measure} {'>' if above else '>='} {minimum:g}, "
-                      f"got {found:g}")
+            raise_at((key,), f"expected {measure} {'>' if above else '>='} {minimum:g}, "
+                     f"got {found:g}")
         return Threshold(found, shape.points, below=key == "below")
 
     many = list_of("{at, points}", item, path="thresholds", empty="expected at least one "
@@ -581,8 +587,7 @@ def _bands(value: object, info: ValidationInfo, elo: bool = False) -> tuple[Band
         if match and 0 < float(match.group(1)) <= 100:
             return Band(shape.points, percent=float(match.group(1)))
         raise_at(("top",), f"expected a number of positions >= 1 (top: 3) or a share "
-                  f"between 0% and 100% (top: 10%), got {show(top)}")
-        raise AssertionError  # _raise_at raised
+                 f"between 0% and 100% (top: 10%), got {show(top)}")
 
     return list_of("{top, points}", item, path="bands", empty="expected at least one band",
                    duplicate="the band", key=lambda b: b.words())(value, info)
@@ -683,7 +688,7 @@ class _BeatsIn(_CriterionIn):
 
 
 class _BandedIn(_CriterionIn):
-    among: Annotated[str, PlainValidator(choice(AMONG, "choice"))] = "teams"
+    among: Annotated[str, PlainValidator(choice(AMONG, "value"))] = "teams"
     position: Annotated[str, PlainValidator(choice(POSITIONS, "position"))] = "rank"
 
 
@@ -782,15 +787,17 @@ class _LateIn(StrictMapping):
     points: Annotated[float | None, PlainValidator(_number("points", 0, above=True))] = None
     max: Annotated[float | None, PlainValidator(_number("a number", 0, above=True))] = None
 
-    def penalty(self) -> LatePenalty:
-        problems = Problems()
+    @model_validator(mode="after")
+    def _one_way(self) -> _LateIn:
         if (self.fraction is None) == (self.points is None):
-            problems.add(("fraction",), "give fraction: (of the mark, 0.1 per unit) or "
-                         "points: (per unit), one of them")
-        elif self.fraction is not None and self.max is not None and self.max > 1:
-            problems.add(("max",), f"expected the most of the mark taken, a fraction up to "
-                         f"1, got {self.max:g}")
-        problems.raise_any()
+            raise problem("give fraction: (of the mark, 0.1 per unit) or points: (per unit), "
+                          "one of them")
+        if self.fraction is not None and self.max is not None and self.max > 1:
+            raise_at(("max",), f"expected the most of the mark taken, a fraction up to 1, "
+                     f"got {self.max:g}")
+        return self
+
+    def penalty(self) -> LatePenalty:
         return LatePenalty(self.per, self.fraction, self.points, self.max)
 
 
@@ -810,7 +817,7 @@ class _SchemeIn(StrictMapping):
         """The checked scheme; what needs all criteria at once (their requirements, what
         a mark is out of) is checked here, its problems raised together."""
         problems = Problems()
-        late = problems.run(self.late.penalty, ("late",)) if self.late is not None else None
+        late = self.late.penalty() if self.late is not None else None
         default = self.games.filter if self.games is not None else GameFilter()
         # The scheme's confidence, else the tournament's (`ranking.confidence`).
         level = self.confidence if self.confidence is not None else tournament.confidence
