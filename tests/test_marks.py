@@ -768,11 +768,18 @@ def _fig(value: float) -> str:
     return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
-def test_no_results_yet_is_an_error_that_writes_nothing(tmp_path: Path) -> None:
+def test_no_results_yet_or_a_bad_manifest_is_an_error_that_writes_nothing(
+        tmp_path: Path) -> None:
     from tests.test_tournament_run import tournament
 
     config = make_config(tmp_path)
+    assert config.source is not None
     ran = tournament("marks", str(config.source), "--scheme", str(COURSE_SCHEME), check=False)
     assert ran.returncode == 2
     assert f"no results in {config.output} yet" in ran.stderr
+    assert not config.output.exists()
+    (tmp_path / "submissions" / "manifest.json").write_text("{")
+    ran = tournament("marks", str(config.source), "--scheme", str(COURSE_SCHEME), check=False)
+    assert ran.returncode == 2
+    assert "manifest.json: not a manifest (invalid JSON" in ran.stderr
     assert not config.output.exists()
