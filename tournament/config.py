@@ -9,7 +9,7 @@ because a misspelt optional key would otherwise silently fall back to its defaul
 How: the shape of each mapping is a pydantic model (`_Mapping` subclasses, below), each leaf
 value a validator that words its own problem as the organizer reads it; the machinery
 (`_Mapping`, `_Problems`, the leaf validators, `_problem_lines`) is
-`tournament.validation`'s, shared with the other files an organizer writes (a marking
+`tournament.checking`'s, shared with the other files an organizer writes (a marking
 scheme). What needs the world (layout files, agent references, team folders) is checked by
 functions that pydantic calls for their key, so every problem, wherever it is found, comes
 back as one pydantic error with its location. The public values the rest of the platform uses
@@ -57,23 +57,23 @@ from pacman.outcomes import GHOSTS, PACMAN, SIDES
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.yamlfile import ORGANIZER_FILE, TEAM_FILE, YamlProblem, load_yaml
+from tournament.checking import Positive, ProblemsError, Whole
+from tournament.checking import Problems as _Problems
+from tournament.checking import StrictMapping as _Mapping
+from tournament.checking import choice as _choice
+from tournament.checking import confidence as _confidence
+from tournament.checking import did_you_mean as _did_you_mean
+from tournament.checking import flag as _flag
+from tournament.checking import known as _known
+from tournament.checking import list_of as _list_of
+from tournament.checking import plain as _plain
+from tournament.checking import problem as _problem
+from tournament.checking import problem_lines as _problem_lines
+from tournament.checking import raise_at as _raise
+from tournament.checking import show as _show
+from tournament.checking import text as _text
+from tournament.checking import whole as _whole
 from tournament.ranking import RANKING_KEYS
-from tournament.validation import Positive, ProblemsError, Whole
-from tournament.validation import Problems as _Problems
-from tournament.validation import StrictMapping as _Mapping
-from tournament.validation import choice as _choice
-from tournament.validation import confidence as _confidence
-from tournament.validation import did_you_mean as _did_you_mean
-from tournament.validation import flag as _flag
-from tournament.validation import known as _known
-from tournament.validation import list_of as _list_of
-from tournament.validation import plain as _plain
-from tournament.validation import problem as _problem
-from tournament.validation import problem_lines as _problem_lines
-from tournament.validation import raise_at as _raise
-from tournament.validation import show as _show
-from tournament.validation import text as _text
-from tournament.validation import whole as _whole
 
 ReplayPolicy = Literal["none", "failures", "all"]
 EntrantKind = Literal["team", "baseline"]
@@ -442,7 +442,7 @@ def slug(text: str) -> str:
 
 # ---- the validation context ----------------------------------------------------------------
 # How problems are reported and worded, and the leaf validators shared with other files of the
-# organizer's, are `tournament.validation`'s.
+# organizer's, are `tournament.checking`'s.
 
 #: The validation context's key for `_Env`.
 _ENV = "env"

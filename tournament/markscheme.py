@@ -8,7 +8,7 @@ docs/marks.md, with the course's evaluation-function question as the example
 (`tournaments/marks-evaluation.yaml`).
 
 A scheme is checked completely against the tournament it marks before anything is read from
-the results, the way a config is (`tournament.validation`): every problem is reported at once
+the results, the way a config is (`tournament.checking`): every problem is reported at once
 with its key path (`marks.yaml: criteria[2].thresholds[0].at: expected a number, got 'x'`),
 unknown keys with "did you mean", and whatever names the tournament (a layout, a depth, a
 cell, an entrant, a results column) must exist in it, so that a typo never marks a whole
@@ -28,10 +28,7 @@ from pydantic import Field, PlainValidator, ValidationError, ValidationInfo, mod
 
 from pacman.outcomes import FAILURES, PACMAN, SIDES
 from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, load_yaml
-from tournament.config import NAME_PATTERN, TournamentConfig
-from tournament.results import MEASURED_COLUMNS
-from tournament.schedule import cells, match_cells
-from tournament.validation import (
+from tournament.checking import (
     Problems,
     ProblemsError,
     StrictMapping,
@@ -45,7 +42,10 @@ from tournament.validation import (
     text,
     whole,
 )
-from tournament.validation import confidence as confidence_level
+from tournament.checking import confidence as confidence_level
+from tournament.config import NAME_PATTERN, TournamentConfig
+from tournament.results import MEASURED_COLUMNS
+from tournament.schedule import cells, match_cells
 
 #: What a criterion measures (its `kind:`), in the order docs/marks.md explains them.
 KINDS = ("wins", "mean", "no_failures", "time", "beats", "rank", "rating")
