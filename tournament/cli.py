@@ -1,4 +1,4 @@
-"""The `tournament` command: collect, validate, run, status, leaderboard, report, replay.
+"""The `tournament` command: collect, validate, run, status, leaderboard, report, replay, marks.
 
 Every subcommand takes the config file. A bad config exits 2 with every problem listed and
 nothing run or written. `run` stores each game as it finishes and, run again, plays only what
@@ -521,6 +521,82 @@ def print_written(paths: list[Path], games: int) -> None:
     first, *rest = paths
     console.print(f"wrote {first}, {', '.join(p.name for p in rest)} ({games} games)",
                   markup=False)
+
+
+# --- marks -------------------------------------------------------------------------------------
+
+@main.command("marks")
+@config_argument
+@click.option("--scheme", "scheme_path", required=True, metavar="FILE",
+              type=click.Path(path_type=Path, dir_okay=False),
+              help="The marking scheme (YAML, docs/marks.md).")
+@click.option("--out", "out_path", metavar="PATH", default=None,
+              type=click.Path(path_type=Path, dir_okay=False),
+              help="Where to write marks.csv (default: <output>/marks.csv); marks-teams.csv "
+                   "is written beside it, named after it.")
+def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None) -> None:
+    """Mark every team by a marking scheme from the current results: write marks.csv for the
+    learning-management system (a row per student, through the submissions' manifest) and
+    marks-teams.csv (a column per criterion), and print each team's mark and reason."""
+    from tournament.manifest import MANIFEST_NAME, ManifestError, read_manifest
+    from tournament.marks import evaluate, student_table, team_table
+    from tournament.markscheme import SchemeError, load_scheme
+    from tournament.tables import write_csv
+
+    config = load(config_path)
+    try:
+        scheme = load_scheme(scheme_path, config)
+    except SchemeError as exc:
+        die(f"the marking scheme has problems:\n{exc}")
+    out = out_path if out_path is not None else config.output / "marks.csv"
+    teams_out = out.with_name(f"{out.stem}-teams{out.suffix or '.csv'}")
+    manifest = None
+    if config.submissions is not None:
+        try:
+            manifest = read_manifest(config.submissions)
+        except ManifestError as exc:
+            die(str(exc))
+    if not (config.output / "results.sqlite").is_file():
+        die(f"no results in {config.output} yet: tournament run {config_path} plays the games")
+    store = open_store(config)
+    try:
+        split = store_plan(config, store)
+        marks = evaluate(scheme, current_results(config, store, split), config, manifest)
+        students = student_table(marks, config, manifest)
+        write_csv(team_table(marks, scheme), teams_out)
+        write_csv(students, out)
+        table = Table(title=Text(f"{config.name}: {scheme.name}, out of {_points(scheme.out_of)}"))
+        for column in ("team", "mark", "reason"):
+            table.add_column(column, justify="right" if column == "mark" else "left")
+        for mark in marks:
+            table.add_row(Text(mark.team), _points(mark.mark), Text(mark.reason))
+        console.print(table)
+        for mark in marks:
+            if mark.games == 0:
+                console.print(f"warning: team {mark.team} has no current games, so its mark "
+                              "is 0", markup=False, style="yellow")
+        if split.todo:
+            console.print(f"warning: {len(split.todo)} of {split.total} games are not played "
+                          f"yet (missing, stale or to retry) and count for no one; tournament "
+                          f"run {config_path} plays them", markup=False, style="yellow")
+        warn_outdated(config, config_path, store)
+        if manifest is None:
+            where = (f"no {config.submissions / MANIFEST_NAME}" if config.submissions else
+                     "no submissions folder in the config, so no manifest")
+            console.print(f"note: {where}: one row per team in {out.name}, without students "
+                          "(tournament collect writes the manifest)", markup=False)
+        console.print(f"wrote {out} ({_count(len(students), 'row')}), {teams_out.name} "
+                      f"({_count(len(marks), 'team')})", markup=False)
+    finally:
+        store.close()
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 # --- report ------------------------------------------------------------------------------------

@@ -7,10 +7,12 @@ whole file is validated, every problem is collected with its key path
 because a misspelt optional key would otherwise silently fall back to its default.
 
 How: the shape of each mapping is a pydantic model (`_Mapping` subclasses, below), each leaf
-value a validator that words its own problem as the organizer reads it. What needs the world
-(layout files, agent references, team folders) is checked by functions that pydantic calls
-for their key, so every problem, wherever it is found, comes back as one pydantic error with
-its location; `_problem_lines` words them. The public values the rest of the platform uses
+value a validator that words its own problem as the organizer reads it; the machinery
+(`_Mapping`, `_Problems`, the leaf validators, `_problem_lines`) is
+`tournament.checking`'s, shared with the other files an organizer writes (a marking
+scheme). What needs the world (layout files, agent references, team folders) is checked by
+functions that pydantic calls for their key, so every problem, wherever it is found, comes
+back as one pydantic error with its location. The public values the rest of the platform uses
 are the frozen dataclasses built from the validated input.
 
 Relative paths in a config resolve against the config file's folder, so a config means the
@@ -27,31 +29,25 @@ Every key, its type, default and meaning are documented in docs/tournament-confi
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import importlib
 import inspect
 import math
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Literal, NamedTuple, NoReturn, TypeVar
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
-    ModelWrapValidatorHandler,
     PlainValidator,
     TypeAdapter,
     ValidationError,
     ValidationInfo,
-    model_validator,
 )
-from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
 from pacman.describe import clean
 from pacman.layout import PROJECT_LAYOUTS, LayoutError, available_layouts, load_layout
@@ -61,12 +57,27 @@ from pacman.outcomes import GHOSTS, PACMAN, SIDES
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.yamlfile import ORGANIZER_FILE, TEAM_FILE, YamlProblem, load_yaml
+from tournament.checking import Positive, ProblemsError, Whole
+from tournament.checking import Problems as _Problems
+from tournament.checking import StrictMapping as _Mapping
+from tournament.checking import choice as _choice
+from tournament.checking import confidence as _confidence
+from tournament.checking import did_you_mean as _did_you_mean
+from tournament.checking import flag as _flag
+from tournament.checking import known as _known
+from tournament.checking import list_of as _list_of
+from tournament.checking import plain as _plain
+from tournament.checking import problem as _problem
+from tournament.checking import problem_lines as _problem_lines
+from tournament.checking import raise_at as _raise
+from tournament.checking import show as _show
+from tournament.checking import text as _text
+from tournament.checking import whole as _whole
 from tournament.ranking import RANKING_KEYS
 
 ReplayPolicy = Literal["none", "failures", "all"]
 EntrantKind = Literal["team", "baseline"]
 MatchDesign = Literal["all", "sampled"]
-T = TypeVar("T")
 
 #: How Pacman entrants meet ghost entrants: every pairing, or k opponents each.
 MATCH_DESIGNS: tuple[MatchDesign, ...] = ("all", "sampled")
@@ -94,21 +105,9 @@ _COUNT_LIMITS = tuple(COUNTS)
 _NULLABLE_LIMITS = tuple(name for name in _LIMIT_KEYS if name not in ALWAYS)
 
 
-class ConfigError(ValueError):
-    """A config that cannot be used; the message lists every problem, one per line.
-
-    `problems` holds the same lines without the file-name prefix, for tests and for callers
-    that present them differently.
-    """
-
-    def __init__(self, source: str, problems: Sequence[str]) -> None:
-        self.source = source
-        self.problems = tuple(problems)
-        super().__init__("\n".join(f"{source}: {p}" for p in self.problems))
-
-    def __reduce__(self) -> tuple[type[ConfigError], tuple[str, tuple[str, ...]]]:
-        # Rebuilt from its parts, so that it survives a trip to another process (pickle).
-        return type(self), (self.source, self.problems)
+class ConfigError(ProblemsError):
+    """A config that cannot be used; the message lists every problem, one per line, each
+    with its key path (`ProblemsError`)."""
 
 
 @dataclass(frozen=True)
@@ -339,14 +338,7 @@ def parse_config(data: object, source: str, base: Path) -> TournamentConfig:
     try:
         checked = _ConfigIn.model_validate(data, context=context)
     except ValidationError as exc:
-        order = {key: i for i, key in enumerate(data)} if isinstance(data, dict) else {}
-
-        def position(problem: str) -> int:
-            top = re.split(r"[.\[:]", problem, maxsplit=1)[0]
-            return order.get(top, len(order))
-
-        lines = _problem_lines(exc)
-        raise ConfigError(source, sorted(lines, key=position) or ["the config is empty"]) from None
+        raise ConfigError(source, _problem_lines(exc, data) or ["the config is empty"]) from None
     if checked.cluster is not None and checked.scheduler is None:
         raise ConfigError(source, ["cluster: says how to use a Dask cluster, but no scheduler: "
                                    "is given (add scheduler: tcp://host:8786, or remove "
@@ -448,15 +440,12 @@ def slug(text: str) -> str:
 
 
 
-# ---- problems: how a validator reports, and how a report is worded ---------------------------
+# ---- the validation context ----------------------------------------------------------------
+# How problems are reported and worded, and the leaf validators shared with other files of the
+# organizer's, are `tournament.checking`'s.
 
-#: The pydantic error type of every problem found here; its context holds the message and,
-#: where the problem belongs elsewhere than where it was found, the key path it belongs to.
-_PROBLEM = "config"
 #: The validation context's key for `_Env`.
 _ENV = "env"
-
-Loc = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
@@ -480,146 +469,7 @@ def _env(info: ValidationInfo) -> _Env:
     return env
 
 
-def _problem(message: str, at: str | None = None) -> PydanticCustomError:
-    """One problem, where it was found or (`at`) at another key path."""
-    context: dict[str, str] = {"message": message}
-    if at is not None:
-        context["at"] = at
-    return PydanticCustomError(_PROBLEM, "{message}", context)
-
-
-class _Problems:
-    """Problems collected at locations below the value being validated, raised together.
-
-    A validator that checks several things (the items of a list, the parts of a baseline)
-    reports all it found rather than the first, as pydantic does for the fields of a model.
-    """
-
-    def __init__(self) -> None:
-        self.details: list[InitErrorDetails] = []
-
-    def add(self, loc: Loc, message: str, at: str | None = None) -> None:
-        self.details.append({"type": _problem(message, at), "loc": loc, "input": None})
-
-    def absorb(self, exc: ValidationError | PydanticCustomError, prefix: Loc = ()) -> None:
-        """Take the problems of a nested validation, their locations under `prefix`."""
-        if isinstance(exc, PydanticCustomError):
-            context = exc.context or {}
-            self.add(prefix, str(context.get("message", exc.message())), context.get("at"))
-            return
-        for error in exc.errors():
-            self.absorb_error(error, prefix)
-
-    def absorb_error(self, error: ErrorDetails, prefix: Loc = ()) -> None:
-        context = error.get("ctx") or {}
-        message = str(context.get("message", error["msg"]))
-        self.add((*prefix, *error["loc"]), message, context.get("at"))
-
-    def run(self, check: Callable[[], T], prefix: Loc = ()) -> T | None:
-        """`check()`'s value, or None with its problems kept."""
-        try:
-            return check()
-        except (ValidationError, PydanticCustomError) as exc:
-            self.absorb(exc, prefix)
-            return None
-
-    def __bool__(self) -> bool:
-        return bool(self.details)
-
-    def raise_any(self) -> None:
-        if self.details:
-            raise ValidationError.from_exception_data(_PROBLEM, self.details)
-
-
-def _raise(loc: Loc, message: str) -> NoReturn:
-    """Report one problem at `loc` below the value being validated."""
-    raise ValidationError.from_exception_data(
-        _PROBLEM, [{"type": _problem(message), "loc": loc, "input": None}]
-    )
-
-
-def _problem_lines(exc: ValidationError) -> list[str]:
-    """Each problem as `key.path[0]: message`, in the order they were found."""
-    lines = []
-    for error in exc.errors():
-        context = error.get("ctx") or {}
-        message = str(context.get("message", error["msg"]))
-        path = str(context.get("at") or _key_path(error["loc"]) or "(top level)")
-        lines.append(f"{path}: {message}")
-    return lines
-
-
-def _key_path(loc: Loc) -> str:
-    text = ""
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text = f"{text}.{part}" if text else part
-    return text
-
-
-def _show(value: object) -> str:
-    """A found value as the organizer wrote it in YAML."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return repr(value)
-    return str(value)
-
-
-def _did_you_mean(word: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
-
-
 # ---- leaf values: each validator words its own problem ------------------------------------
-
-
-def _whole(minimum: int | None = None) -> Callable[[object], int]:
-    expected = "a whole number" + (f" >= {minimum}" if minimum is not None else "")
-
-    def check(value: object) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _problem(f"expected {expected}, got {_show(value)}")
-        if minimum is not None and value < minimum:
-            raise _problem(f"expected {expected}, got {value}")
-        return value
-
-    return check
-
-
-def _text(what: str) -> Callable[[object], str]:
-    def check(value: object) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise _problem(f"expected {what}, got {_show(value)}")
-        return value.strip()
-
-    return check
-
-
-def _flag(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise _problem(f"expected true or false, got {_show(value)}")
-    return value
-
-
-def _choice(choices: Sequence[str], what: str) -> Callable[[object], str]:
-    def check(value: object) -> str:
-        if not isinstance(value, str) or value not in choices:
-            hint = _did_you_mean(value, choices) if isinstance(value, str) else ""
-            raise _problem(
-                f"unknown {what} {_show(value)}{hint}; expected one of {', '.join(choices)}"
-            )
-        return value
-
-    return check
 
 
 def _name_problem(value: str) -> str | None:
@@ -653,115 +503,8 @@ def _args(value: object) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _list_of(
-    what: str,
-    item: Callable[[object, ValidationInfo], T],
-    *,
-    path: str,
-    empty: str | None = None,
-    duplicate: str | None = None,
-    key: Callable[[T], object] = lambda found: found,
-) -> Callable[[object, ValidationInfo], tuple[T, ...]]:
-    """A validator of a list at `path` whose items are each checked by `item`; all items'
-    problems are reported, then `duplicate` items (by `key`) among those that passed."""
-
-    def check(value: object, info: ValidationInfo) -> tuple[T, ...]:
-        if not isinstance(value, list):
-            raise _problem(f"expected a list of {what}, got {_show(value)}")
-        problems = _Problems()
-        if not value and empty:
-            problems.add((), empty)
-        found: list[tuple[int, T]] = []
-        for i, entry in enumerate(value):
-            result = problems.run(partial(item, entry, info), (i,))
-            if result is not None:
-                found.append((i, result))
-        if duplicate:
-            first: dict[object, int] = {}
-            for i, result in found:
-                seen = key(result)
-                if seen in first:
-                    problems.add(
-                        (i,),
-                        f"{duplicate} {_show(seen)} is already given at {path}[{first[seen]}]",
-                    )
-                else:
-                    first[seen] = i
-        problems.raise_any()
-        return tuple(result for _, result in found)
-
-    return check
-
-
-def _plain(check: Callable[[object], T]) -> Callable[[object, ValidationInfo], T]:
-    """A leaf validator as an item of `_list_of`."""
-    return lambda value, _info: check(value)
-
-
-Whole = Annotated[int, PlainValidator(_whole())]
-Positive = Annotated[int, PlainValidator(_whole(1))]
 Name = Annotated[str, PlainValidator(_name)]
-Flag = Annotated[bool, PlainValidator(_flag)]
 Args = Annotated[tuple[tuple[str, str], ...], PlainValidator(_args)]
-
-
-def _known(
-    data: dict[Any, Any], allowed: Sequence[str], problems: _Problems
-) -> dict[str, object]:
-    """The entries of a mapping under known keys; other keys are reported."""
-    known: dict[str, object] = {}
-    for key, value in data.items():
-        if not isinstance(key, str):
-            problems.add((), f"keys must be text, got {_show(key)}")
-        elif key not in allowed:
-            problems.add(
-                (key,),
-                f"unknown key{_did_you_mean(key, allowed)}; expected one of " + ", ".join(allowed),
-            )
-        else:
-            known[key] = value
-    return known
-
-
-# ---- mappings -----------------------------------------------------------------------------
-
-
-class _Mapping(BaseModel):
-    """A mapping of the config: known keys only, each validated, every problem reported.
-
-    Unknown keys are reported (with "did you mean") and the known ones validated all the same,
-    so one run names every problem of the mapping. `null` for a key with a default means the
-    default; a required key left out is reported with what it should hold (its field's
-    description).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _known_keys(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
-        if isinstance(data, cls):
-            return data
-        if not isinstance(data, dict):
-            raise _problem(f"expected a mapping, got {_show(data)}")
-        problems = _Problems()
-        known = {
-            key: value
-            for key, value in _known(data, list(cls.model_fields), problems).items()
-            if value is not None or cls.model_fields[key].is_required()
-        }
-        try:
-            result = handler(known)
-        except ValidationError as exc:
-            for error in exc.errors():
-                if error["type"] == "missing" and len(error["loc"]) == 1:
-                    what = cls.model_fields[str(error["loc"][0])].description
-                    problems.add(error["loc"], f"required: {what}")
-                else:
-                    problems.absorb_error(error)
-            result = None
-        problems.raise_any()
-        return result
 
 
 # ---- grid ---------------------------------------------------------------------------------
@@ -1373,16 +1116,6 @@ class _ClusterIn(_Mapping):
 def _replay_policy(value: object) -> ReplayPolicy:
     policy = _choice(REPLAY_POLICIES, "replay policy")(value)
     return next(known for known in REPLAY_POLICIES if known == policy)
-
-
-def _confidence(value: object) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not (math.isfinite(value) and 0 < value < 1)
-    ):
-        raise _problem(f"expected a number between 0 and 1 (like 0.95), got {_show(value)}")
-    return float(value)
 
 
 class _RecordIn(_Mapping):

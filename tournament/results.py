@@ -178,6 +178,12 @@ SCORED_COLUMNS = (
 )
 assert set(SCORED_COLUMNS) <= set(NAMES)
 
+#: The numeric columns that measure how a game went (not which game it was): what a marking
+#: scheme may average (`tournament.markscheme`, a `mean` criterion's `column`).
+MEASURED_COLUMNS = ("score", "win", "moves", "wall_mean", "wall_max", "cpu_mean", "cpu_max",
+                    "warnings")
+assert all(_KINDS[name][0] in (int, float, bool) for name in MEASURED_COLUMNS)
+
 
 def split_formats(results: Any) -> tuple[Any, Any]:
     """`results` split into (fixed-format games, match games), both with every column of

@@ -151,6 +151,8 @@ def store_outdated(config: TournamentConfig, store: Store) -> list[Outdated]:
     return outdated(plan(schedule(config), stored, hashes), stored, hashes)
 
 
-def current_results(config: TournamentConfig, store: Store) -> Any:
-    """Stored rows of the games the config schedules now, with the current submissions."""
-    return store.frame(g.game_id for g in store_plan(config, store).current)
+def current_results(config: TournamentConfig, store: Store, split: Plan | None = None) -> Any:
+    """Stored rows of the games the config schedules now, with the current submissions
+    (`split`: the store's plan, when the caller has it already)."""
+    split = split if split is not None else store_plan(config, store)
+    return store.frame(g.game_id for g in split.current)
