@@ -642,7 +642,7 @@ def validate(config_path: Path) -> None:
         ref_text = str(entrant.folder) if entrant.folder is not None else entrant.ref
         try:
             ref = resolve(ref_text, agent_args(entrant, cell) if kind == "pacman" else args,
-                          kind=kind, cwd=base)
+                          kind=kind, cwd=base, folder_agent=entrant.folder_agent)
         except SubmissionError as exc:
             console.print(f"  {escape(label)}: [red]FAILED[/] {escape(clean(str(exc)))}")
             bad += 1
