@@ -212,6 +212,12 @@ def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
     assert not pool_workers(proc.pid)
     status = tournament("status", str(config)).stdout
     assert f"{6 - kept} games to play" in status
+    # The run is recorded as stopped, with the games it stored.
+    assert f", stopped, {kept} game" in status
+    with sqlite3.connect(database) as conn:
+        assert conn.execute("SELECT run_id, ended, games FROM runs").fetchall() == [
+            (1, "stopped", kept)]
+        assert conn.execute("SELECT DISTINCT run_id FROM games").fetchall() == [(1,)]
 
 
 def test_dead_workers_only_cost_replays(tmp_path: Path,

@@ -13,7 +13,6 @@ platform's own failure, recorded as `infra_error` and never scored.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import functools
 import hashlib
 import json
@@ -40,6 +39,7 @@ from pacman.teamfolder import TeamFolderError, team_digest
 from tournament.bundles import TeamCache, default_cache, snapshot_digest
 from tournament.config import Entrant, TournamentConfig
 from tournament.results import GameRow
+from tournament.runs import utc_now
 from tournament.schedule import MatchCell, ScheduledGame, agent_args
 from tournament.secret import game_key, game_secret
 
@@ -529,9 +529,10 @@ def make_row(task: GameTask, result: GameResult | None, replay: str | None,
         "host": socket.gethostname(),
         "replay": replay,
         "version": __version__,
-        "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "finished_at": utc_now(),
         "ghost_entrant": task.ghost_entrant,
         "ghost_hash": task.ghost_hash,
+        "run_id": None,  # the organizer's to say, as it stores the row (`outputs.Keeper`)
     })
 
 
