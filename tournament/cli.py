@@ -47,6 +47,7 @@ from tournament.browse import (
 from tournament.config import ConfigError, TournamentConfig, describe_config, load_config
 from tournament.exports import write_leaderboard_files
 from tournament.leaderboard import leaderboard
+from tournament.manifest import Manifest, ManifestError, read_manifest
 from tournament.ranking import words as ranking_words
 from tournament.recreate import recreate
 from tournament.results import GameRow, split_formats
@@ -562,6 +563,7 @@ def report(config_path: Path, pictures: str, recreate_replays: bool) -> None:
     from tournament.report import write_report
 
     config = load(config_path)
+    manifest = read_collected(config)
     store = open_store(config)
     results = current_results(config, store)
     out_dir = config.output / "report"
@@ -574,9 +576,22 @@ def report(config_path: Path, pictures: str, recreate_replays: bool) -> None:
     anchor = anchor_of(config)
     index = write_report(results, config, out_dir, shown, anchor, store_outdated(config, store),
                          f"tournament run {config_path}", Redactor.for_config(config, config_path),
-                         f"tournament report {config_path} --recreate-replays")
+                         f"tournament report {config_path} --recreate-replays",
+                         runs=store.runs(), manifest=manifest)
     console.print(f"report: {index}")
     store.close()
+
+
+def read_collected(config: TournamentConfig) -> Manifest | None:
+    """The manifest `tournament collect` wrote into the submissions folder, or None when it
+    has none; exit 2 naming the file when it cannot be read (nothing is written then)."""
+    if config.submissions is None:
+        return None
+    try:
+        return read_manifest(config.submissions)
+    except ManifestError as exc:
+        die(f"{exc} (written by tournament collect: collect again, or remove it to report "
+            "without it)")
 
 
 def game_pictures(config: TournamentConfig, results: Any, out_dir: Path,
