@@ -396,6 +396,10 @@ def test_a_dask_cluster_gives_the_results_of_the_local_pool(
         out = tournament("run", str(config)).stdout
     assert "24 to play" in out
     assert rows(config) == reference
+    # The organizer stamps the run on what the cluster's workers sent back.
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as conn:
+        assert conn.execute("SELECT DISTINCT run_id FROM games").fetchall() == [(1,)]
+        assert conn.execute("SELECT ended, games FROM runs").fetchall() == [("finished", 24)]
 
 
 @pytest.mark.parametrize("kind, magic", [("strip", b"\x89PNG"), ("gif", b"GIF8")])
