@@ -286,3 +286,26 @@ def test_pacman_on_a_bare_course_folder_keeps_its_rule(tmp_path: Path) -> None:
         "MinimaxAgent", "multiAgents.py", {"depth": "1", "evalFn": "better"})  # given args win
     (folder / "team.yaml").write_text("agent: multiAgents.py:AlphaBetaAgent\n")
     assert resolve(str(folder), folder_agent=FolderAgent("MinimaxAgent")).name == "AlphaBetaAgent"
+
+
+def test_a_teams_sandbox_checks_its_files_not_the_class(tmp_path: Path) -> None:
+    """The submission hash of a team playing the config's class covers the class as well,
+    so its sandbox is given the files' own digest to check (`files_hash`), and only when
+    the hash is that of the snapshot the run took."""
+    from tournament.bundles import TeamCache
+    from tournament.runner import Snapshots, files_hash, submission_hash
+
+    config = load_config(course_config(tmp_path))
+    snapshots = Snapshots.take(config, TeamCache(tmp_path / "cache"))
+    course, named = config.entrant("course"), config.entrant("named")
+    snap = snapshots.get("pacman", course)
+    assert snap is not None and snap.id
+    files = team_digest(tmp_path / "submissions" / "course")[:16]
+    submission = submission_hash(course, snap)
+    assert submission != files  # the class is part of it
+    assert files_hash(course, snap, submission) == files
+    assert files_hash(course, snap, "0" * 16) == "0" * 16  # no snapshot of that: none plays
+    # A team with its team.yaml: its submission hash is its files' digest, as before.
+    mine = snapshots.get("pacman", named)
+    assert files_hash(named, mine, submission_hash(named, mine)) == \
+        team_digest(tmp_path / "submissions" / "named")[:16]

@@ -476,3 +476,21 @@ def test_without_runs_or_manifest_the_pages_are_as_before(tmp_path: Path) -> Non
         row.cells for row in Page(out / "team-ace.html").tables["files-table"]]
     assert "Collected" not in [row.cells[0] for row in
                                Page(out / "team-low.html").tables["files-table"]]
+
+
+def test_an_unreadable_manifest_stops_the_report_naming_it(tmp_path: Path) -> None:
+    import subprocess
+
+    config = collected_config(tmp_path)
+    assert config.submissions is not None
+    (config.submissions / "manifest.json").write_text("{ not json", encoding="utf-8")
+    path = tmp_path / "test.yaml"
+    path.write_text("name: Nightly\nentrants: {submissions: subs}\n"
+                    "grid: {layouts: [smallClassic]}\noutput: out\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "tournament", "report", str(path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith(f"tournament: error: {config.submissions / 'manifest.json'}: "
+                                  "not a manifest (invalid JSON")
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()  # nothing written
