@@ -180,7 +180,7 @@ def test_the_config_reads_the_class_from_source(tmp_path: Path) -> None:
     config = load_config(course_config(strict, "{evalFn: better, speed: 2}"))
     assert config.entrant("course").problem == (
         f"{strict / 'submissions' / 'course' / 'multiAgents.py'}: ExpectimaxAgent has no "
-        "option 'speed' (given by entrants.agent); its options: evalFn, depth")
+        "option 'speed' (given with entrants.agent); its options: evalFn, depth")
     assert config.entrant("named").problem is None
 
 

@@ -1133,7 +1133,7 @@ def _team(sub: Path, name: str, side: str, chosen: FolderAgent | None = None) ->
                and k not in options]
     problem = None
     if unknown and chosen is not None and ref.path is not None:
-        problem = (f"{ref.path}: {ref.name} has no option {unknown[0]!r} (given by "
+        problem = (f"{ref.path}: {ref.name} has no option {unknown[0]!r} (given with "
                    f"{chosen.named_by}); its options: {', '.join(options or ()) or 'none'}")
     if side == GHOSTS:
         return team(takes_depth=False, problem=problem)

@@ -30,7 +30,9 @@ class GameRow(TypedDict):
     entrant: Annotated[str, "The Pacman entrant (a team's folder name or a baseline's name)."]
     submission_hash: Annotated[str, "The Pacman entrant's submission hash when the game was "
                                "played: 16 hex digits of a team's files "
-                               "(`pacman.teamfolder.team_digest`) or of a baseline's reference, "
+                               "(`pacman.teamfolder.team_digest`; with the class and options "
+                               "of `entrants.agent` for a folder without team.yaml that plays "
+                               "it) or of a baseline's reference, "
                                "options and platform version. A row whose hash is no longer the "
                                "entrant's is stale: not counted, played again by the next run."]
     cell: Annotated[str, "The cell's key: `smallClassic/d2/RandomGhost2/classic` (layout, "
