@@ -13,8 +13,10 @@ References, as `-p` and `-g` accept them:
   and `KeyboardAgent` excepted: those are always the built-ins, see `ALWAYS_BUILTIN`);
 - a team folder (`submissions/team`): its `team.yaml` names `agent: file.py:Class` (and
   optional `args`) for its Pacman and `ghost: file.py:Class` (and optional `ghost_args`) for
-  its ghost team, at least one of them; without a team.yaml the folder must hold exactly one
-  such class in its agent files (`*Agent` for Pacman, `*Ghost` for ghosts).
+  its ghost team, at least one of them; without a team.yaml, the class the caller names for
+  such folders (`FolderAgent`: a tournament's `entrants.agent`, since a course's
+  `multiAgents.py` holds four agent classes), else the folder's one such class in its agent
+  files (`*Agent` for Pacman, `*Ghost` for ghosts). A team.yaml always wins.
 
 A ghost reference (`kind="ghost"`) must name a ghost class: one built as `Class(index)` once
 per ghost. A class whose constructor takes no index (a course Pacman class, for one) is
@@ -84,6 +86,23 @@ def _builtins() -> dict[str, tuple[str, str]]:
         "MCTSAgent": ("pacman.agents.mcts_agent", "pacman"),
     }
 
+
+
+@dataclass(frozen=True)
+class FolderAgent:
+    """The class (and its options) a team folder without `team.yaml` plays, named by whoever
+    plays the folder rather than by the folder: a course's `multiAgents.py` holds
+    `ReflexAgent`, `MinimaxAgent`, `AlphaBetaAgent` and `ExpectimaxAgent`, so a class of its
+    own cannot be told from its files, and students who were told to fill in the course's
+    file should not have to write a `team.yaml` too. The class is looked up by name among
+    the names the folder's agent files bind (`*gents.py`, `submission.py`), as the course's
+    `-p ExpectimaxAgent` finds it; a folder with a `team.yaml` plays what that names."""
+
+    name: str
+    #: Its options, as `-a` gives them; options given with the reference win over these.
+    args: tuple[tuple[str, str], ...] = ()
+    #: Who named it, for messages (`entrants.agent`); '' when it goes without saying.
+    named_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -386,16 +405,18 @@ def agent_files(folder: Path, listed: list[str] | None = None) -> list[Path]:
 
 
 def resolve(
-    ref: str, args: tuple[tuple[str, str], ...] = (), kind: str = "pacman", cwd: Path | None = None
+    ref: str, args: tuple[tuple[str, str], ...] = (), kind: str = "pacman",
+    cwd: Path | None = None, folder_agent: FolderAgent | None = None,
 ) -> AgentRef:
     """Resolve `-p`/`-g` text into an AgentRef, or raise SubmissionError saying why not.
 
     `kind` is `pacman` or `ghost`; a ghost from a file is checked to be a ghost class (see
-    `ghost_problem`)."""
+    `ghost_problem`). `folder_agent` is what a team folder without `team.yaml` plays (of this
+    `kind`); without it such a folder must hold exactly one class of its kind."""
     if kind not in KINDS:
         raise ValueError(f"kind: expected one of {', '.join(KINDS)}, got {kind!r}")
     try:
-        resolved = _resolve(ref, args, kind, cwd or Path.cwd())
+        resolved = _resolve(ref, args, kind, cwd or Path.cwd(), folder_agent)
         if kind == "ghost" and resolved.path is not None:
             team = Path(resolved.team) if resolved.team else None
             problem = ghost_problem(Path(resolved.path), resolved.name, team)
@@ -408,7 +429,8 @@ def resolve(
         ) from exc
 
 
-def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path) -> AgentRef:
+def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path,
+             folder_agent: FolderAgent | None = None) -> AgentRef:
     ref = ref.strip()
     if not ref:
         raise SubmissionError("empty agent reference")
@@ -420,7 +442,7 @@ def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path) 
         return _from_file(Path(file_part), cls_name, args)
     path = Path(ref)
     if path.is_dir():
-        return _from_folder(path, args, kind)
+        return _from_folder(path, args, kind, folder_agent)
     if path.suffix == ".py":
         raise SubmissionError(f"{ref}: name the class too, as {ref}:ClassName")
     if ref in builtins and (kind == "ghost" or ref in ALWAYS_BUILTIN):
@@ -516,15 +538,16 @@ def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...],
     return AgentRef(cls_name, module="", path=str(where), args=args)
 
 
-def _from_folder(folder: Path, args: tuple[tuple[str, str], ...], kind: str) -> AgentRef:
-    """A team folder: its `team.yaml`, or its one agent (or ghost) class. The folder is
-    checked first (`pacman.teamfolder`): a team plays only the regular files of its own
-    folder."""
+def _from_folder(folder: Path, args: tuple[tuple[str, str], ...], kind: str,
+                 folder_agent: FolderAgent | None = None) -> AgentRef:
+    """A team folder: its `team.yaml`, else `folder_agent`, else its one agent (or ghost)
+    class. The folder is checked first (`pacman.teamfolder`): a team plays only the regular
+    files of its own folder."""
     try:
         files = team_files(folder)
     except TeamFolderError as exc:
         raise SubmissionError(str(exc)) from None
-    ref, name = _agent_of_folder(folder, files, args, kind)
+    ref, name = _agent_of_folder(folder, files, args, kind, folder_agent)
     return dataclasses.replace(ref, team=str(folder.resolve()),
                                team_name=name or clean(folder.resolve().name, 60))
 
@@ -532,18 +555,29 @@ def _from_folder(folder: Path, args: tuple[tuple[str, str], ...], kind: str) -> 
 #: Per kind: the team.yaml keys of its class and its options, and the suffix of the class
 #: names a folder without team.yaml is searched for.
 KINDS = {"pacman": ("agent", "args", "Agent"), "ghost": ("ghost", "ghost_args", "Ghost")}
+#: The file in a team folder that names what it plays; when present it always decides.
+TEAM_YAML = "team.yaml"
+
+
+def has_team_file(listed: list[str]) -> bool:
+    """Whether a team folder's checked listing (`team_files`) holds its `team.yaml`: then the
+    folder names what it plays, and no `FolderAgent` applies."""
+    return TEAM_YAML in listed
 
 
 def _agent_of_folder(folder: Path, files: list[str], args: tuple[tuple[str, str], ...],
-                     kind: str) -> tuple[AgentRef, str]:
-    """The class a team folder names (team.yaml) or holds (its one *Agent or *Ghost), and the
-    team's name when its team.yaml gives one."""
-    if "team.yaml" in files:
+                     kind: str, folder_agent: FolderAgent | None = None
+                     ) -> tuple[AgentRef, str]:
+    """The class a team folder names (team.yaml), is given (`folder_agent`) or holds (its one
+    *Agent or *Ghost), and the team's name when its team.yaml gives one."""
+    if has_team_file(files):
         return _from_team_yaml(folder, files, args, kind)
     key, _, suffix = KINDS[kind]
     if not agent_files(folder, files):
         raise SubmissionError(f"{folder}: no team.yaml and no *gents.py or submission.py in "
                               "the folder, so there is no agent to play")
+    if folder_agent is not None:
+        return _folder_agent(folder, files, args, folder_agent, key), ""
     candidates: list[tuple[Path, str]] = []
     broken: list[str] = []
     _within_budget(agent_files(folder, files), f"{folder}: its agent files",
@@ -566,6 +600,43 @@ def _agent_of_folder(folder: Path, files: list[str], args: tuple[tuple[str, str]
     )
 
 
+def _folder_agent(folder: Path, files: list[str], args: tuple[tuple[str, str], ...],
+                  chosen: FolderAgent, key: str) -> AgentRef:
+    """`chosen`'s class in the first of the folder's agent files that binds its name (read
+    from source, never run), with `chosen`'s options under `args`; a folder where no agent
+    file binds it is a SubmissionError naming the class and the files searched."""
+    searched = agent_files(folder, files)
+    _within_budget(searched, f"{folder}: its agent files",
+                   f"add a team.yaml with '{key}: file.py:{chosen.name}'")
+    broken: list[str] = []
+    starred: list[str] = []
+    classes: list[str] = []
+    for file in searched:
+        try:
+            tree = compile_source(file, check=False, team=folder)
+        except SourceError as exc:
+            broken.append(str(exc).splitlines()[0])
+            continue
+        names = _bound_names(tree)
+        if chosen.name in names:
+            merged = dict(chosen.args) | dict(args)
+            return _from_file(file, chosen.name, tuple(merged.items()), team=folder)
+        if "*" in names:
+            starred.append(file.name)
+        classes += _classes(tree)
+    by = f" (the class {chosen.named_by} names for a folder without team.yaml)" \
+        if chosen.named_by else ""
+    close = difflib.get_close_matches(chosen.name, classes, n=3, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    unread = f"; files that do not compile: {'; '.join(broken)}" if broken else ""
+    star = (f"; {', '.join(starred)} import names with *, which cannot be read without "
+            f"running them: add a team.yaml with '{key}: file.py:{chosen.name}'"
+            if starred else "")
+    raise SubmissionError(
+        f"{folder}: no agent file defines {chosen.name}{by}{hint}; searched "
+        f"{', '.join(f.name for f in searched)}{unread}{star}")
+
+
 def _from_team_yaml(
     folder: Path, files: list[str], args: tuple[tuple[str, str], ...], kind: str
 ) -> tuple[AgentRef, str]:
@@ -573,7 +644,7 @@ def _from_team_yaml(
     `ghost:` with `ghost_args:` for its ghost team), and the team's `name` ('' if none)."""
     from pacman.yamlfile import TEAM_FILE, YamlProblem, load_yaml
 
-    team_file = folder / "team.yaml"
+    team_file = folder / TEAM_YAML
     try:
         team = load_yaml(team_file, TEAM_FILE, follow_links=False)
     except YamlProblem as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import sys
 from pathlib import Path
+from tempfile import gettempdir
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -19,6 +20,7 @@ from tournament.privacy import Redactor
 from tournament.report import PREVIOUS_LEADERBOARD, write_report
 from tournament.results import SCORED_COLUMNS
 from tournament.resume import Outdated
+from tournament.runs import RunRecord
 
 HOSTILE = "<script>alert('pwned')</script> & \"quotes\""
 COLUMNS = [*SCORED_COLUMNS, "submission_hash", "host", "replay", "version"]
@@ -351,3 +353,144 @@ def test_redactor_names_sandbox_and_snapshot_folders_of_any_machine() -> None:
                   ) == "cwd <sandbox>/work; HOME='<sandbox>'"
     assert redact("cut at /srv/me/pacman-agent0-6844-...") == "cut at <sandbox>..."
     assert redact("a pacman-agent of mine") == "a pacman-agent of mine"
+
+
+# ---- what changed when: the run records and the collected submissions' manifest ----------
+
+TINY_AGENT = "from game import Agent\n\nclass TinyAgent(Agent):\n    def getAction(self, s):\n" \
+             "        return s.getLegalActions(0)[0]\n"
+
+
+def collected_config(base: Path) -> TournamentConfig:
+    """Teams ace and mid (folders without team.yaml) and the baseline low."""
+    for name in ("ace", "mid"):
+        (base / "subs" / name).mkdir(parents=True)
+        (base / "subs" / name / "multiAgents.py").write_text(TINY_AGENT, encoding="utf-8")
+    data = {
+        "name": "Nightly",
+        "entrants": {"submissions": "subs",
+                     "baselines": [{"name": "low", "agent": "ReflexAgent"}]},
+        "grid": {"layouts": ["smallClassic", "minimaxClassic"], "depths": [2, 3]},
+        "output": "out",
+    }
+    return parse_config(data, "test.yaml", base)
+
+
+RUNS = [
+    RunRecord(1, "2025-03-01T02:00:00+00:00", "2025-03-01T02:10:00+00:00", "0.1.0", "finished",
+              48),
+    RunRecord(2, "2025-03-02T02:00:00+00:00", "2025-03-02T02:04:00+00:00", "0.1.0", "finished",
+              16),
+    RunRecord(3, "2025-03-03T02:00:00+00:00", None, "0.1.0", None, 0),
+]
+
+
+def nightly_results() -> pd.DataFrame:
+    """ace's games from run 2 (it changed), mid's from run 1, low's stored before runs."""
+    rows = record("ace", 3, 4) + record("mid", 2, 4) + record("low", 1, 4)
+    frame = table(rows)
+    frame["run_id"] = [2 if e == "ace" else 1 if e == "mid" else None for e in frame["entrant"]]
+    return frame
+
+
+def test_pages_say_when_files_changed_and_which_run_played_them(tmp_path: Path) -> None:
+    from tournament.manifest import Manifest, Member, TeamRecord
+
+    config = collected_config(tmp_path)
+    source = f"git: {tmp_path}/repos/ace.git@main"
+    manifest = Manifest(teams=(
+        TeamRecord(team="ace", name=HOSTILE, members=(Member("s1234", "Ann Example"),),
+                   source=source, submitted_at="2025-03-01T19:58:00+00:00", late=True,
+                   late_seconds=7500.0, files={"multiAgents.py": "0" * 64},
+                   commit=f"deadbeef {HOSTILE} {tmp_path}/checkout",
+                   changed_at="2025-03-01T20:00:00+00:00"),
+        TeamRecord(team="mid", name="Mid", members=(), source="canvas: subs.zip: mid_1.py",
+                   submitted_at="2025-02-20T11:00:00+00:00", late=False, late_seconds=0.0,
+                   files={}, commit=None, changed_at="2025-02-20T11:00:00+00:00"),
+    ))
+    out = tmp_path / "report"
+    index = write_report(nightly_results(), config, out, runs=RUNS, manifest=manifest)
+
+    page = Page(index)
+    assert [row.cells for row in page.tables["runs"][1:]] == [
+        ["3", "2025-03-03 02:00 UTC", "\u2013", "0", "did not finish"],
+        ["2", "2025-03-02 02:00 UTC", "2025-03-02 02:04 UTC", "16", "finished"],
+        ["1", "2025-03-01 02:00 UTC", "2025-03-01 02:10 UTC", "48", "finished"],
+    ]
+    board = page.tables["leaderboard"]
+    column = board[0].cells.index("Games from")
+    played = {row.cells[board[0].cells.index("Entrant")]: row for row in board[1:]}
+    assert {name: row.cells[column] for name, row in played.items()} == {
+        "ace": "run 2 files of 2025-03-01", "mid": "run 1 files of 2025-02-20",
+        "low": "before runs"}
+    assert "team-ace.html#files" in played["ace"].links
+    assert played["ace"].cell_attrs[column]["title"] == (
+        "games from run 2 (started 2025-03-02 02:00 UTC, finished): 16; files changed "
+        "2025-03-01 20:00 UTC")
+
+    ace = Page(out / "team-ace.html")
+    assert [row.cells for row in ace.tables["files-table"]] == [
+        ["Submission", "abc123"],
+        ["Files last changed", "2025-03-01 20:00 UTC"],
+        ["Submitted", "2025-03-01 19:58 UTC late by 2 h 05 min"],
+        ["Commit", f"deadbeef {HOSTILE} <tmp>/{tmp_path.relative_to(gettempdir())}/checkout"],
+        ["Games from", "run 2 (started 2025-03-02 02:00 UTC, finished): 16 games"],
+    ]
+    assert HOSTILE not in ace.source  # shown as text, escaped
+    mid = Page(out / "team-mid.html")
+    assert [row.cells for row in mid.tables["files-table"]] == [
+        ["Submission", "abc123"],
+        ["Files last changed", "2025-02-20 11:00 UTC"],
+        ["Submitted", "2025-02-20 11:00 UTC (on time)"],  # an upload: no commit
+        ["Games from", "run 1 (started 2025-03-01 02:00 UTC, finished): 16 games"],
+    ]
+    low = Page(out / "team-low.html")  # a baseline: the manifest knows nothing of it
+    assert [row.cells for row in low.tables["files-table"]] == [
+        ["Submission", "abc123"], ["Games from", "before runs were recorded: 16 games"]]
+
+    # What the manifest holds of the organizer and the students is never shown: its source,
+    # the members, the team's name from the mapping.
+    for file in (p for p in out.rglob("*") if p.is_file()):
+        text = file.read_text(encoding="utf-8")
+        for secret in (str(tmp_path), "repos/ace.git", "s1234", "Ann Example"):
+            assert secret not in text, (file.name, secret)
+
+
+def test_without_runs_or_manifest_the_pages_are_as_before(tmp_path: Path) -> None:
+    """Results from before run records, submissions not collected: no runs list, no column,
+    and a team's page names its submission and the games' provenance it knows."""
+    config = collected_config(tmp_path)
+    out = tmp_path / "report"
+    index = write_report(nightly_results().drop(columns=["run_id"]), config, out)
+    page = Page(index)
+    assert "runs" not in page.tables
+    assert "Games from" not in page.tables["leaderboard"][0].cells
+    ace = Page(out / "team-ace.html")
+    assert [row.cells for row in ace.tables["files-table"]] == [
+        ["Submission", "abc123"], ["Games from", "before runs were recorded: 16 games"]]
+    # A manifest that does not list a team says so on its page.
+    from tournament.manifest import Manifest
+
+    write_report(nightly_results(), config, out, runs=RUNS, manifest=Manifest())
+    assert ["Collected", "not in the collected submissions' manifest"] in [
+        row.cells for row in Page(out / "team-ace.html").tables["files-table"]]
+    assert "Collected" not in [row.cells[0] for row in
+                               Page(out / "team-low.html").tables["files-table"]]
+
+
+def test_an_unreadable_manifest_stops_the_report_naming_it(tmp_path: Path) -> None:
+    import subprocess
+
+    config = collected_config(tmp_path)
+    assert config.submissions is not None
+    (config.submissions / "manifest.json").write_text("{ not json", encoding="utf-8")
+    path = tmp_path / "test.yaml"
+    path.write_text("name: Nightly\nentrants: {submissions: subs}\n"
+                    "grid: {layouts: [smallClassic]}\noutput: out\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "tournament", "report", str(path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith(f"tournament: error: {config.submissions / 'manifest.json'}: "
+                                  "not a manifest (invalid JSON")
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()  # nothing written

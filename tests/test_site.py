@@ -27,6 +27,7 @@ from playwright.sync_api import expect
 import tournament
 from tests.browser import BrowserPage
 from tests.site import Page
+from tournament.manifest import Manifest, Member, TeamRecord, write_manifest
 
 REPO = Path(tournament.__file__).resolve().parent.parent
 
@@ -83,6 +84,14 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Published:
         "output: out\n",
         encoding="utf-8",
     )
+    # Collected by `tournament collect`: the manifest names where the files came from, on the
+    # organizer's machine, which the published folder must not.
+    write_manifest(base / "submissions", Manifest(teams=(TeamRecord(
+        team="crashers", name="Crashers", members=(Member("s1", "Student One"),),
+        source=f"git: {base}/repositories/crashers.git@main",
+        submitted_at="2025-03-01T09:00:00+00:00", late=False, late_seconds=0.0, files={},
+        commit="0123456789abcdef0123456789abcdef01234567",
+        changed_at="2025-03-01T09:00:00+00:00"),)))
     for command in (["run", str(config)], ["report", str(config)]):
         done = subprocess.run([sys.executable, "-m", "tournament", *command], cwd=base,
                               capture_output=True, text=True, timeout=600)

@@ -212,6 +212,12 @@ def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
     assert not pool_workers(proc.pid)
     status = tournament("status", str(config)).stdout
     assert f"{6 - kept} games to play" in status
+    # The run is recorded as stopped, with the games it stored.
+    assert f", stopped, {kept} game" in status
+    with sqlite3.connect(database) as conn:
+        assert conn.execute("SELECT run_id, ended, games FROM runs").fetchall() == [
+            (1, "stopped", kept)]
+        assert conn.execute("SELECT DISTINCT run_id FROM games").fetchall() == [(1,)]
 
 
 def test_dead_workers_only_cost_replays(tmp_path: Path,
@@ -276,6 +282,39 @@ def test_a_changed_submission_makes_only_its_games_stale(tmp_path: Path) -> None
     after = {r[0]: r for r in rows(config)}
     changed = {gid for gid in after if after[gid][2] != before[gid][2]}
     assert changed == {gid for gid in after if gid.startswith("beta@")}
+
+    # Which run each game comes from: beta's the second, the others' the first.
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as conn:
+        run_of = dict(conn.execute("SELECT game_id, run_id FROM games"))
+        runs = conn.execute("SELECT run_id, ended, games, finished_at >= started_at "
+                            "FROM runs").fetchall()
+    assert run_of == {gid: 2 if gid in changed else 1 for gid in after}
+    assert runs == [(1, "finished", len(before), 1), (2, "finished", 4, 1)]
+    assert ", finished, 4 games" in tournament("status", str(config)).stdout
+
+    # The report says so on each team's page, with when the manifest says its files changed.
+    from tests.site import Page
+    from tournament.manifest import Manifest, TeamRecord, write_manifest
+
+    def collected(team: str, changed: str) -> TeamRecord:
+        return TeamRecord(team=team, name=team, members=(), source=f"git: {tmp_path}/{team}",
+                          submitted_at=changed, late=False, late_seconds=0.0, files={},
+                          commit="c0ffee" * 6 + "abcd", changed_at=changed)
+
+    write_manifest(tmp_path / "submissions", Manifest(teams=(
+        collected("alpha", "2025-03-01T10:00:00+00:00"),
+        collected("beta", "2025-03-02T10:00:00+00:00"))))
+    tournament("report", str(config))
+    report = tmp_path / "out" / "report"
+    for team, run in (("alpha", 1), ("beta", 2)):
+        files = [row.cells for row in Page(report / f"team-{team}.html").tables["files-table"]]
+        assert ["Files last changed", f"2025-03-0{run} 10:00 UTC"] in files
+        assert ["Commit", "c0ffee" * 6 + "abcd"] in files
+        [games] = [cells[1] for cells in files if cells[0] == "Games from"]
+        assert games.startswith(f"run {run} (started ") and games.endswith(
+            f", finished): {sum(gid.startswith(team + '@') for gid in after)} games")
+    index = Page(report / "index.html")
+    assert [row.cells[0] for row in index.tables["runs"][1:]] == ["2", "1"]
 
 
 def test_a_hostile_team_does_not_disturb_the_others(tmp_path: Path) -> None:
@@ -357,6 +396,10 @@ def test_a_dask_cluster_gives_the_results_of_the_local_pool(
         out = tournament("run", str(config)).stdout
     assert "24 to play" in out
     assert rows(config) == reference
+    # The organizer stamps the run on what the cluster's workers sent back.
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as conn:
+        assert conn.execute("SELECT DISTINCT run_id FROM games").fetchall() == [(1,)]
+        assert conn.execute("SELECT ended, games FROM runs").fetchall() == [("finished", 24)]
 
 
 @pytest.mark.parametrize("kind, magic", [("strip", b"\x89PNG"), ("gif", b"GIF8")])

@@ -47,6 +47,7 @@ from tournament.browse import (
 from tournament.config import ConfigError, TournamentConfig, describe_config, load_config
 from tournament.exports import write_leaderboard_files
 from tournament.leaderboard import leaderboard
+from tournament.manifest import Manifest, ManifestError, read_manifest
 from tournament.ranking import words as ranking_words
 from tournament.recreate import recreate
 from tournament.results import GameRow, split_formats
@@ -57,6 +58,8 @@ from tournament.resume import (
     store_outdated,
     store_plan,
 )
+from tournament.runs import STOPPED_STATUS, ending_of
+from tournament.runs import describe as describe_run
 from tournament.schedule import schedule
 from tournament.secret import SecretError, checked_secret
 from tournament.standings import Standings, anchor_of, standings
@@ -120,8 +123,11 @@ def run(config_path: Path, workers: int | None) -> None:
     cache = TeamCache.temporary()
     created = not (config.output / "results.sqlite").exists()
     store: Store | None = None
+    run_id: int | None = None
+    ended: BaseException | None = None
     try:
         store = open_store(config)
+        run_id = store.open_run(__version__)
         snapshots = take_snapshots(config, cache)
         hashes = Hashes(*snapshots.hashes(config))
         split = store_plan(config, store, hashes)
@@ -150,12 +156,12 @@ def run(config_path: Path, workers: int | None) -> None:
             started = time.perf_counter()
             try:
                 play_with_progress(config, store, executor, tasks, len(todo),
-                                   snapshots.localize)
+                                   snapshots.localize, run_id)
             except KeyboardInterrupt:
                 kept = len(store_plan(config, store, hashes).done)
                 console.print(f"stopped: {kept} of {total} games stored in "
                               f"{store.path}; run the same command again to finish")
-                sys.exit(130)
+                sys.exit(STOPPED_STATUS)
             except ClusterError as exc:
                 kept = len(store_plan(config, store, hashes).done)
                 console.print(f"stopped: {exc}; {kept} of {total} games stored in "
@@ -170,14 +176,19 @@ def run(config_path: Path, workers: int | None) -> None:
         results = current_results(config, store)
         show_results(config, results)  # a ratings problem is shown; the run itself went well
         warn_outdated(config, config_path, store, during_run=True)
+    except BaseException as exc:
+        ended = exc
+        raise
     finally:
         cache.remove()
         if cluster is not None:
             cluster.close()
         if store is not None:
+            if run_id is not None:
+                store.close_run(run_id, ending_of(ended))
             empty = store.is_empty()
             store.close()
-            if created and empty and sys.exc_info()[0] is not None:
+            if created and empty and ended is not None:
                 remove_database(store.path)  # stopped before any game: leave nothing
 
 
@@ -217,14 +228,16 @@ def take_snapshots(config: TournamentConfig, cache: Any) -> Any:
 
 
 def play_with_progress(config: TournamentConfig, store: Store, executor: Any, tasks: Any,
-                       count: int, localize: Callable[[str], str]) -> None:
-    """Play `tasks`, keeping each output as it arrives (`tournament.outputs`), with a
-    progress bar on a terminal and progress lines elsewhere (`tournament.progress`)."""
+                       count: int, localize: Callable[[str], str],
+                       run_id: int | None = None) -> None:
+    """Play `tasks`, keeping each output as it arrives (`tournament.outputs`), stamped with
+    run `run_id`, with a progress bar on a terminal and progress lines elsewhere
+    (`tournament.progress`)."""
     from tournament.outputs import Keeper
     from tournament.progress import ProgressLines
     from tournament.runner import GameOutput, GameTask
 
-    keeper = Keeper(config.output, store, localize)
+    keeper = Keeper(config.output, store, localize, run_id)
 
     def failed(row: GameRow) -> bool:
         return row["outcome"] in FAILURES or row["outcome"] == INFRA_ERROR
@@ -374,6 +387,9 @@ def check_sandbox(config: TournamentConfig) -> tuple[str, ...]:
 
 # --- status ------------------------------------------------------------------------------------
 
+#: How many of the latest runs `status` lists.
+STATUS_RUNS = 5
+
 @main.command()
 @config_argument
 def status(config_path: Path) -> None:
@@ -398,6 +414,11 @@ def status(config_path: Path) -> None:
         table.add_row(Text(name), side, str(counts["done"]), str(counts["missing"]),
                       str(counts["stale"]), str(failed), str(counts["infra"]))
     console.print(table)
+    recent = store.runs(last=STATUS_RUNS)
+    if recent:
+        console.print("last runs:" if len(recent) > 1 else "last run:")
+        for record in recent:
+            console.print(f"  {describe_run(record)}", markup=False)
     warn_outdated(config, config_path, store)
     remaining = len(split.todo)
     console.print("complete" if remaining == 0 else
@@ -618,6 +639,7 @@ def report(config_path: Path, pictures: str, recreate_replays: bool) -> None:
     from tournament.report import write_report
 
     config = load(config_path)
+    manifest = read_collected(config)
     store = open_store(config)
     results = current_results(config, store)
     out_dir = config.output / "report"
@@ -630,9 +652,22 @@ def report(config_path: Path, pictures: str, recreate_replays: bool) -> None:
     anchor = anchor_of(config)
     index = write_report(results, config, out_dir, shown, anchor, store_outdated(config, store),
                          f"tournament run {config_path}", Redactor.for_config(config, config_path),
-                         f"tournament report {config_path} --recreate-replays")
+                         f"tournament report {config_path} --recreate-replays",
+                         runs=store.runs(), manifest=manifest)
     console.print(f"report: {index}")
     store.close()
+
+
+def read_collected(config: TournamentConfig) -> Manifest | None:
+    """The manifest `tournament collect` wrote into the submissions folder, or None when it
+    has none; exit 2 naming the file when it cannot be read (nothing is written then)."""
+    if config.submissions is None:
+        return None
+    try:
+        return read_manifest(config.submissions)
+    except ManifestError as exc:
+        die(f"{exc} (written by tournament collect: collect again, or remove it to report "
+            "without it)")
 
 
 def game_pictures(config: TournamentConfig, results: Any, out_dir: Path,
@@ -718,7 +753,7 @@ def validate(config_path: Path) -> None:
         ref_text = str(entrant.folder) if entrant.folder is not None else entrant.ref
         try:
             ref = resolve(ref_text, agent_args(entrant, cell) if kind == "pacman" else args,
-                          kind=kind, cwd=base)
+                          kind=kind, cwd=base, folder_agent=entrant.folder_agent)
         except SubmissionError as exc:
             console.print(f"  {escape(label)}: [red]FAILED[/] {escape(clean(str(exc)))}")
             bad += 1

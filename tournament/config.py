@@ -52,7 +52,14 @@ from pydantic import (
 from pacman.describe import clean
 from pacman.layout import PROJECT_LAYOUTS, LayoutError, available_layouts, load_layout
 from pacman.limits import ALWAYS, COUNTS, DESCRIPTIONS, Limits, limit_problem
-from pacman.loader import AgentRef, SubmissionError, options_in_source, resolve
+from pacman.loader import (
+    TEAM_YAML,
+    AgentRef,
+    FolderAgent,
+    SubmissionError,
+    options_in_source,
+    resolve,
+)
 from pacman.outcomes import GHOSTS, PACMAN, SIDES
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
@@ -139,6 +146,11 @@ class Entrant:
     #: A ghost entrant controls every ghost of a game; its `args` are its own (a team's
     #: `ghost_args` are read by the loader at play time), never the grid's depth.
     side: str = PACMAN
+    #: What this team plays because its folder has no `team.yaml`: the config's
+    #: `entrants.agent` and `args` (`ghost` and `ghost_args` for a ghost entrant), passed to
+    #: the loader whenever the team is resolved and covered by its submission hash; None for
+    #: a team with a `team.yaml`, a baseline, or when the config names no class.
+    folder_agent: FolderAgent | None = None
 
 
 @dataclass(frozen=True)
@@ -365,13 +377,15 @@ def describe_config(config: TournamentConfig) -> str:
         args = ", ".join(f"{k}={v}" for k, v in entrant.args)
         extra = f" [{args}]" if args else ""
         depth_note = "" if entrant.takes_depth else " (plays every depth with its own settings)"
-        lines.append(f"  {entrant.name}: {entrant.kind} {clean(entrant.ref)}{extra}{depth_note}")
+        lines.append(f"  {entrant.name}: {entrant.kind} {clean(entrant.ref)}{extra}"
+                     f"{_folder_agent_note(entrant)}{depth_note}")
     if config.ghost_entrants:
         lines.append(f"ghost entrants ({len(config.ghost_entrants)}):")
         for entrant in config.ghost_entrants:
             args = ", ".join(f"{k}={v}" for k, v in entrant.args)
             extra = f" [{args}]" if args else ""
-            lines.append(f"  {entrant.name}: {entrant.kind} {clean(entrant.ref)}{extra}")
+            lines.append(f"  {entrant.name}: {entrant.kind} {clean(entrant.ref)}{extra}"
+                         f"{_folder_agent_note(entrant)}")
     lines += [
         f"layouts: {', '.join(choice.name for choice in grid.layouts)}",
         f"depths: {depths}",
@@ -402,6 +416,16 @@ def describe_config(config: TournamentConfig) -> str:
     if config.matches is not None:
         lines.append(f"ratings: {config.ranking.confidence:.0%} intervals")
     return "\n".join(lines)
+
+
+def _folder_agent_note(entrant: Entrant) -> str:
+    """` (no team.yaml: plays ExpectimaxAgent evalFn=better)` for a team that plays the
+    config's class, else ''."""
+    chosen = entrant.folder_agent
+    if chosen is None:
+        return ""
+    args = "".join(f" {k}={v}" for k, v in chosen.args)
+    return f" (no {TEAM_YAML}: plays {chosen.name}{args})"
 
 
 def _describe_matches(config: TournamentConfig) -> list[str]:
@@ -799,55 +823,78 @@ def team_entrant_name(folder_name: str) -> str:
     return f"{stem}-{digest}"
 
 
-def _team_sides(sub: Path) -> tuple[bool, bool]:
-    """(plays Pacman, plays the ghosts): from its `team.yaml`'s keys, read as the loader reads
-    it. A team without `team.yaml`, or whose `team.yaml` cannot be read, is a Pacman entrant
-    as before (resolving it then gives its problem)."""
+class _FolderAgents(NamedTuple):
+    """What a team folder without `team.yaml` plays on each side (`entrants.agent`/`args`,
+    `entrants.ghost`/`ghost_args`), None where the config names nothing."""
+
+    pacman: FolderAgent | None = None
+    ghosts: FolderAgent | None = None
+
+    def of(self, side: str) -> FolderAgent | None:
+        return self.pacman if side == PACMAN else self.ghosts
+
+
+def _team_sides(sub: Path, chosen: _FolderAgents) -> tuple[bool, bool, bool]:
+    """(plays Pacman, plays the ghosts, has a team.yaml): from its `team.yaml`'s keys, read
+    as the loader reads it. A team without `team.yaml` plays the sides the config names a
+    class for (`chosen`), a Pacman entrant as before when it names none. One whose
+    `team.yaml` cannot be read is a Pacman entrant (resolving it then gives its problem)."""
+    without = (chosen.pacman is not None or chosen.ghosts is None, chosen.ghosts is not None,
+               False)
     try:
-        if sub.is_symlink() or not os.path.lexists(sub / "team.yaml"):
-            return True, False
+        if sub.is_symlink():
+            return True, False, False  # no team folder: resolving it says so
+        if not os.path.lexists(sub / TEAM_YAML):
+            return without
     except OSError:  # an unreadable folder: resolving it says so
-        return True, False
+        return True, False, False
     try:
-        data = load_yaml(sub / "team.yaml", TEAM_FILE, follow_links=False)
+        data = load_yaml(sub / TEAM_YAML, TEAM_FILE, follow_links=False)
     except YamlProblem:
-        return True, False
+        return True, False, True
     if not isinstance(data, dict):
-        return True, False
+        return True, False, True
     ghost = "ghost" in data
-    return "agent" in data or not ghost, ghost
+    return "agent" in data or not ghost, ghost, True
 
 
-def _team(sub: Path, name: str, side: str) -> Entrant:
-    """A team folder as an entrant of `side`, named `name`. What is inside the folder is the
-    team's: a problem there (a bad team.yaml, a link, a missing class, an unreadable or
-    empty folder) does not stop the tournament but is kept on the entrant, and its games
-    fail to load, as the team's own failures."""
+def _team(sub: Path, name: str, side: str, chosen: FolderAgent | None = None) -> Entrant:
+    """A team folder as an entrant of `side`, named `name`, playing `chosen` when its folder
+    has no `team.yaml`. What is inside the folder is the team's: a problem there (a bad
+    team.yaml, a link, a missing class, an option its class lacks, an unreadable or empty
+    folder) does not stop the tournament but is kept on the entrant, and its games fail to
+    load, as the team's own failures."""
     kind = "pacman" if side == PACMAN else "ghost"
+    team = partial(Entrant, name, "team", str(sub), (), folder=sub, side=side,
+                   folder_agent=chosen)
     try:
-        ref = resolve(str(sub), (), kind=kind)
+        ref = resolve(str(sub), (), kind=kind, folder_agent=chosen)
     except SubmissionError as exc:
-        return Entrant(name, "team", str(sub), (), folder=sub, takes_depth=side == PACMAN,
-                       problem=str(exc), side=side)
-    if side == GHOSTS:
-        return Entrant(name, "team", str(sub), (), folder=sub, takes_depth=False, side=side)
+        return team(takes_depth=side == PACMAN, problem=str(exc))
     options = _source_options(ref.path, ref.name, ref.team)
-    takes_depth = options is None or "depth" in options
-    return Entrant(name, "team", str(sub), (), folder=sub, takes_depth=takes_depth)
+    unknown = [k for k, _ in (chosen.args if chosen else ()) if options is not None
+               and k not in options]
+    problem = None
+    if unknown and chosen is not None and ref.path is not None:
+        problem = (f"{ref.path}: {ref.name} has no option {unknown[0]!r} (given with "
+                   f"{chosen.named_by}); its options: {', '.join(options or ()) or 'none'}")
+    if side == GHOSTS:
+        return team(takes_depth=False, problem=problem)
+    return team(takes_depth=options is None or "depth" in options, problem=problem)
 
 
 def _teams(
-    text: str, env: _Env, problems: _Problems
+    text: str, env: _Env, problems: _Problems, chosen: _FolderAgents
 ) -> tuple[Path | None, list[tuple[str, Entrant]]]:
     """The team folders of `entrants.submissions` as entrants of their sides, each with the
-    key path it is reported at. Every folder there is a team (one whose name cannot be an
-    entrant's plays under `team_entrant_name`); only the submissions folder itself can be a
-    config problem."""
+    key path it is reported at; a folder without `team.yaml` plays what `chosen` names.
+    Every folder there is a team (one whose name cannot be an entrant's plays under
+    `team_entrant_name`); only the submissions folder itself can be a config problem."""
     folder = env.path(text)
     if not folder.is_dir():
         problems.add(("submissions",), f"no such folder {text!r} (looked for {folder})")
         return None, []
-    if (folder / "team.yaml").is_file():
+    if (folder / TEAM_YAML).is_file():
         problems.add(
             ("submissions",),
             f"{text!r} is itself a team folder; give the folder that holds the team "
@@ -865,11 +912,10 @@ def _teams(
             continue  # README files, .git, __pycache__: not teams (a link to a folder is)
         name = team_entrant_name(sub.name)
         path = f"entrants.submissions[{name}]"
-        pacman, ghost = _team_sides(sub)
-        if pacman:
-            teams.append((path, _team(sub, name, PACMAN)))
-        if ghost:
-            teams.append((path, _team(sub, name, GHOSTS)))
+        pacman, ghost, named = _team_sides(sub, chosen)
+        for side, plays in ((PACMAN, pacman), (GHOSTS, ghost)):
+            if plays:
+                teams.append((path, _team(sub, name, side, None if named else chosen.of(side))))
     return folder, teams
 
 
@@ -877,8 +923,49 @@ def _anything(value: object, info: ValidationInfo) -> object:
     return value
 
 
+def _folder_agents(shape: _EntrantsIn, env: _Env, problems: _Problems) -> _FolderAgents:
+    """`entrants.agent`/`args` and `ghost`/`ghost_args`: the classes team folders without
+    `team.yaml` play, checked against the rest of the config (each team's files are the
+    team's: a class missing there is that team's problem, found when it is resolved)."""
+    found: dict[str, FolderAgent] = {}
+    for key, args_key, args in (("agent", "args", shape.args),
+                                ("ghost", "ghost_args", shape.ghost_args)):
+        name = getattr(shape, key)
+        if name is None:
+            if args:
+                problems.add((args_key,), f"options without a class: give entrants.{key} too "
+                             "(they are its options), or remove them")
+            continue
+        if shape.submissions is None:
+            problems.add((key,), "names the class of team folders without team.yaml, but "
+                         "there is no entrants.submissions folder")
+        found[key] = FolderAgent(name, args, f"entrants.{key}")
+    if "ghost" in found and not env.matches_given:
+        problems.add(("ghost",), "ghosts play only in match games: add a matches: section, "
+                     "or remove it")
+    if env.depths != (None,) and any(k == "depth" for k, _ in shape.args):
+        problems.add(("args", "depth"), "conflicts with grid.depths, which sets every "
+                     "entrant's depth; remove one")
+    return _FolderAgents(found.get("agent"), found.get("ghost"))
+
+
+def _class_name(value: object) -> str:
+    text = _text("a class name (ExpectimaxAgent)")(value)
+    if not text.isidentifier():
+        raise _problem(f"expected a class name (ExpectimaxAgent), got {_show(value)}: the class "
+                       "is looked up in each team's agent files (*gents.py, submission.py)")
+    return text
+
+
+ClassName = Annotated[str | None, PlainValidator(_class_name)]
+
+
 class _EntrantsIn(_Mapping):
     submissions: Annotated[str | None, PlainValidator(_text("a folder of team folders"))] = None
+    agent: ClassName = None
+    args: Args = ()
+    ghost: ClassName = None
+    ghost_args: Args = ()
     baselines: Annotated[
         tuple[object, ...],
         PlainValidator(_list_of("{name, agent, args}", _anything, path="entrants.baselines")),
@@ -897,10 +984,11 @@ def _entrants(value: object, info: ValidationInfo) -> _Entrants:
     shape = _EntrantsIn.model_validate(value, context=info.context)
     env = _env(info)
     problems = _Problems()
+    chosen = _folder_agents(shape, env, problems)
     everyone: list[tuple[str, Entrant]] = []
     folder: Path | None = None
     if shape.submissions is not None:
-        folder, teams = _teams(shape.submissions, env, problems)
+        folder, teams = _teams(shape.submissions, env, problems, chosen)
         everyone += teams
     for key, check, items in (
         ("baselines", _baseline, shape.baselines),

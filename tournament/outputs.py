@@ -65,16 +65,20 @@ def mismatch(task: GameTask, output: GameOutput) -> str:
 
 
 class Keeper:
-    """Keeps each game's output in the output folder and the store, checked first."""
+    """Keeps each game's output in the output folder and the store, checked first, stamped
+    with the run that stores it."""
 
     def __init__(self, output: Path, store: Store,
-                 localize: Callable[[str], str] = lambda text: text) -> None:
+                 localize: Callable[[str], str] = lambda text: text,
+                 run_id: int | None = None) -> None:
         self.replays = output / "replays"
         self.logs = output / "logs"
         self.store = store
         #: Paths into a worker's team snapshots made the organizer's team folders again
         #: (`tournament.runner.Snapshots.localize`).
         self.localize = localize
+        #: The run storing the games (`Store.open_run`), whatever a worker's row says.
+        self.run_id = run_id
 
     def keep(self, task: GameTask, output: GameOutput) -> GameRow:
         """Check, write the files, store the row (last: a stored row's files exist)."""
@@ -96,5 +100,6 @@ class Keeper:
             for suffix, text in output.logs:
                 write_atomic(replay_path(str(self.logs), gid).with_suffix(suffix),
                              self.localize(text))
+        row["run_id"] = self.run_id
         self.store.put(row)
         return row

@@ -39,13 +39,16 @@ import jinja2
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from markupsafe import Markup
 
+from pacman.describe import clean
 from pacman.files import FileProblem, open_regular, write_atomic
 from pacman.outcomes import FAILURES, GHOSTS, PACMAN
 from pacman.replay import ReplayError
 from tournament.browse import replay_of
 from tournament.config import TournamentConfig
 from tournament.gamelist import RESULTS, TeamGame, agent_names, frames_name, team_games
+from tournament.history import TeamHistory, TeamRun, lateness, team_histories
 from tournament.leaderboard import cell_table, leaderboard
+from tournament.manifest import Manifest
 from tournament.plots import move_times_svg, scores_svg
 from tournament.privacy import Redactor
 from tournament.ranking import words as ranking_words
@@ -53,6 +56,7 @@ from tournament.ratings import expected_score
 from tournament.results import split_formats
 from tournament.resume import Outdated
 from tournament.runner import LOG_SUFFIXES, replay_path
+from tournament.runs import RunRecord, short_time
 from tournament.standings import Standings, anchor_of, standings
 
 #: The previous report's leaderboard, one record per entrant (the leaderboard's columns).
@@ -113,6 +117,9 @@ def write_report(
     command: str = "tournament run CONFIG",
     redact: Redactor | None = None,
     recreate_command: str = "tournament report CONFIG --recreate-replays",
+    *,
+    runs: Sequence[RunRecord] = (),
+    manifest: Manifest | None = None,
 ) -> Path:
     """Write the site into `out_dir` (created if needed) and return its `index.html`.
 
@@ -131,6 +138,11 @@ def write_report(
     each one's page says so, with `command`, the command that plays the current ones.
     `redact` rewrites the organizer's paths in every stored text (by default the config's
     `Redactor`); `recreate_command` is what the pages suggest for games with no replay.
+    `runs` are the store's run records (`Store.runs`): the index lists the last few, and
+    each team's page (and leaderboard row) says which runs its games come from; `manifest`
+    (the collected submissions', `tournament.manifest`) adds when each team's files
+    changed, when it submitted and its commit. Neither is needed: without them the pages
+    say what the results alone say.
     """
     redact = redact or Redactor.for_config(config)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -159,6 +171,8 @@ def write_report(
                                    *stale]))
     slugs = _slugs(entrants)
     context["slugs"] = slugs
+    histories = team_histories(results, entrants, runs, manifest, _team_folders(config))
+    context["runs_known"] = bool(runs)
     frames = _write_frames(results, config, out_dir, redact)
     kept = sum(1 for f in frames.values() if f.frames is not None)
     context["replays_note"] = _replays_note(kept, len(results), config, redact(recreate_command))
@@ -176,6 +190,9 @@ def write_report(
         "heatmap": None,
         "standings": None,
         "ranked_by": "",
+        "runs": [_run_view(run) for run in reversed(runs[-INDEX_RUNS:])],
+        "played": {name: _played_view(history, redact)
+                   for name, history in histories.items()} if runs else {},
     }
     if board is not None:
         page.update(
@@ -197,6 +214,8 @@ def write_report(
         games = [frames[g.game_id].with_game(g) for g in team_games(results, name)]
         team = _team_view(name, rows.get(name), len(rows), cells, shown, games, config,
                           redact)
+        team["files"] = _files_view(histories[name], manifest is not None,
+                                    _is_team(config, name), redact)
         text = _render("team.html.j2", {
             **context, **team,
             "title": f"{name}: {config.name}",
@@ -309,6 +328,87 @@ def write_assets(out_dir: Path) -> None:
 
 
 # ---- page views ------------------------------------------------------------------------------
+
+#: How many of the latest runs the index lists.
+INDEX_RUNS = 5
+#: A value from the manifest (a time, a commit) longer than this is cut: the manifest holds
+#: text that came with submissions.
+MANIFEST_TEXT_LIMIT = 200
+
+
+def _team_folders(config: TournamentConfig) -> dict[str, str]:
+    """Entrant -> its team folder's name (how the manifest knows it), for teams."""
+    return {e.name: e.folder.name for e in (*config.entrants, *config.ghost_entrants)
+            if e.folder is not None}
+
+
+def _is_team(config: TournamentConfig, name: str) -> bool:
+    return name in _team_folders(config)
+
+
+def _run_view(run: RunRecord) -> dict[str, Any]:
+    """A run as the index's list shows it."""
+    return {"id": run.run_id, "started": short_time(run.started_at),
+            "finished": short_time(run.finished_at), "games": run.games, "how": run.how}
+
+
+def _run_words(run: TeamRun) -> str:
+    """`run 2 (started 2025-03-02 02:00 UTC, finished)`, or what stands for no run."""
+    if run.run_id is None:
+        return "before runs were recorded"
+    if run.record is None:
+        return f"run {run.run_id}"
+    return f"run {run.run_id} (started {short_time(run.record.started_at)}, {run.record.how})"
+
+
+def _shown(text: str | None, redact: Redactor) -> str:
+    """A value from the manifest as a page may show it: cleaned, redacted, then cut (a path
+    cut first could escape its redaction)."""
+    return _cut(redact(clean(text or "", 4 * MANIFEST_TEXT_LIMIT)), MANIFEST_TEXT_LIMIT)
+
+
+def _played_view(history: TeamHistory, redact: Redactor) -> dict[str, Any]:
+    """The leaderboard's cell for a team: the newest run its games come from, and the day
+    its files last changed when the manifest says."""
+    latest = history.latest
+    record = history.collected
+    changed = _shown(short_time(record.changed_at), redact) if record else ""
+    words = [f"games from {_run_words(r)}: {r.games}" for r in history.runs]
+    if changed:
+        words.append(f"files changed {changed}")
+    return {
+        "run": ("\u2013" if latest is None else
+                "before runs" if latest.run_id is None else f"run {latest.run_id}"),
+        "sort": -1 if latest is None or latest.run_id is None else latest.run_id,
+        "changed": changed[:10],  # the day: the title has the time
+        "title": "; ".join(words),
+    }
+
+
+def _files_view(history: TeamHistory, collected: bool, team: bool,
+                redact: Redactor) -> dict[str, Any]:
+    """A team page's "Files and runs": its submission hashes, the runs its games come from
+    and, from the manifest, when its files changed, when it submitted and its commit (the
+    manifest's `source`, which names the organizer's files, is never shown)."""
+    sides = {side for side, _ in history.submissions}
+    view: dict[str, Any] = {
+        "submissions": [(_side(side) if len(sides) > 1 else "", digest)
+                        for side, digest in history.submissions],
+        "runs": [{"words": _run_words(run), "games": run.games} for run in history.runs],
+        "manifest": collected and team,
+        "collected": None,
+    }
+    record = history.collected
+    if record is not None:
+        view["collected"] = {
+            "changed": _shown(short_time(record.changed_at), redact),
+            "submitted": _shown(short_time(record.submitted_at), redact),
+            "late": record.late,
+            "late_by": lateness(record.late_seconds),
+            "commit": _shown(record.commit, redact),
+        }
+    return view
+
 
 
 def _render(template: str, context: Mapping[str, Any]) -> str:

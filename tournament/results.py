@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, TypedDict
 
 from pacman.outcomes import OUTCOMES
+from tournament.runs import RUN_COLUMNS
 
 
 class GameRow(TypedDict):
@@ -29,7 +30,9 @@ class GameRow(TypedDict):
     entrant: Annotated[str, "The Pacman entrant (a team's folder name or a baseline's name)."]
     submission_hash: Annotated[str, "The Pacman entrant's submission hash when the game was "
                                "played: 16 hex digits of a team's files "
-                               "(`pacman.teamfolder.team_digest`) or of a baseline's reference, "
+                               "(`pacman.teamfolder.team_digest`; with the class and options "
+                               "of `entrants.agent` for a folder without team.yaml that plays "
+                               "it) or of a baseline's reference, "
                                "options and platform version. A row whose hash is no longer the "
                                "entrant's is stale: not counted, played again by the next run."]
     cell: Annotated[str, "The cell's key: `smallClassic/d2/RandomGhost2/classic` (layout, "
@@ -97,6 +100,9 @@ class GameRow(TypedDict):
                              "fixed-format game (the cell's built-in ghosts)."]
     ghost_hash: Annotated[str, "The ghost entrant's submission hash when the game was played "
                           "(as `submission_hash`); empty for a fixed-format game."]
+    run_id: Annotated[int | None, "The `tournament run` that stored the game (`runs.run_id`, "
+                      "below), stamped by the organizer as it stores the row; NULL for a "
+                      "game stored before runs were recorded."]
 
 
 def _meanings() -> dict[str, str]:
@@ -167,7 +173,7 @@ def row_problem(row: Mapping[str, object]) -> str:
 
 #: Columns added after the first released schema, with the value older rows get: a results
 #: file of an older version is extended in place rather than refused.
-ADDED = {"ghost_entrant": "''", "ghost_hash": "''"}
+ADDED = {"ghost_entrant": "''", "ghost_hash": "''", "run_id": "NULL"}
 
 #: The columns the statistics read (`tournament.leaderboard`); a table handed to them may
 #: have only these.
@@ -239,6 +245,21 @@ def schema_markdown() -> str:
     for name, kind in COLUMNS:
         meaning = MEANINGS[name].replace("|", "\\|")
         lines.append(f"| `{name}` | `{kind}` | {meaning} |")
+    lines += [
+        "",
+        "## Runs",
+        "",
+        "The table `runs` has a row per `tournament run` of the results folder "
+        "(`tournament.runs`): which run stored each game (`games.run_id`), when it ran and "
+        "how it ended. A results file from before runs were recorded gains the table, and "
+        "the column `run_id` (NULL for its games), in place.",
+        "",
+        "| column | SQL type | meaning |",
+        "|---|---|---|",
+    ]
+    for name, kind, meaning in RUN_COLUMNS:
+        shown = meaning.replace("|", "\\|")
+        lines.append(f"| `{name}` | `{kind}` | {shown} |")
     lines += [
         "",
         "The store also keeps a table `meta` (`key`, `value`): the fingerprint of the "

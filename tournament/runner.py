@@ -13,7 +13,6 @@ platform's own failure, recorded as `infra_error` and never scored.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import functools
 import hashlib
 import json
@@ -31,7 +30,7 @@ from pacman.describe import clean
 from pacman.game import MESSAGE_LIMIT, GameResult, GameSpec, play
 from pacman.layout import load_layout, parse_layout
 from pacman.limits import Limits
-from pacman.loader import AgentRef, SubmissionError, resolve
+from pacman.loader import AgentRef, FolderAgent, SubmissionError, resolve
 from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR, PACMAN
 from pacman.rules import DEATH_PENALTY, TIME_PENALTY
 from pacman.sandbox import guarantees
@@ -40,6 +39,7 @@ from pacman.teamfolder import TeamFolderError, team_digest
 from tournament.bundles import TeamCache, default_cache, snapshot_digest
 from tournament.config import Entrant, TournamentConfig
 from tournament.results import GameRow
+from tournament.runs import utc_now
 from tournament.schedule import MatchCell, ScheduledGame, agent_args
 from tournament.secret import game_key, game_secret
 
@@ -48,7 +48,9 @@ def submission_hash(entrant: Entrant, snapshot: Snapshot | None = None) -> str:
     """What decides whether stored results of an entrant are still valid.
 
     A team: every file of its folder, names and bytes (`pacman.teamfolder.team_digest`; the
-    run's `snapshot` of it when given), or, when the folder holds what a team may not (a
+    run's `snapshot` of it when given), and the class and options the config has it play
+    when its folder has no `team.yaml` (`Entrant.folder_agent`: changing `entrants.agent`
+    plays such teams again, and no other); or, when the folder holds what a team may not (a
     symbolic link, a fifo...), the refusal itself, so that fixing the folder makes its failed
     games stale. A baseline: its reference and options plus the platform version (a new
     release may change a built-in).
@@ -60,11 +62,29 @@ def submission_hash(entrant: Entrant, snapshot: Snapshot | None = None) -> str:
             except TeamFolderError as exc:
                 snapshot = Snapshot(problem=str(exc))
         if snapshot.id:
-            return snapshot_digest(snapshot.id)[:16]
+            files = snapshot_digest(snapshot.id)
+            chosen = entrant.folder_agent
+            if chosen is None:
+                return files[:16]  # as before folder agents: stored games stay current
+            played = f"{files}|{chosen.name}|{chosen.args}".encode()
+            return hashlib.sha256(played).hexdigest()[:16]
         refused = f"refused\0{snapshot.problem}".encode("utf-8", "backslashreplace")
         return hashlib.sha256(refused).hexdigest()[:16]
     digest = hashlib.sha256(f"{entrant.ref}|{entrant.args}|{__version__}".encode())
     return digest.hexdigest()[:16]
+
+
+def files_hash(entrant: Entrant, snapshot: Snapshot | None, submission: str) -> str:
+    """What a team's sandbox checks its files against (`AgentRef.team_hash`, a prefix of
+    their `team_digest`) for the submission hash `submission`: that hash itself, which is
+    the files' own, unless the team plays the config's class (`Entrant.folder_agent`), whose
+    hash covers the class too; then the snapshot's, if `submission` is the hash of that
+    snapshot (else `submission` still, which names no files, so none play)."""
+    if entrant.folder_agent is None or snapshot is None or not snapshot.id:
+        return submission
+    if submission_hash(entrant, snapshot) != submission:
+        return submission
+    return snapshot_digest(snapshot.id)[:16]
 
 
 @dataclass(frozen=True)
@@ -255,13 +275,14 @@ def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
             else:
                 text = str(cache.folder(snap.id)) if snap is not None else entrant.ref
                 resolved[label, entrant.name, args] = _resolved(text, args, base, kind,
-                                                                snapshots)
+                                                                snapshots, entrant.folder_agent)
         ref, problem = resolved[label, entrant.name, args]
         if ref is not None:
             # Named as the entrant in replays and the viewer; a team's sandbox plays exactly
             # the files hashed here, or none (a load_error).
-            ref = dataclasses.replace(ref, entrant=entrant.name,
-                                      team_hash=digest if entrant.folder is not None else "")
+            files = (files_hash(entrant, snapshots.get(label, entrant), digest)
+                     if entrant.folder is not None else "")
+            ref = dataclasses.replace(ref, entrant=entrant.name, team_hash=files)
         return ref, problem
 
     fixed_ghosts: dict[str, AgentRef] = {}
@@ -313,14 +334,16 @@ def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
 
 
 def _resolved(ref_text: str, args: tuple[tuple[str, str], ...], base: Path, kind: str,
-              snapshots: Snapshots) -> tuple[AgentRef | None, str]:
+              snapshots: Snapshots, folder_agent: FolderAgent | None = None
+              ) -> tuple[AgentRef | None, str]:
     """An agent of one side (`kind`) made portable: resolved (from the snapshot when
-    `ref_text` is one), and when it comes from files, those files snapshotted too (a
-    baseline's file or folder) and its paths made relative to the cache. Or why its own
-    files cannot be played (a bad team.yaml, a symbolic link, a missing class)."""
+    `ref_text` is one; a team folder without `team.yaml` plays `folder_agent`), and when it
+    comes from files, those files snapshotted too (a baseline's file or folder) and its
+    paths made relative to the cache. Or why its own files cannot be played (a bad
+    team.yaml, a symbolic link, a missing class)."""
     cache = snapshots.cache
     try:
-        ref = resolve(ref_text, args, kind=kind, cwd=base)
+        ref = resolve(ref_text, args, kind=kind, cwd=base, folder_agent=folder_agent)
         if ref.path is None:
             return ref, ""
         root = cache.root.resolve()
@@ -333,7 +356,7 @@ def _resolved(ref_text: str, args: tuple[tuple[str, str], ...], base: Path, kind
                 return None, clean(snap.problem, MESSAGE_LIMIT)
             folder = cache.folder(snap.id)
             again = str(folder) if ref.team else f"{folder / Path(ref.path).name}:{ref.name}"
-            ref = resolve(again, args, kind=kind, cwd=base)
+            ref = resolve(again, args, kind=kind, cwd=base, folder_agent=folder_agent)
             if not ref.team:  # a file alone: its sandbox sees the snapshot's folder
                 ref = dataclasses.replace(ref, team=str(folder))
         return portable(ref, root), ""
@@ -506,9 +529,10 @@ def make_row(task: GameTask, result: GameResult | None, replay: str | None,
         "host": socket.gethostname(),
         "replay": replay,
         "version": __version__,
-        "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "finished_at": utc_now(),
         "ghost_entrant": task.ghost_entrant,
         "ghost_hash": task.ghost_hash,
+        "run_id": None,  # the organizer's to say, as it stores the row (`outputs.Keeper`)
     })
 
 

@@ -3,7 +3,8 @@
 The database is the tournament's memory. A run first asks it what is already done (and with
 which submission hash), plays only the rest, and commits each game as it comes back, so a run
 killed at any instant (even with SIGKILL) loses at most the games that were in flight and
-never leaves half a row: SQLite's journal makes every commit all-or-nothing.
+never leaves half a row: SQLite's journal makes every commit all-or-nothing. Each run is
+recorded too (`tournament.runs`), and each game carries the run that stored it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from pacman.outcomes import OUTCOMES
 from tournament.results import ADDED, COLUMNS, NAMES, GameRow
+from tournament.runs import ENDINGS, RUN_COLUMNS, RunRecord, utc_now
 
 
 class StoredGame(NamedTuple):
@@ -43,10 +45,12 @@ class Store:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
             columns = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
+            runs = ", ".join(f"{name} {kind}" for name, kind, _ in RUN_COLUMNS)
             with self.conn:
                 self.conn.execute(f"CREATE TABLE IF NOT EXISTS games ({columns})")
                 self.conn.execute(
                     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+                self.conn.execute(f"CREATE TABLE IF NOT EXISTS runs ({runs})")
             found = [row[1] for row in self.conn.execute("PRAGMA table_info(games)")]
             found += self._extend(found)
         except sqlite3.DatabaseError as exc:
@@ -77,7 +81,8 @@ class Store:
         self.close()
 
     def put(self, row: GameRow) -> None:
-        """Record one game (replacing an older result of the same game) in one transaction."""
+        """Record one game (replacing an older result of the same game) in one transaction,
+        counted in the same transaction by the run its `run_id` names."""
         if row["outcome"] not in OUTCOMES:
             raise StoreError(f"refusing to store game {row['game_id']!r} with the unknown "
                              f"outcome {row['outcome']!r}")
@@ -85,6 +90,33 @@ class Store:
         marks = ", ".join("?" for _ in NAMES)
         with self.conn:
             self.conn.execute(f"INSERT OR REPLACE INTO games VALUES ({marks})", values)
+            if row["run_id"] is not None:
+                self.conn.execute("UPDATE runs SET games = games + 1 WHERE run_id = ?",
+                                  (row["run_id"],))
+
+    def open_run(self, version: str) -> int:
+        """Record a run starting now (`tournament.runs`); its number."""
+        with self.conn:
+            cursor = self.conn.execute("INSERT INTO runs (started_at, version) VALUES (?, ?)",
+                                       (utc_now(), version))
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def close_run(self, run_id: int, ended: str) -> None:
+        """Record how and when run `run_id` ended (one of `tournament.runs.ENDINGS`)."""
+        if ended not in ENDINGS:
+            raise StoreError(f"refusing to end run {run_id} as {ended!r}")
+        with self.conn:
+            self.conn.execute("UPDATE runs SET finished_at = ?, ended = ? WHERE run_id = ?",
+                              (utc_now(), ended, run_id))
+
+    def runs(self, last: int | None = None) -> list[RunRecord]:
+        """The recorded runs, oldest first (only the `last` few when given)."""
+        names = ", ".join(name for name, _, _ in RUN_COLUMNS)
+        rows = self.conn.execute(f"SELECT {names} FROM runs ORDER BY run_id DESC"
+                                 + ("" if last is None else " LIMIT ?"),
+                                 () if last is None else (last,)).fetchall()
+        return [RunRecord(*row) for row in reversed(rows)]
 
     def is_empty(self) -> bool:
         """Whether no game is stored."""

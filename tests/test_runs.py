@@ -1,0 +1,111 @@
+"""Run records (`tournament.runs`): each `tournament run` is a row of the store's `runs`
+table, every game it stores carries its number (stamped by the organizer, whatever a worker
+says), a run's games are counted in each game's own transaction, and an older results file
+gains the table and the column in place."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from pacman import __version__
+from tests.test_outputs import made  # noqa: F401  (the module's tasks, played below)
+from tournament.bundles import TeamCache
+from tournament.outputs import Keeper
+from tournament.results import ADDED, COLUMNS
+from tournament.runner import GameTask, play_task
+from tournament.runs import FAILED, FINISHED, STOPPED, RunRecord, describe, ending_of, short_time
+from tournament.store import Store, StoreError
+
+
+def test_how_a_command_ended_names_the_run() -> None:
+    assert ending_of(None) == FINISHED
+    assert ending_of(SystemExit(0)) == ending_of(SystemExit(None)) == FINISHED
+    assert ending_of(KeyboardInterrupt()) == ending_of(SystemExit(130)) == STOPPED
+    assert ending_of(SystemExit(2)) == ending_of(SystemExit(1)) == FAILED  # config, cluster
+    assert ending_of(RuntimeError("disk full")) == FAILED
+
+
+def test_runs_are_numbered_timed_and_counted(
+        made: tuple[list[GameTask], TeamCache, Path], tmp_path: Path) -> None:  # noqa: F811
+    tasks, cache, _ = made
+    outputs = [(task, play_task(task, cache)) for task in tasks[:3]]
+    with Store(tmp_path / "r.sqlite") as store:
+        assert store.runs() == []
+        first = store.open_run(__version__)
+        keeper = Keeper(tmp_path, store, run_id=first)
+        for task, output in outputs[:2]:
+            # A worker's word on the run is never taken: the organizer stamps it.
+            claimed = dataclasses.replace(output, row={**output.row, "run_id": 99})
+            assert keeper.keep(task, claimed)["run_id"] == first
+        [running] = store.runs()
+        assert (running.run_id, running.games, running.ended, running.finished_at) == (
+            1, 2, None, None)
+        assert running.how == "did not finish"
+        store.close_run(first, FINISHED)
+        second = store.open_run(__version__)
+        task, output = outputs[0]
+        Keeper(tmp_path, store, run_id=second).keep(task, output)  # the same game again
+        store.close_run(second, STOPPED)
+        with pytest.raises(StoreError, match="refusing to end run 2 as 'crashed'"):
+            store.close_run(second, "crashed")
+        runs = store.runs()
+        assert [(r.run_id, r.games, r.ended, r.version) for r in runs] == [
+            (1, 2, FINISHED, __version__), (2, 1, STOPPED, __version__)]
+        assert all(r.finished_at is not None and r.finished_at >= r.started_at for r in runs)
+        assert [r.run_id for r in store.runs(last=1)] == [2]
+        frame = store.frame()
+        by_game = dict(zip(frame["game_id"], frame["run_id"]))
+        assert by_game == {tasks[0].game.game_id: 2, tasks[1].game.game_id: 1}
+
+
+def test_a_run_killed_keeps_its_record_and_its_count(tmp_path: Path) -> None:
+    """Nothing ends the record of a run killed outright; what it stored is counted."""
+    with Store(tmp_path / "r.sqlite") as store:
+        run = store.open_run(__version__)
+        row = {name: 0 for name, _ in COLUMNS}
+        row.update(game_id="a@c#0", entrant="a", outcome="win", run_id=run, depth=None,
+                   culprit=None, replay=None)
+        store.put(row)  # type: ignore[arg-type]
+    with Store(tmp_path / "r.sqlite") as store:  # the next command
+        [record] = store.runs()
+        assert (record.games, record.ended, record.finished_at) == (1, None, None)
+        assert describe(record).endswith(", did not finish, 1 game")
+
+
+def test_an_older_results_file_gains_the_runs_and_the_column(tmp_path: Path) -> None:
+    """A results file from before run records (match columns already there) keeps its
+    games, with no run (NULL); the next run is run 1."""
+    old = [(name, kind) for name, kind in COLUMNS if name != "run_id"]
+    assert "run_id" in ADDED and [name for name, _ in COLUMNS][-1] == "run_id"
+    path = tmp_path / "r.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"CREATE TABLE games ({', '.join(f'{n} {k}' for n, k in old)})")
+        values = {name: 0 for name, _ in old}
+        values.update(game_id="a@c#0", entrant="a", submission_hash="h", outcome="win",
+                      ghost_entrant="", ghost_hash="")
+        conn.execute(f"INSERT INTO games VALUES ({', '.join('?' for _ in old)})",
+                     [values[n] for n, _ in old])
+    conn.close()
+    with Store(path) as store:
+        frame = store.frame()
+        assert list(frame.columns) == [name for name, _ in COLUMNS]
+        assert frame["run_id"].isna().all()
+        assert store.runs() == []
+        assert store.open_run(__version__) == 1
+
+
+def test_times_and_lines_for_people() -> None:
+    assert short_time("2025-03-01T09:12:44+00:00") == "2025-03-01 09:12 UTC"
+    assert short_time("2025-03-01T10:12:44+01:00") == "2025-03-01 09:12 UTC"
+    assert short_time("yesterday") == "yesterday" and short_time(None) == ""
+    run = RunRecord(3, "2025-03-02T02:00:05+00:00", "2025-03-02T02:05:00+00:00", "0.1.0",
+                    FINISHED, 24)
+    assert describe(run) == "run 3: 2025-03-02 02:00 UTC to 02:05 UTC, finished, 24 games"
+    later = dataclasses.replace(run, finished_at="2025-03-03T01:00:00+00:00", ended=FAILED,
+                                games=1)
+    assert describe(later) == ("run 3: 2025-03-02 02:00 UTC to 2025-03-03 01:00 UTC, failed, "
+                               "1 game")
