@@ -473,10 +473,10 @@ def test_points_per_started_hour_never_below_zero(cup: TournamentConfig) -> None
     marks = by_team(evaluate(scheme, table(record("alpha", 10), record("beta", 1),
                                             record("gamma", 10)), cup, manifest))
     assert marks["alpha"].mark == 0 and marks["alpha"].penalty == 3
-    assert marks["alpha"].reason.endswith("late by 2 h 1 min (3 started hours): -3")
+    assert marks["alpha"].reason.endswith("late by 2 h 01 min (3 started hours): -3")
     # At most 5 points, and never more than the team has.
     assert marks["beta"].penalty == 1 and marks["beta"].mark == 0
-    assert marks["beta"].reason.endswith("late by 1 day 6 h (30 started hours): -5")
+    assert marks["beta"].reason.endswith("late by 1 d 6 h 00 min (30 started hours): -5")
     # gamma has no record in the manifest: on time.
     assert marks["gamma"].mark == 3 and "late" not in marks["gamma"].reason
 
@@ -728,7 +728,7 @@ def test_the_course_scheme_on_a_real_tiny_tournament(tmp_path: Path) -> None:
     assert rows[2]["reason"] == "no games played yet with its current files: 0"
     assert float(rows[0]["mark"]) == pytest.approx(expected)
     assert rows[0]["reason"].startswith(f"wins {wins}/10: ")
-    assert rows[0]["reason"].endswith("late by 1 h (1 started day): -10%"
+    assert rows[0]["reason"].endswith("late by 1 h 00 min (1 started day): -10%"
                                       + (f" (-{_fig(expected / 9)})" if expected else ""))
     assert float(rows[0]["out_of"]) == 6
     stuck = rows[3]

@@ -97,19 +97,3 @@ def _run_id(value: Any) -> int | None:
     return int(value)
 
 
-def lateness(seconds: float) -> str:
-    """How late, for people: `2 h 05 min`, `3 d 4 h`, `40 s` ('' for no finite number: the
-    manifest is read as JSON, which lets `Infinity` through)."""
-    if not math.isfinite(seconds):
-        return ""
-    whole = max(0, round(seconds))
-    days, rest = divmod(whole, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days} d {hours} h"
-    if hours:
-        return f"{hours} h {minutes:02d} min"
-    if minutes:
-        return f"{minutes} min"
-    return f"{secs} s"

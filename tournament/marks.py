@@ -58,6 +58,7 @@ from tournament.markscheme import (
 from tournament.ranking import RATING, ranked
 from tournament.results import split_formats
 from tournament.standings import anchor_of, standings
+from tournament.times import duration_text
 
 #: The bootstrap's seed for a `beats` interval: fixed, so the same games give the same mark.
 BEATS_SEED = 0
@@ -219,14 +220,14 @@ def _penalty(late: LatePenalty | None, total: float, seconds: float) -> tuple[fl
     if late.fraction is not None:
         share = min(late.fraction * units, late.max if late.max is not None else 1.0)
         taken = total * share
-        return taken, (f"late by {_duration(seconds)} ({started}): -{share * 100:g}%"
+        return taken, (f"late by {duration_text(seconds)} ({started}): -{share * 100:g}%"
                        + (f" (-{_num(taken)})" if taken else ""))
     assert late.points is not None
     amount = late.points * units
     if late.max is not None:
         amount = min(amount, late.max)
     taken = min(amount, total)
-    return taken, f"late by {_duration(seconds)} ({started}): -{_num(amount)}"
+    return taken, f"late by {duration_text(seconds)} ({started}): -{_num(amount)}"
 
 
 # ---- measures ----------------------------------------------------------------------------
@@ -493,16 +494,6 @@ def _failures_words(kinds: Sequence[str]) -> str:
     return " or ".join(_FAILURE_WORDS.get(kind, kind) for kind in kinds)
 
 
-def _duration(seconds: float) -> str:
-    """`1 day 2 h`, `3 h 5 min`, `12 min`: lateness as people say it (minutes rounded up)."""
-    minutes = math.ceil(seconds / 60)
-    days, rest = divmod(minutes, 24 * 60)
-    hours, minutes = divmod(rest, 60)
-    if days:
-        return f"{days} day{'s' if days > 1 else ''}" + (f" {hours} h" if hours else "")
-    if hours:
-        return f"{hours} h" + (f" {minutes} min" if minutes else "")
-    return f"{minutes} min"
 
 
 def _plural(n: int, what: str) -> str:

@@ -46,7 +46,7 @@ from pacman.replay import ReplayError
 from tournament.browse import replay_of
 from tournament.config import TournamentConfig
 from tournament.gamelist import RESULTS, TeamGame, agent_names, frames_name, team_games
-from tournament.history import TeamHistory, TeamRun, lateness, team_histories
+from tournament.history import TeamHistory, TeamRun, team_histories
 from tournament.leaderboard import cell_table, leaderboard
 from tournament.manifest import Manifest
 from tournament.plots import move_times_svg, scores_svg
@@ -58,6 +58,7 @@ from tournament.resume import Outdated
 from tournament.runner import LOG_SUFFIXES, replay_path
 from tournament.runs import RunRecord, short_time
 from tournament.standings import Standings, anchor_of, standings
+from tournament.times import duration_text
 
 #: The previous report's leaderboard, one record per entrant (the leaderboard's columns).
 PREVIOUS_LEADERBOARD = "leaderboard.json"
@@ -404,7 +405,7 @@ def _files_view(history: TeamHistory, collected: bool, team: bool,
             "changed": _shown(short_time(record.changed_at), redact),
             "submitted": _shown(short_time(record.submitted_at), redact),
             "late": record.late,
-            "late_by": lateness(record.late_seconds),
+            "late_by": duration_text(record.late_seconds),
             "commit": _shown(record.commit, redact),
         }
     return view

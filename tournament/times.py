@@ -10,6 +10,7 @@ second: the manifest's `2024-03-01T12:00:00Z`.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 
 UTC = dt.timezone.utc
@@ -68,7 +69,11 @@ def utc_text(moment: dt.datetime) -> str:
 
 
 def duration_text(seconds: float) -> str:
-    """A lateness in words for people: `3 d 2 h 05 min`, `2 h 05 min`, `4 min 10 s`."""
+    """A lateness in words for people, the one wording of the manifest's, the report's and the
+    marks' reasons: `3 d 2 h 05 min`, `2 h 05 min`, `4 min 10 s`, `40 s` ('' for a number that
+    is not finite: a manifest is JSON, which lets `Infinity` through)."""
+    if not math.isfinite(seconds):
+        return ""
     whole = max(0, round(seconds))
     days, rest = divmod(whole, 86400)
     hours, rest = divmod(rest, 3600)
