@@ -531,3 +531,12 @@ def test_ctrl_c_stops_the_games_in_progress_and_writes_nothing(tmp_path: Path) -
     assert "stopped after 1 of 5 entrants; nothing written" in out
     assert not (tmp_path / "out" / "validation.csv").exists()
     assert not [p for p in scratch.iterdir() if p.name.startswith(SCRATCH_PREFIX)]
+
+
+def test_the_readme_names_every_kind() -> None:
+    from pacman.problems import KINDS
+
+    section = (REPO / "README.md").read_text(encoding="utf-8").split(
+        "### Validation: who loads")[1].split("\n## ")[0]
+    for kind in KINDS:
+        assert f"`{kind}`" in section, kind
