@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 from dataclasses import dataclass
@@ -505,8 +506,9 @@ def test_ctrl_c_stops_the_games_in_progress_and_writes_nothing(tmp_path: Path) -
     scratch = tmp_path / "t"
     scratch.mkdir()
     with ctrl_c_for_children():
-        proc = subprocess.Popen([sys.executable, "-m", "tournament", "validate", str(config),
-                                 "--workers", "2"], cwd=REPO, stdout=subprocess.PIPE,
+        proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "tournament",
+                                 "validate", str(config), "--workers", "2"],
+                                cwd=REPO, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True,
                                 env={**os.environ, "TMPDIR": str(scratch),
                                      "PYTHONUNBUFFERED": "1"})
@@ -523,7 +525,11 @@ def test_ctrl_c_stops_the_games_in_progress_and_writes_nothing(tmp_path: Path) -
         else:
             pytest.fail("".join(seen))
         proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=120)
+        try:
+            out, _ = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)  # its threads' stacks, from faulthandler
+            pytest.fail("not stopped within 120 s:\n" + proc.communicate(timeout=60)[0])
     finally:
         watchdog.cancel()
         proc.kill()
@@ -540,3 +546,25 @@ def test_the_readme_names_every_kind() -> None:
         "### Validation: who loads")[1].split("\n## ")[0]
     for kind in KINDS:
         assert f"`{kind}`" in section, kind
+
+
+@sandboxed
+def test_closing_the_tries_stops_a_game_that_would_never_end(tmp_path: Path) -> None:
+    """What Ctrl-C does, wherever it lands in the command: the rows' iterator closed while a
+    team's start-up never ends (under a limit far beyond the deadline) returns, its game
+    stopped and its sandbox gone."""
+    from tournament.config import load_config
+    from tournament.tryout import Setup, trials, try_all
+
+    config = load_config(make_course(tmp_path, {"stuck": TEAMS["sleepy"][0]},
+                                     limits="{startup: 900, move_soft: 2, move_hard: 3}"))
+    tried = try_all(trials(config), Setup.of(config, (), str), 2)
+    first = next(tried)
+    assert (first.entrant, first.status) == ("good", OK)
+    closer = threading.Thread(target=tried.close)
+    closer.start()
+    closer.join(timeout=120)
+    assert not closer.is_alive(), "the stuck game was not stopped"
+    leftovers = [p for p in Path(tempfile.gettempdir()).iterdir()
+                 if p.name.startswith(f"{SCRATCH_PREFIX}") and f"-{os.getpid()}-" in p.name]
+    assert not leftovers

@@ -646,9 +646,14 @@ def validate(config_path: Path, workers: int | None) -> None:
     rows: list[ValidationRow] = []
     started = time.perf_counter()
     try:
-        for row in try_all(todo, setup, count):
-            rows.append(row)
-            console.print(f"  {line(row)}", markup=False, style=None if row.ready else "red")
+        # Closed here whatever happens: a Ctrl-C that lands while a line is printed (not
+        # while the next row is awaited) must stop the games in progress too, before the
+        # interpreter's exit waits for their threads.
+        with contextlib.closing(try_all(todo, setup, count)) as tried:
+            for row in tried:
+                rows.append(row)
+                console.print(f"  {line(row)}", markup=False,
+                              style=None if row.ready else "red")
     except KeyboardInterrupt:
         console.print(f"stopped after {len(rows)} of {len(todo)} entrants; nothing written",
                       markup=False)

@@ -15,8 +15,8 @@ here, so that one team stuck for ever cannot stop the validation of the others.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Generator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +40,8 @@ GHOSTS_PLAYED = 1
 RIVAL = "GreedyAgent"
 #: The ghosts a Pacman is tried against when the grid has none (a tournament of matches only).
 DEFAULT_GHOST = "RandomGhost"
+#: Seconds between the main thread's looks at a Ctrl-C while it waits for a row.
+WAKE = 0.2
 
 
 @dataclass(frozen=True)
@@ -139,11 +141,15 @@ def try_one(trial: Trial, setup: Setup, stop: threading.Event | None = None) -> 
     return game_row(entrant.name, side, folder, result, setup.redact)
 
 
-def try_all(todo: Sequence[Trial], setup: Setup, workers: int) -> Iterator[ValidationRow]:
+def try_all(todo: Sequence[Trial], setup: Setup,
+            workers: int) -> Generator[ValidationRow, None, None]:
     """Each trial's row, in the order of `todo`, with up to `workers` games at once.
 
     Closing the iterator early (Ctrl-C in the caller) stops the games in progress, which
     close their sandboxes, drops those not started, and returns once every thread is done.
+    Callers close it explicitly (`contextlib.closing`): a generator left to the garbage
+    collector may be closed only after the interpreter's exit has begun waiting for the
+    pool's threads, which a game that never ends would hold for ever.
     """
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="validate")
@@ -151,6 +157,11 @@ def try_all(todo: Sequence[Trial], setup: Setup, workers: int) -> Iterator[Valid
     try:
         futures = [pool.submit(try_one, trial, setup, stop) for trial in todo]
         for future in futures:
+            while not future.done():
+                # In slices: a Ctrl-C the kernel hands to a game's thread only sets a flag
+                # that the main thread reads when it wakes (Python runs signal handlers
+                # there), and a wait without a timeout would never wake.
+                wait([future], timeout=WAKE)
             yield future.result()
     finally:
         stop.set()
