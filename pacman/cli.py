@@ -31,7 +31,7 @@ from pacman import replay as replays
 from pacman.display import Display, WindowClosed, WindowUnavailable, make_display
 from pacman.game import AgentFailure, GameSpec, GameStopped, play, sandboxed
 from pacman.layout import Layout, LayoutError, is_project_layout, load_layout
-from pacman.limits import CONTEST, UNTIMED, Limits, limit_problem
+from pacman.limits import BACKSTOP, CONTEST, UNTIMED, Limits, limit_problem
 from pacman.loader import (
     AgentRef,
     SubmissionError,
@@ -95,8 +95,7 @@ def build_limits(
     changes: dict[str, float | int] = {}
     if catch and not contest:
         # -c keeps a batch going: an agent stuck in a move or in its start-up is stopped too.
-        changes["move_hard"] = 30.0
-        changes["startup"] = 60.0
+        changes.update(BACKSTOP)
     for name, (flag, value) in given.items():
         if value is None:
             continue

@@ -16,6 +16,7 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pacman.actions import action_name
@@ -34,6 +35,7 @@ from pacman.layout import Layout
 from pacman.limits import UNTIMED, Limits
 from pacman.loader import AgentRef, describe_signature
 from pacman.outcomes import FAILURES, INFRA_ERROR, STOPPED
+from pacman.problems import MOVE, REGISTER, START, Detail
 from pacman.rules import IllegalMove
 from pacman.sandbox.process import Placement, SandboxedHandle
 from pacman.seeds import stream_seed
@@ -124,6 +126,11 @@ class GameResult:
     logs: list[str] = field(default_factory=list)
     #: Per agent: the sandbox layers that were active (empty: it played in-process).
     sandbox: list[list[str]] = field(default_factory=list)
+    #: For a failure: the stage of the game it happened in (`pacman.problems.STAGES`: while
+    #: building the agents, registering them, a move), and what the failing agent's
+    #: exception told beyond the outcome (`pacman.problems.Detail`), when known.
+    stage: str = ""
+    detail: Detail | None = None
     final_state: GameState | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -178,17 +185,21 @@ def play(
     idle = display.while_thinking()
 
     def fail(kind: str, index: int | None, message: str, trace: str = "",
-             cause: BaseException | None = None) -> None:
+             cause: BaseException | None = None, stage: str = MOVE,
+             detail: Detail | None = None) -> None:
         result.outcome = kind
         result.culprit = index
         result.message = message[:MESSAGE_LIMIT]
         result.trace = trace or (result.message if cause is not None else "")
+        result.stage = stage
+        result.detail = detail
         if not catch:
             raise AgentFailure(kind, index, result.message, result.trace) from cause
 
-    def faulted(fault: AgentFault, handle: AgentHandle) -> None:
+    def faulted(fault: AgentFault, handle: AgentHandle, stage: str = MOVE) -> None:
         index = handle.indices[0] if fault.index is None else fault.index
-        fail(fault.kind, index, fault.message, fault.trace, fault.__cause__)
+        fail(fault.kind, index, fault.message, fault.trace, fault.__cause__, stage,
+             fault.detail)
 
     handles: list[AgentHandle] = []
     try:
@@ -198,23 +209,24 @@ def play(
             handles += _handles(spec, refs, placement, on_output, idle)
         by_index = {i: h for h in handles for i in h.indices}
 
-        def each(step: Callable[[AgentHandle], object]) -> None:
-            """`step` on every handle in turn, stopping at the first failure (recorded)."""
+        def each(step: Callable[[AgentHandle], object], stage: str) -> None:
+            """`step` on every handle in turn, stopping at the first failure (recorded as
+            one of `stage`)."""
             for handle in handles:
                 try:
                     step(handle)
                 except AgentFault as fault:
-                    faulted(fault, handle)
+                    faulted(fault, handle, stage)
                     return
                 except InfraFailure as exc:
                     fail(INFRA_ERROR, None,
-                         f"the sandbox of agent {handle.indices[0]} failed: {exc}")
+                         f"the sandbox of agent {handle.indices[0]} failed: {exc}", stage=stage)
                     return
 
-        each(lambda handle: handle.start())
+        each(lambda handle: handle.start(), START)
         if not result.outcome:
             display.initialize(state)
-            each(lambda handle: handle.register(state))
+            each(lambda handle: handle.register(state), REGISTER)
         started = not result.outcome
         if started:
             _run(spec, state, by_index, display, result, fail, faulted)
@@ -318,6 +330,7 @@ def _handles(
                 rng=rng,
                 think_in_thread=ref.builtin and ref.name != "KeyboardAgent",
                 label=ref.shown,
+                root=ref.team or (str(Path(ref.path).parent) if ref.path else ""),
             )
         handles.append(InProcessHandle(local, spec.limits, idle,
                                        None if ref.builtin else seed))

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from pacman.describe import describe
 from pacman.limits import Limits, TimeKeeper
+from pacman.problems import Detail, detail_of
 from pacman.state import GameState
 
 #: What agent code may raise without stopping the referee. SystemExit is included because the
@@ -41,16 +42,19 @@ class AgentFault(Exception):
 
     `index` is the agent whose call failed (None: the handle's first index, as when a team
     fails to load before any of its agents acted). An in-process agent's own exception is the
-    `__cause__`; a sandboxed one's traceback arrives as text in `trace`.
+    `__cause__`; a sandboxed one's traceback arrives as text in `trace`. `detail` is what its
+    exception told beyond the outcome (`pacman.problems.Detail`: a syntax error's place, a
+    missing module's name), when known.
     """
 
     def __init__(self, kind: str, message: str, trace: str = "",
-                 index: int | None = None) -> None:
+                 index: int | None = None, detail: Detail | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.trace = trace
         self.index = index
+        self.detail = detail
 
 
 class InfraFailure(RuntimeError):
@@ -139,6 +143,8 @@ class InProcessAgent:
     #: Trusted code may think in a thread while a window stays responsive.
     think_in_thread: bool = False
     label: str = ""
+    #: The folder the places a failure names are relative to (its team's, or its file's).
+    root: str = ""
 
 
 class InProcessHandle:
@@ -191,10 +197,10 @@ class InProcessHandle:
                     params = "unknown"
                 raise AgentFault("load_error",
                                  f"{entry.label}: {describe(exc)} (its options: {params})",
-                                 exception_trace(exc), i) from exc
+                                 exception_trace(exc), i, detail_of(exc, entry.root)) from exc
             except AGENT_ERRORS as exc:
                 raise AgentFault("load_error", f"{entry.label}: {describe(exc)}",
-                                 exception_trace(exc), i) from exc
+                                 exception_trace(exc), i, detail_of(exc, entry.root)) from exc
             self._keepers[i].account_startup(time.perf_counter() - t0)
             if entry.rng is not None:
                 entry.agent.rng = entry.rng
@@ -209,7 +215,7 @@ class InProcessHandle:
             if hook is None:
                 continue
             t0 = time.perf_counter()
-            self._call(i, "registerInitialState", hook, state)
+            self._call(i, "registerInitialState", hook, state, root=self._agents[i].root)
             over = self._keepers[i].account_startup(time.perf_counter() - t0)
             if over:
                 raise AgentFault("timeout", over, index=i)
@@ -222,9 +228,10 @@ class InProcessHandle:
         with self._own_random():
             if self._idle is not None and entry.think_in_thread:
                 action = self._call(index, "getAction", _think_beside, entry.agent, state,
-                                    self._idle)
+                                    self._idle, root=entry.root)
             else:
-                action = self._call(index, "getAction", entry.agent.getAction, state)
+                action = self._call(index, "getAction", entry.agent.getAction, state,
+                                    root=entry.root)
         wall = time.perf_counter() - t0
         record.timing.add(wall)
         over = keeper.account(wall, move)
@@ -255,7 +262,7 @@ class InProcessHandle:
         return self._records[index]
 
     @staticmethod
-    def _call(index: int, what: str, fn: Callable[..., Any], *args: Any) -> Any:
+    def _call(index: int, what: str, fn: Callable[..., Any], *args: Any, root: str = "") -> Any:
         """Call into agent code: its exception is its fault (the window's closing, raised by
         the idle hook while it thinks in a thread, is not)."""
         from pacman.display import WindowClosed
@@ -266,7 +273,7 @@ class InProcessHandle:
             raise
         except AGENT_ERRORS as exc:
             raise AgentFault("crash", f"{what} raised {describe(exc)}", exception_trace(exc),
-                             index) from exc
+                             index, detail_of(exc, root)) from exc
 
 
 def _think_beside(agent: Any, state: GameState, idle: Callable[[], None]) -> Any:

@@ -150,3 +150,14 @@ class TimeKeeper:
 
 #: The course contest's limits (the defaults of `Limits`), for `--contest-limits`.
 CONTEST = Limits()
+
+#: The hard limits where a batch must go on and none is given (`pacman -c`, `tournament
+#: validate` with a config that switches them off): an agent stuck in its start-up or in a
+#: move is stopped rather than stopping everyone.
+BACKSTOP = {"startup": 60.0, "move_hard": 30.0}
+
+
+def with_backstop(limits: Limits) -> Limits:
+    """`limits` with each `BACKSTOP` limit that is switched off set to the backstop's."""
+    return limits.with_changes(**{name: value for name, value in BACKSTOP.items()
+                                  if getattr(limits, name) is None})

@@ -43,19 +43,37 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pacman import compat
+from pacman import compat, problems
 from pacman.describe import clean
 from pacman.files import FileProblem, read_bounded
 from pacman.teamfolder import TeamFolderError, read_team_file, team_files
 
 
 class SubmissionError(ValueError):
-    """An agent reference that cannot be resolved or loaded; the message says why."""
+    """An agent reference that cannot be resolved or loaded; the message says why, and
+    `problem` (one of `pacman.problems.KINDS`) what kind of problem it is, for the tables
+    that sort teams by what they have to fix (`tournament validate`)."""
+
+    def __init__(self, message: str, problem: str = problems.UNRESOLVED) -> None:
+        super().__init__(message)
+        self.problem = problem
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (str(self), self.problem)
 
 
 class SourceError(SubmissionError):
     """A file that cannot be read as Python (a syntax error, nesting too deep to parse, not
-    text); the message names the file and, for a syntax error, the line and column."""
+    text); the message names the file and, for a syntax error, the line and column, which
+    `path` and `line` hold too (`line` None when the problem has no line)."""
+
+    def __init__(self, message: str, path: Path | None = None, line: int | None = None) -> None:
+        super().__init__(message, problems.SYNTAX_ERROR)
+        self.path = path
+        self.line = line
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (str(self), self.path, self.line)
 
 
 #: `-p builtin:ExpectimaxAgent`: the platform's own agent even in a folder of course files.
@@ -136,7 +154,8 @@ class AgentRef:
             module = load_file(Path(self.path))
         cls = getattr(module, self.name, None)
         if not isinstance(cls, type):
-            raise SubmissionError(f"{self.path or self.module} defines no class {self.name!r}")
+            raise SubmissionError(f"{self.path or self.module} defines no class {self.name!r}",
+                                  problems.MISSING_CLASS)
         return cls
 
     def build(self, index: int) -> Any:
@@ -209,7 +228,7 @@ def load_file(path: Path) -> ModuleType:
     """Execute a course-style agent file once per process and return its module."""
     path = path.resolve()
     if not path.is_file():
-        raise SubmissionError(f"{path}: no such agent file")
+        raise SubmissionError(f"{path}: no such agent file", problems.NO_AGENT_FILE)
     key = (str(path), path.stat().st_mtime)
     if key in _loaded:
         return _loaded[key]
@@ -233,7 +252,7 @@ def load_file(path: Path) -> ModuleType:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
-        raise SubmissionError(syntax_message(exc, path)) from exc
+        raise SubmissionError(syntax_message(exc, path), problems.SYNTAX_ERROR) from exc
     except BaseException as exc:
         sys.modules.pop(module_name, None)
         if sys.modules.get(path.stem) is module:
@@ -250,7 +269,8 @@ def load_file(path: Path) -> ModuleType:
 SOURCE_LIMIT = 512 * 1024
 
 
-def _within_budget(files: list[Path], what: str, instead: str) -> None:
+def _within_budget(files: list[Path], what: str, instead: str,
+                   problem: str = problems.UNRESOLVED) -> None:
     """Refuse to parse more than SOURCE_LIMIT bytes of sources in all for one resolution: a
     folder of many capped files would otherwise cost the organizer minutes and gigabytes."""
     total = 0
@@ -262,7 +282,7 @@ def _within_budget(files: list[Path], what: str, instead: str) -> None:
     if total > SOURCE_LIMIT:
         raise SubmissionError(
             f"{what} hold {total} bytes, more than the {SOURCE_LIMIT} read to find an agent "
-            f"by its name; {instead}")
+            f"by its name; {instead}", problem)
 
 
 def syntax_message(exc: SyntaxError, path: Path) -> str:
@@ -301,9 +321,9 @@ def compile_source(path: Path, check: bool = True, team: Path | None = None) -> 
     try:
         source = _read_source(path, team)
     except FileProblem as exc:
-        raise SourceError(str(exc)) from exc
+        raise SourceError(str(exc), path) from exc
     except OSError as exc:
-        raise SourceError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+        raise SourceError(f"{path}: cannot read it: {exc.strerror or exc}", path) from exc
     try:
         with warnings.catch_warnings():
             # A SyntaxWarning (`x is 1`) is the import's to show, once, where the file runs.
@@ -314,14 +334,14 @@ def compile_source(path: Path, check: bool = True, team: Path | None = None) -> 
                 compile(source, str(path), "exec", dont_inherit=True)
             return ast.parse(source, filename=str(path))
     except SyntaxError as exc:
-        raise SourceError(syntax_message(exc, path)) from exc
+        raise SourceError(syntax_message(exc, path), path, exc.lineno) from exc
     except (RecursionError, MemoryError) as exc:
         raise SourceError(
             f"{path}: too deeply nested or too large to be read as Python "
-            f"({type(exc).__name__})"
+            f"({type(exc).__name__})", path
         ) from exc
     except ValueError as exc:  # null bytes, undecodable text
-        raise SourceError(f"{path}: not Python source: {clean(str(exc), 200)}") from exc
+        raise SourceError(f"{path}: not Python source: {clean(str(exc), 200)}", path) from exc
 
 
 def classes_in_source(path: Path, check: bool = True, team: Path | None = None) -> list[str]:
@@ -421,7 +441,8 @@ def resolve(
             team = Path(resolved.team) if resolved.team else None
             problem = ghost_problem(Path(resolved.path), resolved.name, team)
             if problem:
-                raise SubmissionError(f"{resolved.path}:{resolved.name} is not a ghost: {problem}")
+                raise SubmissionError(f"{resolved.path}:{resolved.name} is not a ghost: "
+                                      f"{problem}", problems.NOT_A_GHOST)
         return resolved
     except OSError as exc:  # a name too long for the file system, an unreadable folder...
         raise SubmissionError(
@@ -514,9 +535,10 @@ def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...],
     file (`team` given, `path` one of its checked listing) is read through the team folder's
     descriptors and never resolved through a link."""
     if team is None and not path.is_file():
-        raise SubmissionError(f"{path}: no such agent file")
+        raise SubmissionError(f"{path}: no such agent file", problems.NO_AGENT_FILE)
     if not cls_name.isidentifier():
-        raise SubmissionError(f"{path}:{cls_name}: {cls_name!r} is not a class name")
+        raise SubmissionError(f"{path}:{cls_name}: {cls_name!r} is not a class name",
+                              problems.MISSING_CLASS)
     try:
         tree = compile_source(path, check=False, team=team)
     except SourceError:
@@ -531,7 +553,7 @@ def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...],
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
         raise SubmissionError(
             f"{path} defines no class {cls_name!r}{hint}; classes there: "
-            f"{', '.join(classes) or 'none'}"
+            f"{', '.join(classes) or 'none'}", problems.MISSING_CLASS
         )
     # No name in the source at all (a syntax error, say): loading it reports why.
     where = path.resolve() if team is None else team.resolve() / path.relative_to(team)
@@ -546,7 +568,7 @@ def _from_folder(folder: Path, args: tuple[tuple[str, str], ...], kind: str,
     try:
         files = team_files(folder)
     except TeamFolderError as exc:
-        raise SubmissionError(str(exc)) from None
+        raise SubmissionError(str(exc), problems.FOLDER_REFUSED) from None
     ref, name = _agent_of_folder(folder, files, args, kind, folder_agent)
     return dataclasses.replace(ref, team=str(folder.resolve()),
                                team_name=name or clean(folder.resolve().name, 60))
@@ -575,29 +597,33 @@ def _agent_of_folder(folder: Path, files: list[str], args: tuple[tuple[str, str]
     key, _, suffix = KINDS[kind]
     if not agent_files(folder, files):
         raise SubmissionError(f"{folder}: no team.yaml and no *gents.py or submission.py in "
-                              "the folder, so there is no agent to play")
+                              "the folder, so there is no agent to play", problems.NO_AGENT_FILE)
     if folder_agent is not None:
         return _folder_agent(folder, files, args, folder_agent, key), ""
     candidates: list[tuple[Path, str]] = []
-    broken: list[str] = []
+    broken: list[SourceError] = []
     _within_budget(agent_files(folder, files), f"{folder}: its agent files",
-                   f"add a team.yaml with '{key}: file.py:ClassName'")
+                   f"add a team.yaml with '{key}: file.py:ClassName'", problems.UNCLEAR_AGENT)
     for file in agent_files(folder, files):
         try:
             candidates += [(file, n) for n in classes_in_source(file, check=False, team=folder)
                            if n.endswith(suffix)]
         except SourceError as exc:
-            broken.append(str(exc).splitlines()[0])
+            broken.append(exc)
     if len(candidates) == 1:
         file, name = candidates[0]
         return _from_file(file, name, args, team=folder), ""
     listed = ", ".join(f"{f.name}:{n}" for f, n in candidates) or "none found"
-    unread = f"; files that do not compile: {'; '.join(broken)}" if broken else ""
+    unread = (f"; files that do not compile: {'; '.join(str(b).splitlines()[0] for b in broken)}"
+              if broken else "")
     what = "agent" if kind == "pacman" else "ghost"
+    # With no candidate and a file that does not compile, that file is what to fix (its
+    # SourceError, the cause, says where).
     raise SubmissionError(
         f"{folder}: cannot tell which {what} to play; add a team.yaml with "
-        f"'{key}: file.py:ClassName' (candidates: {listed}{unread})"
-    )
+        f"'{key}: file.py:ClassName' (candidates: {listed}{unread})",
+        problems.SYNTAX_ERROR if broken and not candidates else problems.UNCLEAR_AGENT,
+    ) from (broken[0] if broken and not candidates else None)
 
 
 def _folder_agent(folder: Path, files: list[str], args: tuple[tuple[str, str], ...],
@@ -607,15 +633,15 @@ def _folder_agent(folder: Path, files: list[str], args: tuple[tuple[str, str], .
     file binds it is a SubmissionError naming the class and the files searched."""
     searched = agent_files(folder, files)
     _within_budget(searched, f"{folder}: its agent files",
-                   f"add a team.yaml with '{key}: file.py:{chosen.name}'")
-    broken: list[str] = []
+                   f"add a team.yaml with '{key}: file.py:{chosen.name}'", problems.UNCLEAR_AGENT)
+    broken: list[SourceError] = []
     starred: list[str] = []
     classes: list[str] = []
     for file in searched:
         try:
             tree = compile_source(file, check=False, team=folder)
         except SourceError as exc:
-            broken.append(str(exc).splitlines()[0])
+            broken.append(exc)
             continue
         names = _bound_names(tree)
         if chosen.name in names:
@@ -628,13 +654,18 @@ def _folder_agent(folder: Path, files: list[str], args: tuple[tuple[str, str], .
         if chosen.named_by else ""
     close = difflib.get_close_matches(chosen.name, classes, n=3, cutoff=0.6)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-    unread = f"; files that do not compile: {'; '.join(broken)}" if broken else ""
+    unread = (f"; files that do not compile: {'; '.join(str(b).splitlines()[0] for b in broken)}"
+              if broken else "")
     star = (f"; {', '.join(starred)} import names with *, which cannot be read without "
             f"running them: add a team.yaml with '{key}: file.py:{chosen.name}'"
             if starred else "")
+    # A file that does not compile may well be where the class is: that file is what to fix
+    # (its SourceError, the cause, says where), as for a folder without a named class.
     raise SubmissionError(
         f"{folder}: no agent file defines {chosen.name}{by}{hint}; searched "
-        f"{', '.join(f.name for f in searched)}{unread}{star}")
+        f"{', '.join(f.name for f in searched)}{unread}{star}",
+        problems.SYNTAX_ERROR if broken else problems.MISSING_CLASS,
+    ) from (broken[0] if broken else None)
 
 
 def _from_team_yaml(
@@ -648,51 +679,55 @@ def _from_team_yaml(
     try:
         team = load_yaml(team_file, TEAM_FILE, follow_links=False)
     except YamlProblem as exc:
-        raise SubmissionError(str(exc)) from None
+        # Chained, so that where it is (`exc.path`, `exc.line`) stays at hand.
+        raise _bad_team_yaml(str(exc)) from exc
     if team is None:
         team = {}
     key, args_key, _ = KINDS[kind]
     if not isinstance(team, dict) or not any(k in team for k, _, _ in KINDS.values()):
-        raise SubmissionError(f"{team_file}: expected a key 'agent: file.py:ClassName' (its "
-                              "Pacman) or 'ghost: file.py:ClassName' (its ghosts), or both")
+        raise _bad_team_yaml(f"{team_file}: expected a key 'agent: file.py:ClassName' (its "
+                             "Pacman) or 'ghost: file.py:ClassName' (its ghosts), or both")
     # The name is for people only: one that is no text is left out (the folder's name shows).
     name = team.get("name")
     name = name if isinstance(name, str) else ""
     if not isinstance(team.get(key), str):
         if key in team:
-            raise SubmissionError(f"{team_file}: {key}: expected file.py:ClassName, got "
-                                  f"{clean(repr(team[key]), 60)}")
+            raise _bad_team_yaml(f"{team_file}: {key}: expected file.py:ClassName, got "
+                                 f"{clean(repr(team[key]), 60)}")
         if kind == "ghost":
-            raise SubmissionError(f"{team_file}: the team names no ghost (expected a key "
-                                  "'ghost: file.py:ClassName')")
-        raise SubmissionError(f"{team_file}: the team names only a ghost ('ghost:'), no "
-                              "Pacman (expected a key 'agent: file.py:ClassName')")
+            raise _bad_team_yaml(f"{team_file}: the team names no ghost (expected a key "
+                                 "'ghost: file.py:ClassName')")
+        raise _bad_team_yaml(f"{team_file}: the team names only a ghost ('ghost:'), no "
+                             "Pacman (expected a key 'agent: file.py:ClassName')")
     file_part, _, cls_name = team[key].rpartition(":")
     if not file_part:
-        raise SubmissionError(
+        raise _bad_team_yaml(
             f"{team_file}: {key}: expected file.py:ClassName, got {team[key]!r}"
         )
     team_args = team.get(args_key) or {}
     if not isinstance(team_args, dict):
-        raise SubmissionError(f"{team_file}: {args_key}: expected a mapping of option: value")
+        raise _bad_team_yaml(f"{team_file}: {args_key}: expected a mapping of option: value")
     for option, value in team_args.items():
         if not isinstance(option, str) or not option.isidentifier():
-            raise SubmissionError(f"{team_file}: {args_key}: {option!r} is not an option name")
+            raise _bad_team_yaml(f"{team_file}: {args_key}: {option!r} is not an option name")
         if isinstance(value, (dict, list)) or value is None:
-            raise SubmissionError(
+            raise _bad_team_yaml(
                 f"{team_file}: {args_key}.{option}: expected a text, number or true/false"
             )
     merged = {str(k): str(v) for k, v in team_args.items()} | dict(args)
     relative = Path(file_part).as_posix()
     if Path(file_part).is_absolute() or relative not in files:
-        where = (
-            "is outside the team's folder; a team plays its own code"
-            if Path(file_part).is_absolute() or ".." in Path(file_part).parts
-            else "no such file in the team's folder"
-        )
-        raise SubmissionError(f"{team_file}: {key}: {file_part!r} {where}")
+        outside = Path(file_part).is_absolute() or ".." in Path(file_part).parts
+        where = ("is outside the team's folder; a team plays its own code" if outside
+                 else "no such file in the team's folder")
+        raise SubmissionError(f"{team_file}: {key}: {file_part!r} {where}",
+                              problems.BAD_TEAM_YAML if outside else problems.NO_AGENT_FILE)
     ref = _from_file(folder / relative, cls_name, tuple(merged.items()), team=folder)
     return ref, clean(name.strip(), 60)
+
+
+def _bad_team_yaml(message: str) -> SubmissionError:
+    return SubmissionError(message, problems.BAD_TEAM_YAML)
 
 
 def describe_signature(cls: type) -> str:

@@ -52,7 +52,8 @@ def test_team_folders_that_hold_no_playable_team_lose_their_games_and_the_others
         "empty": f"{subs / 'empty'}: no team.yaml and no *gents.py or submission.py",
     }
 
-    validate_then_run_naming(config, broken)
+    kinds = {"syntax": "syntax_error", "notes": "no_agent_file", "empty": "no_agent_file"}
+    validate_then_run_naming(config, broken, kinds)
     found = outcomes(config)
     for name, problem in broken.items():
         assert [(o, c) for o, c, _ in found[name]] == [("load_error", 0)]

@@ -89,15 +89,23 @@ def tournament(*args: str, check: bool = True, **kw: object) -> subprocess.Compl
     return result  # type: ignore[no-any-return]
 
 
-def validate_then_run_naming(config: Path, broken: dict[str, str]) -> None:
-    """`validate` fails naming each broken team's problem (the others ok), then `run` plays
-    anyway, warning of each: one broken team stops nobody."""
+def validate_then_run_naming(config: Path, broken: dict[str, str],
+                             kinds: dict[str, str]) -> None:
+    """`validate` fails naming each broken team's kind of problem and the problem (the
+    others ok), then `run` plays anyway, warning of each: one broken team stops nobody.
+
+    Validation names a team's files as the team sees them (`bomb/team.yaml`: its table is
+    for mailing the teams), `run` as the organizer does."""
     checked = tournament("validate", str(config), check=False)
     assert checked.returncode == 1, checked.stdout + checked.stderr
     assert "Traceback" not in checked.stdout + checked.stderr
     assert "alpha: ok, sandboxed" in checked.stdout
+    lines = checked.stdout.splitlines()
+    subs = f"{config.parent / 'submissions'}/"
     for name, problem in broken.items():
-        assert f"{name}: FAILED {problem}" in checked.stdout
+        found = [x for x in lines if x.startswith(f"  {name}: FAILED {kinds[name]}")]
+        assert len(found) == 1, (name, checked.stdout)
+        assert problem.replace(subs, "") in found[0], (problem, found[0])
     ran = tournament("run", str(config))
     assert "Traceback" not in ran.stdout + ran.stderr
     for name, problem in broken.items():
@@ -372,9 +380,11 @@ def test_validate_gives_a_verdict_per_team(tmp_path: Path) -> None:
     result = tournament("validate", str(config), check=False)
     assert result.returncode == 1
     assert "alpha: ok, sandboxed" in result.stdout
-    assert "broken: FAILED load_error" in result.stdout
+    # The kind of problem, where, and the sandbox's word for it.
+    assert "broken: FAILED syntax_error at agent.py:2: " in result.stdout
     assert "greedy: ok, in-process" in result.stdout
-    assert not (tmp_path / "out").exists()
+    # The table is written, and nothing of a run: validation plays no tournament game.
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".lock", "validation.csv"]
 
 
 def test_a_bad_config_exits_2_and_writes_nothing(tmp_path: Path) -> None:
@@ -479,7 +489,9 @@ def test_teams_that_cannot_be_resolved_lose_their_games_and_the_others_play(
         "mirror": f"{subs / 'mirror'}: the team folder is a symbolic link",
     }
 
-    validate_then_run_naming(config, broken)
+    kinds = {"bomb": "bad_team_yaml", "deep": "bad_team_yaml", "copycat": "folder_refused",
+             "piped": "folder_refused", "mirror": "folder_refused"}
+    validate_then_run_naming(config, broken, kinds)
     outcomes = {r[1]: (r[5], r[6], r[7]) for r in rows(config)}
     assert {name: outcomes[name] for name in broken} == {
         name: ("load_error", 0, -501) for name in broken}  # scored as a death at move 1

@@ -16,7 +16,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from rich import box
@@ -64,6 +64,9 @@ from tournament.schedule import schedule
 from tournament.secret import SecretError, checked_secret
 from tournament.standings import Standings, anchor_of, standings
 from tournament.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from tournament.validation import ValidationRow
 
 console = Console(highlight=False, soft_wrap=True)
 if not console.is_terminal:
@@ -308,10 +311,11 @@ def lock_output(config: TournamentConfig) -> None:
         die(f"{config.output}: cannot take its lock: {exc.strerror or exc}")
 
 
-def warn_unplayable_teams(config: TournamentConfig) -> None:
-    """Name each team whose folder could not be resolved: it does not stop the others, and
-    its games are recorded as its own `load_error` until the folder is fixed. Name too each
-    team folder that plays under another name than its own (`team_entrant_name`)."""
+def warn_unplayable_teams(config: TournamentConfig, problems: bool = True) -> None:
+    """Name each team whose folder could not be resolved (unless not `problems`: validate's
+    table names them): it does not stop the others, and its games are recorded as its own
+    `load_error` until the folder is fixed. Name too each team folder that plays under
+    another name than its own (`team_entrant_name`)."""
     from pacman.describe import clean
 
     seen = set()
@@ -323,7 +327,7 @@ def warn_unplayable_teams(config: TournamentConfig) -> None:
                           f"as {entrant.name}: an entrant's name is up to 64 letters, digits "
                           "and . _ + - (it appears in game ids and file names); rename the "
                           "folder to choose another", markup=False, style="yellow")
-        if entrant.problem is not None:
+        if entrant.problem is not None and problems:
             side = "" if entrant.side == PACMAN else "ghost "
             console.print(f"warning: {side}team {entrant.name} cannot play, so its games are "
                           f"recorded as its load_error: {clean(entrant.problem)}", markup=False,
@@ -721,59 +725,78 @@ def game_pictures(config: TournamentConfig, results: Any, out_dir: Path,
 
 @main.command()
 @config_argument
-def validate(config_path: Path) -> None:
+@click.option("--workers", type=int, default=None,
+              help="Games at once (default: the config's workers, at most one per core).")
+def validate(config_path: Path, workers: int | None) -> None:
     """Check the config, then load every entrant in its sandbox and play one short game each
-    (a Pacman against the grid's first ghosts, a ghost team against a built-in Pacman)."""
-    from pacman.describe import clean
-    from pacman.game import GameSpec, play
-    from pacman.layout import load_layout
-    from pacman.loader import SubmissionError, resolve
-    from tournament.schedule import agent_args, cells, match_cells
+    (a Pacman against the grid's first ghosts, a ghost team against a built-in Pacman); print
+    who is ready and why the others are not, and write the table as validation.csv in the
+    output folder (exit 1 when an entrant is not ready)."""
+    from datetime import datetime, timezone
+
+    from tournament.privacy import Redactor
+    from tournament.tryout import Setup, trials, try_all
+    from tournament.validation import line, write_validation
 
     config = load(config_path)
+    if workers is not None and workers < 1:
+        die("--workers: expected at least 1")
     console.print(describe_config(config), markup=False)
     if config.scheduler:
         connect_cluster(config).close()  # reachable, and its workers run this version
-    warn_unplayable_teams(config)
-    check_sandbox(config)
-    cell = (cells(config) or match_cells(config))[0]
-    fixed = cells(config)
-    layout = load_layout("testClassic")
-    ghost_text = fixed[0].ghost if fixed else "RandomGhost"
-    ghost = resolve(ghost_text, kind="ghost")
-    rival = resolve("GreedyAgent", kind="pacman")
-    base = config.source.parent if config.source else None
-    bad = 0
-    console.print(f"one short game per entrant on {layout.name}: a Pacman against "
-                  f"{ghost.name}, a ghost team against the built-in {rival.name}:")
-    tries = [(e, e.args, "pacman") for e in config.entrants]
-    tries += [(e, e.args, "ghost") for e in config.ghost_entrants]
-    for entrant, args, kind in tries:
-        label = entrant.name if kind == "pacman" else f"{entrant.name} (ghosts)"
-        ref_text = str(entrant.folder) if entrant.folder is not None else entrant.ref
-        try:
-            ref = resolve(ref_text, agent_args(entrant, cell) if kind == "pacman" else args,
-                          kind=kind, cwd=base, folder_agent=entrant.folder_agent)
-        except SubmissionError as exc:
-            console.print(f"  {escape(label)}: [red]FAILED[/] {escape(clean(str(exc)))}")
-            bad += 1
-            continue
-        pacman, ghosts = (ref, ghost) if kind == "pacman" else (rival, ref)
-        result = play(GameSpec(layout, pacman, ghosts, num_ghosts=1, seed=config.seed,
-                               max_moves=40, limits=config.limits))
-        index = 0 if kind == "pacman" else 1
-        where = (f"sandboxed ({', '.join(result.sandbox[index])})" if result.sandbox[index]
-                 else "in-process (built-in)")
-        own = result.culprit is not None and (result.culprit == 0) == (kind == "pacman")
-        if (result.failed and own) or not result.scored:
-            bad += 1
-            console.print(f"  {escape(label)}: [red]FAILED[/] {result.outcome}: "
-                          f"{escape(clean(result.message))}")
-        else:
-            console.print(f"  {escape(label)}: ok, {where}, {result.moves} moves, "
-                          f"{result.outcome} at {result.score}", markup=False)
-    console.print("every entrant is ready" if not bad else f"{bad} entrant(s) not ready")
-    sys.exit(1 if bad else 0)
+    # It plays games on this machine: never beside a run, whose time limits it would upset.
+    lock_output(config)
+    warn_unplayable_teams(config, problems=False)
+    layers = check_sandbox(config)
+    setup = Setup.of(config, layers, Redactor.for_config(config, config_path))
+    todo = trials(config)
+    # More games at once than cores would slow each one down, and time-outs are wall clock.
+    count = min(workers or config.worker_count, os.cpu_count() or 1, max(1, len(todo)))
+    checked_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    console.print(f"{setup.describe()} ({count} at once):", markup=False)
+    rows: list[ValidationRow] = []
+    started = time.perf_counter()
+    try:
+        # Closed here whatever happens: a Ctrl-C that lands while a line is printed (not
+        # while the next row is awaited) must stop the games in progress too, before the
+        # interpreter's exit waits for their threads.
+        with contextlib.closing(try_all(todo, setup, count)) as tried:
+            for row in tried:
+                rows.append(row)
+                console.print(f"  {line(row)}", markup=False,
+                              style=None if row.ready else "red")
+    except KeyboardInterrupt:
+        console.print(f"stopped after {len(rows)} of {len(todo)} entrants; nothing written",
+                      markup=False)
+        sys.exit(130)
+    elapsed = time.perf_counter() - started
+    path = write_validation(rows, config.output, checked_at)
+    print_validation(rows)
+    console.print(f"tried {len(rows)} in {elapsed:.1f}s; wrote {path}", markup=False)
+    sys.exit(0 if all(row.ready for row in rows) else 1)
+
+
+def print_validation(rows: Sequence[ValidationRow]) -> None:
+    """The entrants that are not ready as a table (kind, where, why) and counts per kind."""
+    from pacman.problems import KINDS
+    from tournament.validation import failures_first, kind_counts
+
+    failed = [row for row in failures_first(rows) if not row.ready]
+    if failed:
+        table = Table(title=f"Not ready: {len(failed)} of {len(rows)}", box=box.SIMPLE_HEAD,
+                      title_justify="left")
+        for name, style in (("entrant", "bold"), ("side", ""), ("folder", ""), ("kind", "red"),
+                            ("where", ""), ("message", "")):
+            table.add_column(name, style=style or None, overflow="fold")
+        for row in failed:
+            table.add_row(*(Text(v) for v in (row.entrant, row.side, row.folder, row.kind,
+                                               row.where, row.message)))
+        console.print(table)
+        for kind, number in kind_counts(rows):
+            console.print(f"  {number} x {kind}: {KINDS[kind]}", markup=False)
+    ready = sum(1 for row in rows if row.ready)
+    console.print("every entrant is ready" if ready == len(rows)
+                  else f"{len(rows) - ready} entrant(s) not ready", markup=False)
 
 
 # --- collect -----------------------------------------------------------------------------------

@@ -16,6 +16,9 @@ host or from the folder itself (`file://`): no CDN, no server, no build step.
   the games they count.
 - Nothing in the folder names the organizer's paths or machine (`tournament.privacy`): agents
   are named by entrant, and every stored text is redacted before it reaches a page.
+- When `tournament validate` wrote `validation.csv` in the output folder, `validation.html`
+  shows it (who loads, who fails and why, failures first), linked from the index and from
+  each team's page (`tournament.validation`).
 
 The previous report's leaderboard is kept as `leaderboard.json` beside the pages; the next
 report reads it before overwriting it, to show how each entrant's rank moved since then.
@@ -29,7 +32,7 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,7 @@ from markupsafe import Markup
 from pacman.describe import clean
 from pacman.files import FileProblem, open_regular, write_atomic
 from pacman.outcomes import FAILURES, GHOSTS, PACMAN
+from pacman.problems import KINDS
 from pacman.replay import ReplayError
 from tournament.browse import replay_of
 from tournament.config import TournamentConfig
@@ -59,12 +63,22 @@ from tournament.runner import LOG_SUFFIXES, replay_path
 from tournament.runs import RunRecord, short_time
 from tournament.standings import Standings, anchor_of, standings
 from tournament.times import duration_text
+from tournament.validation import (
+    Validation,
+    ValidationFileError,
+    ValidationRow,
+    failures_first,
+    kind_counts,
+    read_validation,
+)
 
 #: The previous report's leaderboard, one record per entrant (the leaderboard's columns).
 PREVIOUS_LEADERBOARD = "leaderboard.json"
 #: Sub-folders of the report: static files, and the frames of each kept replay.
 ASSETS = "assets"
 GAMES = "games"
+#: The page of the validation table (written when the output folder holds one).
+VALIDATION_PAGE = "validation.html"
 #: Files of earlier report versions that this one no longer writes (removed when found).
 RETIRED = ("win-rate.png", "scores.png", "move-time.png")
 #: A failure message or traceback longer than this is cut: a hostile agent must not bloat
@@ -153,12 +167,14 @@ def write_report(
         (out_dir / name).unlink(missing_ok=True)
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     stale = _stale_games(outdated)
+    validation = _validation(config.output, redact)
     context: dict[str, Any] = {
         "tournament": config.name,
         "generated": generated,
         "command": redact(command),
         "stale": list(stale.items()),
         "message_limit": MESSAGE_LIMIT,
+        "validation": validation,
     }
 
     fixed, matches = split_formats(results)
@@ -222,10 +238,70 @@ def write_report(
             "title": f"{name}: {config.name}",
             "stale": stale.get(name, 0),
             "pictures": list((pictures or {}).get(name, ())),
+            "validated": [] if validation.rows is None else
+            [row for row in validation.rows if row.entrant == name],
         })
         write_atomic(out_dir / f"team-{slugs[name]}.html", text)
+    _write_validation_page(validation, out_dir, context)
     _save_leaderboard(board, out_dir)
     return index
+
+
+# ---- the validation table ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ValidationView:
+    """What the pages show of `validation.csv`: its rows (failures first, every text
+    redacted), or None with `problem` when there is none or it cannot be read."""
+
+    rows: tuple[ValidationRow, ...] | None
+    checked_at: str = ""
+    problem: str = ""
+
+    @property
+    def ready(self) -> int:
+        return sum(1 for row in self.rows or () if row.ready)
+
+    @property
+    def counts(self) -> list[tuple[str, int]]:
+        return kind_counts(self.rows or ())
+
+    @property
+    def entrants(self) -> list[str]:
+        return sorted({row.entrant for row in self.rows or ()}, key=str.lower)
+
+    @property
+    def kinds(self) -> list[str]:
+        return sorted({row.kind for row in self.rows or () if row.kind})
+
+
+def _validation(output: Path, redact: Redactor) -> ValidationView:
+    """The output folder's validation table as the pages show it; one that cannot be read is
+    said on the index, never the report's failure."""
+    try:
+        found: Validation | None = read_validation(output)
+    except ValidationFileError as exc:
+        return ValidationView(None, problem=redact(str(exc)))
+    if found is None:
+        return ValidationView(None)
+    rows = tuple(replace(row, entrant=redact(row.entrant), folder=redact(row.folder),
+                         where=redact(row.where), message=redact(row.message))
+                 for row in failures_first(found.rows))
+    return ValidationView(rows, redact(found.checked_at))
+
+
+def _write_validation_page(validation: ValidationView, out_dir: Path,
+                           context: Mapping[str, Any]) -> None:
+    """`validation.html` from the table, or no such page (an old one removed) without one."""
+    page = out_dir / VALIDATION_PAGE
+    if validation.rows is None:
+        page.unlink(missing_ok=True)
+        return
+    text = _render("validation.html.j2", {
+        **context, "title": f"Validation: {context['tournament']}", "kinds_meaning": KINDS,
+    })
+    write_atomic(page, text)
 
 
 # ---- what the site holds of each game --------------------------------------------------------
@@ -542,8 +618,6 @@ def _team_view(name: str, row: dict[str, Any] | None, entrants: int, cells: Any,
 
 
 def _redacted(game: TeamGame, redact: Redactor) -> TeamGame:
-    from dataclasses import replace
-
     return replace(game, message=redact(game.message), trace=redact(game.trace))
 
 

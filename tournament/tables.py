@@ -40,6 +40,15 @@ def formula_safe(value: object) -> object:
     return value
 
 
+def formula_unquoted(text: str) -> str:
+    """A text cell read back from a CSV written here, without the quote `formula_safe` gave
+    it (a text that began with `'` and a formula character of its own reads back without
+    its quote too: the price of a CSV a spreadsheet cannot run)."""
+    if text.startswith("'") and text[1:].startswith(FORMULA_STARTS):
+        return text[1:]
+    return text
+
+
 def csv_frame(frame: Any) -> Any:
     """A copy of a pandas DataFrame whose text cells are `formula_safe` (numbers untouched)."""
     import pandas as pd  # type: ignore[import-untyped, unused-ignore]

@@ -11,9 +11,11 @@ and `wfd`. Two processes come out of it:
   referee's requests one line at a time until told to stop or killed.
 
 Everything the agent does wrong is turned into an answer (`["error", seq, kind, exception
-type, exception text, trace]`) when the process survives it; when it does not, the referee
-reads the death from outside. The referee words every message itself: the child only says
-which exception the agent raised (the agent could write any answer anyway).
+type, exception text, trace, detail]`) when the process survives it; when it does not, the
+referee reads the death from outside. The referee words every message itself: the child only
+says which exception the agent raised and what it tells (`pacman.problems.Detail`: a syntax
+error's file and line, a missing module's name, where in the team's files it came from); the
+agent could write any answer anyway, so the referee checks what it reads.
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ def warm_up() -> None:
     from pacman.describe import describe  # noqa: F401
     from pacman.layout import parse_layout  # noqa: F401
     from pacman.loader import load_file  # noqa: F401
+    from pacman.problems import detail_of  # noqa: F401
     from pacman.sandbox import mounts, seccomp  # noqa: F401
     from pacman.state import GameState  # noqa: F401
 
@@ -226,6 +229,7 @@ def _agent_process(
     from pacman import compat
     from pacman.layout import parse_layout
     from pacman.loader import describe_signature, load_file  # noqa: F401
+    from pacman.problems import detail_of  # noqa: F401
     from pacman.sandbox import mounts
     from pacman.state import GameState
 
@@ -268,7 +272,7 @@ def _agent_process(
     # killed. (Through vars(): typing calls them final, as they are for ordinary programs.)
     vars(sys).update(__stdout__=stream, __stderr__=stream)
     send(wfd, ["ready", report.active, report.missing])
-    _serve(reader, wfd, init, template, random)
+    _serve(reader, wfd, init, template, random, plan.team)
 
 
 def _serve(
@@ -277,9 +281,14 @@ def _serve(
     init: dict[str, Any],
     template: Any,
     random: Any,
+    team: str = "",
 ) -> None:
+    """Answer the referee's requests. `team` is the team's folder (as the agent sees it),
+    which the places in its files that a failure names are relative to ('' when it is
+    bound as it is: then the agent file's folder)."""
     import traceback
 
+    from pacman import problems
     from pacman.actions import action_name
     from pacman.describe import exception_text, safe_text
     from pacman.loader import SubmissionError, describe_signature, load_file
@@ -290,6 +299,7 @@ def _serve(
     # (built once per ghost index, all in this one process, so a team may coordinate them).
     indices = [int(i) for i in init["indices"]]
     agents: dict[int, Any] = {}
+    root = team
 
     def error(kind: str, exc: BaseException, prefix: str = "",
               trace_of: BaseException | None = None) -> list[Any]:
@@ -305,8 +315,9 @@ def _serve(
             name = type(exc).__name__
         except BaseException:
             name = ""
+        detail = problems.detail_of(exc, root).to_wire()
         return ["error", seq, kind, name, (prefix + exception_text(exc))[:MESSAGE_LIMIT],
-                trace]
+                trace, detail]
 
     while True:
         message = reader.next()
@@ -334,17 +345,21 @@ def _serve(
             sys.meta_path.insert(0, PlatformOnly())
             folder = os.path.dirname(ref["path"])
             sys.path.insert(0, folder)
+            root = root or folder
             try:
                 module = load_file(__import__("pathlib").Path(ref["path"]))
                 cls = getattr(module, ref["name"], None)
                 if not isinstance(cls, type):
-                    raise SubmissionError(f"{ref['path']} defines no class {ref['name']!r}")
+                    raise SubmissionError(f"{ref['path']} defines no class {ref['name']!r}",
+                                          problems.MISSING_CLASS)
             except SubmissionError as exc:
                 cause = exc.__cause__
                 answer = error("load_error", cause or exc)
-                if isinstance(cause, SyntaxError):  # where, in the team's own file name
-                    answer[4] = (f"{os.path.basename(str(cause.filename or ref['path']))}:"
-                                 f"{cause.lineno or 0}: {cause.msg}")[:MESSAGE_LIMIT]
+                detail = problems.detail_of(exc, root)
+                answer[6] = detail.to_wire()
+                if isinstance(cause, SyntaxError):  # where, in the team's own file names
+                    where = detail.where or os.path.basename(ref["path"])
+                    answer[4] = f"{where}: {cause.msg}"[:MESSAGE_LIMIT]
                 elif cause is None:
                     answer[4] = str(exc)[:MESSAGE_LIMIT]
             except BaseException as exc:
@@ -377,7 +392,7 @@ def _serve(
             except BaseException as exc:
                 answer = error("crash", exc)
         else:
-            answer = ["error", seq, "crash", "", f"unknown request {op!r}", ""]
+            answer = ["error", seq, "crash", "", f"unknown request {op!r}", "", {}]
         try:
             send(wfd, answer)
         except BaseException:

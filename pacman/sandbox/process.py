@@ -41,6 +41,7 @@ from pacman.handles import AgentFault, AgentRecord, InfraFailure
 from pacman.layout import Layout
 from pacman.limits import SCRATCH_FILES_PER_MB, Limits, TimeKeeper
 from pacman.loader import AgentRef
+from pacman.problems import FOLDER_REFUSED, Detail
 from pacman.sandbox import confine, guarantees, slots, wire
 from pacman.sandbox.cgroup import AgentCgroup, sweep_cgroups
 from pacman.sandbox.zygote import Zygote, ZygoteGone, discard_zygote, zygote
@@ -394,7 +395,8 @@ class AgentProcess:
         except TeamFolderError as exc:
             remove_tree(copy)
             if self.ref.team_hash:
-                raise AgentFault("load_error", clean(str(exc))) from None
+                raise AgentFault("load_error", clean(str(exc)),
+                                 detail=Detail(FOLDER_REFUSED)) from None
             return "", ""
         except OSError as exc:
             # No room (say): the platform's failure, unless the team's files changed since
@@ -417,7 +419,8 @@ class AgentProcess:
             try:
                 digest = team_digest(team)
             except TeamFolderError as exc:
-                raise AgentFault("load_error", clean(str(exc))) from None
+                raise AgentFault("load_error", clean(str(exc)),
+                                 detail=Detail(FOLDER_REFUSED)) from None
         if not digest.startswith(self.ref.team_hash):
             raise AgentFault("load_error", f"{team}: its files changed since the run hashed "
                              f"them ({self.ref.team_hash} then, {digest[:16]} now); the next "
@@ -615,11 +618,12 @@ class AgentProcess:
         worded by the referee (`fault_message`)."""
         if answer[0] == kind and len(answer) == length:
             return
-        if (answer[0] == "error" and len(answer) == 6 and answer[2] in wire.CHILD_FAULTS
+        if (answer[0] == "error" and len(answer) in (6, 7) and answer[2] in wire.CHILD_FAULTS
                 and all(isinstance(x, str) for x in answer[3:6])):
             self._kill()
+            detail = Detail.from_wire(answer[6]) if len(answer) == 7 else None
             raise AgentFault(answer[2], fault_message(op, answer[2], answer[3], answer[4]),
-                             clean(answer[5], 4000))
+                             clean(answer[5], 4000), detail=detail)
         self._kill()
         raise AgentFault("crash", "broke the sandbox protocol (answered "
                          f"{clean(str(answer[0]), 20)!r} to a request for {kind!r})")

@@ -14,7 +14,9 @@ Referee -> child:  ["init", {...}] (with the agent indices it plays: Pacman's, o
 Child -> referee:  ["pid", n]  ["ready", active, missing], then answers repeating the request's
                    seq (a random number per request, so no answer can be written ahead):
                    ["ok", seq, ...]  ["action", seq, name or null, description, cpu]
-                   ["error", seq, kind, message, trace]
+                   ["error", seq, kind, exception type, exception text, trace, detail]
+                   (detail: `pacman.problems.Detail.to_wire`, which the referee checks and
+                   may go without)
 
 The agent's code runs in the child and can write on the answer pipe itself, so every answer is
 checked for its shape, its seq and, for errors, a kind the child may report (`CHILD_FAULTS`):
