@@ -19,7 +19,7 @@ import pytest
 from pacman.outcomes import FAILURES
 from pacman.yamlfile import parse_yaml
 from tournament.config import TournamentConfig, load_config
-from tournament.manifest import Manifest, Member, TeamRecord, write_manifest
+from tournament.manifest import Entry, Manifest, Member, TeamRecord, write_manifest
 from tournament.marks import TeamMark, evaluate, pacman_moves, student_table, team_table
 from tournament.markscheme import (
     STUDENT_COLUMNS,
@@ -657,6 +657,34 @@ def test_a_row_per_student_and_the_csv_files(cup: TournamentConfig, course: Sche
                              "6.0"]
     assert teams[2][:10] == ["beta", "0.0", "1.0", "0.0", "0.0", "0.0", "1.0", "0.0", "1.0",
                              "6.0"]
+
+
+def test_students_with_no_collected_submission_get_a_row_saying_why(
+        cup: TournamentConfig, course: Scheme) -> None:
+    record_alpha = TeamRecord(team="alpha", name="Alpha", source="s", members=(Member("s1"),),
+                              submitted_at=None, late=False, late_seconds=0, files={},
+                              commit=None, changed_at="2025-01-01T00:00:00+00:00")
+    manifest = Manifest(teams=(record_alpha,), entries=(
+        # alpha's older upload: alpha is marked, s1 is listed once.
+        Entry("alpha", "s", "2025-01-01T00:00:00Z", "superseded", "newer", members=(
+            Member("s1"),)),
+        # s7 only uploaded late (set aside), then a refused archive: the newest says why.
+        Entry("zeta", "a", "2025-01-02T00:00:00Z", "late", "after the deadline by 1 d",
+              members=(Member("s7", "Zed"),)),
+        Entry("zeta", "b", "2025-01-03T00:00:00Z", "refused", "not an archive",
+              members=(Member("s7", "Zed"),)),
+        # s9 is in no team of the mapping.
+        Entry(None, "c", None, "refused", "student s9 is in no team", members=(Member("s9"),)),
+    ))
+    marks = evaluate(course, table(record("alpha", 10)), cup, manifest)
+    rows = student_table(marks, cup, manifest)
+    extra = rows[rows["student_id"].isin(["s7", "s9"])]
+    assert list(extra["student_id"]) == ["s7", "s9"]
+    assert list(extra["team"]) == ["zeta", ""]
+    assert list(extra["mark"]) == [0, 0]
+    assert list(extra["reason"]) == ["no submission collected: refused: not an archive",
+                                     "no submission collected: refused: student s9 is in no team"]
+    assert list(rows["student_id"]).count("s1") == 1
 
 
 def test_without_a_manifest_each_team_is_one_row(cup: TournamentConfig,

@@ -338,7 +338,8 @@ def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | N
         for sub in read.submissions:
             team, why = resolve_team(sub, roster)
             if team is None:
-                entries.append(Entry(None, sub.source, _time(sub.submitted_at), REFUSED, why))
+                entries.append(Entry(None, sub.source, _time(sub.submitted_at), REFUSED, why,
+                                     members=tuple(Member(s.id, s.name) for s in sub.students)))
                 continue
             if why:
                 problems.append(why)
@@ -392,15 +393,17 @@ def _time(moment: dt.datetime | None) -> str | None:
 def _entry(candidate: Candidate, status: str, reason: str) -> Entry:
     sub = candidate.submission
     return Entry(candidate.team.folder, sub.source, _time(sub.submitted_at), status, reason,
-                 sub.commit)
+                 sub.commit, members=candidate.team.members)
 
 
 def _unusable_entry(unusable: Unusable, roster: Roster | None) -> Entry:
     team = None
+    members: tuple[Member, ...] = ()
     if unusable.team is not None:
         mapped = roster.team_named(unusable.team) if roster else None
         team = mapped.folder if mapped else team_entrant_name(unusable.team)
-    return Entry(team, unusable.source, None, REFUSED, unusable.reason)
+        members = mapped.members if mapped else ()
+    return Entry(team, unusable.source, None, REFUSED, unusable.reason, members=members)
 
 
 def _record(candidate: Candidate, gathered: Gathered, changed_at: str) -> TeamRecord:

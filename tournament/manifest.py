@@ -100,6 +100,11 @@ class Entry:
     reason: str
     #: The commit, for a repository's submission (a late one set aside is a commit too).
     commit: str | None = None
+    #: The students it is from: its team's members (the mapping's), or the students the export
+    #: names when it belongs to no team; so that `tournament marks` gives a student whose
+    #: every submission was set aside or refused a row that says why. Absent from older
+    #: manifests.
+    members: tuple[Member, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -178,9 +183,7 @@ def _manifest(data: Any) -> Manifest:
 def _team(data: Any) -> TeamRecord:
     if not isinstance(data, dict):
         raise TypeError("a team is not a mapping")
-    members = tuple(Member(id=_text(m["id"], "members[].id"),
-                           name=_text(m.get("name", ""), "members[].name"))
-                    for m in _list(data["members"], "members"))
+    members = _members(data["members"])
     files = data["files"]
     if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str)
                                               for k, v in files.items()):
@@ -210,7 +213,18 @@ def _entry(data: Any) -> Entry:
     return Entry(team=_optional_text(data["team"], "team"), source=_text(data["source"], "source"),
                  submitted_at=_optional_text(data["submitted_at"], "submitted_at"),
                  status=status, reason=_text(data["reason"], "reason"),
-                 commit=_optional_text(data.get("commit"), "commit"))
+                 commit=_optional_text(data.get("commit"), "commit"),
+                 members=_members(data.get("members", [])))
+
+
+def _members(value: Any) -> tuple[Member, ...]:
+    members = []
+    for m in _list(value, "members"):
+        if not isinstance(m, dict):
+            raise TypeError("a member is not a mapping")
+        members.append(Member(id=_text(m["id"], "members[].id"),
+                              name=_text(m.get("name", ""), "members[].name")))
+    return tuple(members)
 
 
 def _list(value: Any, what: str) -> list[Any]:

@@ -37,7 +37,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from pacman.outcomes import FAILURES, INFRA_ERROR, PACMAN
 from tournament.config import TournamentConfig
 from tournament.leaderboard import bootstrap_mean_interval, leaderboard
-from tournament.manifest import Manifest
+from tournament.manifest import SUPERSEDED, Manifest
 from tournament.markscheme import (
     STUDENT_COLUMNS,
     TEAM_COLUMNS,
@@ -566,12 +566,41 @@ def student_table(marks: Sequence[TeamMark], config: TournamentConfig,
     it lists none for, or without a manifest, gets one row with an empty student id)."""
     folders = _folders(config)
     rows = []
+    listed: set[str] = set()
     for mark in marks:
         record = manifest.team(folders.get(mark.team, mark.team)) if manifest else None
         members = record.members if record is not None else ()
+        listed.update(member.id for member in members)
         for member in members or (None,):
             rows.append({"student_id": member.id if member else "",
                          "student_name": member.name if member else "",
                          "team": mark.team, "mark": mark.mark, "out_of": mark.out_of,
                          "reason": mark.reason})
+    out_of = marks[0].out_of if marks else 0
+    for member, team, reason in _uncollected(manifest, listed):
+        rows.append({"student_id": member.id, "student_name": member.name, "team": team,
+                     "mark": 0, "out_of": out_of, "reason": reason})
     return pd.DataFrame(rows, columns=list(STUDENT_COLUMNS))
+
+
+def _uncollected(manifest: Manifest | None, listed: set[str]) -> list[tuple[Any, str, str]]:
+    """The students of the manifest that no marked team holds, because every submission of
+    theirs was set aside (late) or refused: each once, with 0 and why, so that the LMS upload
+    has a row for every student who submitted (the newest entry's reason; the team's folder
+    name when there is one)."""
+    if manifest is None:
+        return []
+    found: dict[str, tuple[Any, str, str, str]] = {}
+    for entry in manifest.entries:
+        if entry.status == SUPERSEDED:
+            continue
+        for member in entry.members:
+            if member.id in listed:
+                continue
+            when = entry.submitted_at or ""
+            if member.id not in found or when > found[member.id][3]:
+                found[member.id] = (member, entry.team or "",
+                                    f"no submission collected: {entry.status}: {entry.reason}",
+                                    when)
+    return [(member, team, reason) for member, team, reason, _ in
+            sorted(found.values(), key=lambda f: f[0].id)]

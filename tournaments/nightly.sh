@@ -1,0 +1,88 @@
+#!/bin/sh
+# The organizer's nightly loop: collect the submissions, validate them, play what changed,
+# publish the report, write the marks (README: "Running a course"). For cron, e.g.
+#
+#   30 2 * * *  cd /srv/ai-course && /opt/pacman-arena/tournaments/nightly.sh >> nightly.log 2>&1
+#
+# Settings come from the environment, or from ./nightly.env when it exists (plain
+# NAME=value lines, read with `.`); the defaults are the names the README uses:
+#
+#   CONFIG=course.yaml        the tournament config (entrants.submissions: the collected folder)
+#   SCHEME=marks.yaml         the marking scheme (docs/marks.md)
+#   INTO=submissions          the folder collect writes the team folders into
+#   SOURCES="exports"         what collect reads: exports, folders, repository lists
+#   COLLECT_OPTIONS=""        e.g. "--mapping teams.csv --deadline 2026-12-01T23:59:00Z"
+#   TOURNAMENT=tournament     the command (e.g. /opt/pacman-arena/.venv/bin/tournament)
+#
+# Each step prints a line with the time before it starts. The loop stops at the first step
+# that cannot go on (the organizer's own input is wrong: exit 2; nothing usable collected;
+# a run stopped), and otherwise goes to the end, so that the report and the marks show what
+# was played even when some teams are not ready. Exit status: 0 when every step succeeded,
+# else the first failing step's status. A second loop started while one runs finds the
+# folders locked and stops with exit 2, touching nothing.
+set -u
+
+if [ -f ./nightly.env ]; then
+    . ./nightly.env
+fi
+CONFIG=${CONFIG:-course.yaml}
+SCHEME=${SCHEME:-marks.yaml}
+INTO=${INTO:-submissions}
+SOURCES=${SOURCES:-exports}
+COLLECT_OPTIONS=${COLLECT_OPTIONS:-}
+TOURNAMENT=${TOURNAMENT:-tournament}
+
+status=0
+
+step() {
+    echo "== $(date -u '+%Y-%m-%d %H:%M:%S') UTC: $*"
+}
+
+# Remember the first failure, and say it.
+failed() {
+    echo "== $1 exited $2"
+    if [ "$status" -eq 0 ]; then
+        status=$2
+    fi
+}
+
+step "collect $SOURCES into $INTO"
+# Word splitting of SOURCES and COLLECT_OPTIONS is meant: several sources, several options.
+# shellcheck disable=SC2086
+"$TOURNAMENT" collect $SOURCES --into "$INTO" $COLLECT_OPTIONS
+code=$?
+if [ "$code" -ne 0 ]; then
+    failed collect "$code"
+    echo "== stopped: nothing usable was collected, or collect could not run"
+    exit "$status"
+fi
+
+step "validate $CONFIG"
+"$TOURNAMENT" validate "$CONFIG"
+code=$?
+case $code in
+    0) ;;
+    1) echo "== some teams are not ready (validation.csv says why); they lose their games" ;;
+    *) failed validate "$code"; exit "$status" ;;
+esac
+
+step "run $CONFIG"
+"$TOURNAMENT" run "$CONFIG"
+code=$?
+if [ "$code" -ne 0 ]; then
+    failed run "$code"
+    # A run stopped on purpose (Ctrl-C, a signal) or refused at its start publishes nothing;
+    # one that failed on the way publishes what it stored.
+    if [ "$code" -eq 2 ] || [ "$code" -ge 128 ]; then
+        exit "$status"
+    fi
+fi
+
+step "report $CONFIG"
+"$TOURNAMENT" report "$CONFIG" || failed report $?
+
+step "marks $CONFIG with $SCHEME"
+"$TOURNAMENT" marks "$CONFIG" --scheme "$SCHEME" || failed marks $?
+
+step "done (status $status)"
+exit "$status"
