@@ -6,6 +6,7 @@ it plays nothing; after a new upload only that team's games are played again."""
 from __future__ import annotations
 
 import csv
+import fcntl
 import json
 import os
 import sqlite3
@@ -199,3 +200,14 @@ def test_a_bad_setting_stops_the_loop_at_its_step(tmp_path: Path) -> None:
     assert "== collect exited 2" in result.stdout and "--deadline" in result.stderr
     assert "validate" not in result.stdout.split("== collect exited 2")[1]
     assert not (root / "out").exists()
+
+
+def test_a_second_loop_in_the_same_folder_stops_at_once(tmp_path: Path) -> None:
+    root = tmp_path / "course"
+    settings = course(root)
+    with open(root / ".nightly.lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # yesterday's loop, still running
+        result = nightly(root, settings)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "another nightly loop runs" in result.stderr
+    assert not (root / "submissions").exists() and not (root / "out").exists()

@@ -18,8 +18,8 @@
 # that cannot go on (the organizer's own input is wrong: exit 2; nothing usable collected;
 # a run stopped), and otherwise goes to the end, so that the report and the marks show what
 # was played even when some teams are not ready. Exit status: 0 when every step succeeded,
-# else the first failing step's status. A second loop started while one runs finds the
-# folders locked and stops with exit 2, touching nothing.
+# else the first failing step's status. A second loop started in the same folder while one
+# runs stops at once with exit 2, touching nothing (.nightly.lock, with flock(1)).
 set -u
 
 if [ -f ./nightly.env ]; then
@@ -31,6 +31,17 @@ INTO=${INTO:-submissions}
 SOURCES=${SOURCES:-exports}
 COLLECT_OPTIONS=${COLLECT_OPTIONS:-}
 TOURNAMENT=${TOURNAMENT:-tournament}
+
+# One loop at a time in this folder: the kernel's lock on .nightly.lock, held until the script
+# ends (even when killed), so that a loop cron starts while yesterday's still runs stops at
+# once, having touched nothing.
+if command -v flock >/dev/null 2>&1; then
+    exec 9>>.nightly.lock
+    if ! flock -n 9; then
+        echo "== another nightly loop runs in $(pwd) (.nightly.lock is held); stopping" >&2
+        exit 2
+    fi
+fi
 
 status=0
 
