@@ -654,18 +654,21 @@ def _folder_agent(folder: Path, files: list[str], args: tuple[tuple[str, str], .
         if chosen.named_by else ""
     close = difflib.get_close_matches(chosen.name, classes, n=3, cutoff=0.6)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-    unread = (f"; files that do not compile: {'; '.join(str(b).splitlines()[0] for b in broken)}"
-              if broken else "")
     star = (f"; {', '.join(starred)} import names with *, which cannot be read without "
             f"running them: add a team.yaml with '{key}: file.py:{chosen.name}'"
             if starred else "")
-    # A file that does not compile may well be where the class is: that file is what to fix
-    # (its SourceError, the cause, says where), as for a folder without a named class.
+    if broken:
+        # A file that does not compile may well be where the class is: that file is what to
+        # fix, said first, in the words a student reads (its SourceError, the cause, says
+        # where), as for a folder without a named class.
+        errors = "; ".join(str(b).splitlines()[0] for b in broken)
+        raise SubmissionError(
+            f"{errors} (so the folder's {chosen.name}, which this tournament plays for a "
+            f"folder without team.yaml, cannot be found: fix the file so that it compiles)",
+            problems.SYNTAX_ERROR) from broken[0]
     raise SubmissionError(
         f"{folder}: no agent file defines {chosen.name}{by}{hint}; searched "
-        f"{', '.join(f.name for f in searched)}{unread}{star}",
-        problems.SYNTAX_ERROR if broken else problems.MISSING_CLASS,
-    ) from (broken[0] if broken else None)
+        f"{', '.join(f.name for f in searched)}{star}", problems.MISSING_CLASS)
 
 
 def _from_team_yaml(

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 #: The rules' endings.
 ENDINGS = ("win", "loss", "move_limit")
+#: An agent could not be loaded, built or registered (the first of the failures).
+LOAD_ERROR = "load_error"
 #: An agent failed; the game's culprit says which. It ends the game.
-FAILURES = ("load_error", "crash", "timeout", "illegal_action", "memory", "killed")
+FAILURES = (LOAD_ERROR, "crash", "timeout", "illegal_action", "memory", "killed")
 #: The platform itself failed (a sandbox could not start...): recorded, never scored.
 INFRA_ERROR = "infra_error"
 #: Every outcome a stored game may have.

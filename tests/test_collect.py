@@ -7,7 +7,6 @@ crash recovery, and the command's summary and exit statuses."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -464,8 +463,16 @@ def test_command_summary_and_exit_statuses(tmp_path: Path) -> None:
     nothing = run_cli(str(broken), "--into", str(tmp_path / "other"))
     assert nothing.exit_code == 1
     assert "nothing usable was collected" in nothing.output
-    manifest = json.loads((tmp_path / "other" / MANIFEST_NAME).read_text())
-    assert [e["status"] for e in manifest["entries"]] == ["refused"]
+    assert "gamma.zip (team gamma): gamma.zip: not an archive" in nothing.output
+    assert not (tmp_path / "other" / MANIFEST_NAME).exists()
+    # A wrong source on a folder collected before: a failure that leaves its manifest (and
+    # so every student of it, for the marks) as the last collection that worked wrote it.
+    manifest_before = (into / MANIFEST_NAME).read_bytes()
+    table_before = (into / "manifest.csv").read_bytes()
+    wrong = run_cli(str(broken), "--into", str(into))
+    assert wrong.exit_code == 1, wrong.output
+    assert (into / MANIFEST_NAME).read_bytes() == manifest_before
+    assert (into / "manifest.csv").read_bytes() == table_before
 
 
 def test_command_bad_options_write_nothing(tmp_path: Path) -> None:
@@ -510,3 +517,23 @@ def test_a_manifest_that_cannot_be_read_is_written_anew(tmp_path: Path) -> None:
     result = collect([plain_folder(tmp_path)], into)
     assert result.manifest.problems[0].startswith(f"{into / MANIFEST_NAME}: not a manifest")
     assert read_manifest(into) == result.manifest
+
+
+def test_a_whole_export_inside_a_plain_folder_is_no_team(tmp_path: Path) -> None:
+    """A folder that holds the LMS's download (rather than being it) is read as a plain folder,
+    one submission per entry: the download must then be refused, saying to give it as a source
+    of its own, never collected as one team holding the whole class's files."""
+    exports = tmp_path / "exports"
+    make_zip(exports.mkdir() or exports / "submissions.zip", {
+        "lovelaceada_101_9001_multiAgents.py": agent("ada"),
+        "hoppergrace_102_9002_multiAgents.py": agent("grace")})
+    into = tmp_path / "teams"
+    result = collect([exports], into)
+    assert result.collected == []
+    [refused] = result.manifest.entries
+    assert refused.status == "refused" and refused.reason.startswith(
+        "it is a whole canvas export, not one submission: give the export to collect as a "
+        "source of its own")
+    assert not (into / "submissions").exists()
+    # Given as a source of its own, it is the export it is.
+    assert collect([exports / "submissions.zip"], into).new == ["101", "102"]

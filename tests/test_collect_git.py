@@ -149,6 +149,9 @@ def test_a_repository_that_cannot_be_fetched_keeps_the_team(tmp_path: Path,
     assert problem.endswith("the team keeps the files collected before")
     [refused] = [e for e in manifest.entries if e.status == "refused"]
     assert refused.team == "alpha" and refused.reason.startswith("cannot be fetched")
+    # What the manifest said of the kept team's other submissions stays (its late commit).
+    [late] = [e for e in manifest.entries if e.status == "late"]
+    assert (late.team, late.commit) == ("alpha", repos["late"])
 
 
 def test_nothing_a_url_or_a_repository_controls_runs(tmp_path: Path) -> None:

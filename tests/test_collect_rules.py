@@ -129,7 +129,8 @@ def test_mapping_problems_through_a_collection(tmp_path: Path) -> None:
         "refused", "student s2 is in two teams in mapping.csv: 'Alpha' (line 3) and 'Beta' "
         "(line 4)")
     assert reasons["folder: uploads: s9.zip"] == (
-        "refused", "'s9' matches no student or team of mapping.csv")
+        "refused", "'s9' matches no student or team of mapping.csv (if it is a whole LMS "
+        "export, give it to collect as a source of its own)")
 
 
 # --- times -----------------------------------------------------------------------------------

@@ -311,3 +311,18 @@ def test_a_teams_sandbox_checks_its_files_not_the_class(tmp_path: Path) -> None:
     mine = snapshots.get("pacman", named)
     assert files_hash(named, mine, submission_hash(named, mine)) == \
         team_digest(tmp_path / "submissions" / "named")[:16]
+
+
+def test_a_bare_file_that_does_not_compile_is_its_syntax_error_first(tmp_path: Path) -> None:
+    """What a student must fix comes first: the file and line that do not compile, not that
+    the class is missing (it may well be in that file)."""
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "multiAgents.py").write_text(COURSE_FILE + "\ndef oops(:\n    pass\n")
+    with pytest.raises(SubmissionError) as raised:
+        resolve(str(folder), folder_agent=FolderAgent("ExpectimaxAgent"))
+    problem = raised.value
+    assert problem.problem == "syntax_error"
+    assert str(problem).startswith(f"{folder / 'multiAgents.py'}:")
+    assert "fix the file so that it compiles" in str(problem)
+    assert "no agent file defines" not in str(problem)

@@ -161,6 +161,8 @@ def test_the_nightly_loop_collects_plays_publishes_and_marks(tmp_path: Path) -> 
     page = (report / "team-rocket.html").read_text()
     assert "run 1" in page and "Files and runs" in page
     assert (report / "validation.html").is_file()
+    # The broken team's games have nothing to watch, and its page says why in those words.
+    assert "nothing to watch: the agent never loaded" in (report / "team-broken.html").read_text()
     assert str(tmp_path) not in page
 
     # Marked: a row per student through the mapping; the broken team gets 0 with a reason.

@@ -421,7 +421,7 @@ def test_pages_say_when_files_changed_and_which_run_played_them(tmp_path: Path) 
     column = board[0].cells.index("Games from")
     played = {row.cells[board[0].cells.index("Entrant")]: row for row in board[1:]}
     assert {name: row.cells[column] for name, row in played.items()} == {
-        "ace": "run 2 files of 2025-03-01", "mid": "run 1 files of 2025-02-20",
+        "ace": "run 2 collected 2025-03-01", "mid": "run 1 collected 2025-02-20",
         "low": "before runs"}
     assert "team-ace.html#files" in played["ace"].links
     assert played["ace"].cell_attrs[column]["title"] == (
@@ -431,7 +431,7 @@ def test_pages_say_when_files_changed_and_which_run_played_them(tmp_path: Path) 
     ace = Page(out / "team-ace.html")
     assert [row.cells for row in ace.tables["files-table"]] == [
         ["Submission", "abc123"],
-        ["Files last changed", "2025-03-01 20:00 UTC"],
+        ["Files collected (last changed)", "2025-03-01 20:00 UTC"],
         ["Submitted", "2025-03-01 19:58 UTC late by 2 h 05 min"],
         ["Commit", f"deadbeef {HOSTILE} <tmp>/{tmp_path.relative_to(gettempdir())}/checkout"],
         ["Games from", "run 2 (started 2025-03-02 02:00 UTC, finished): 16 games"],
@@ -440,7 +440,7 @@ def test_pages_say_when_files_changed_and_which_run_played_them(tmp_path: Path) 
     mid = Page(out / "team-mid.html")
     assert [row.cells for row in mid.tables["files-table"]] == [
         ["Submission", "abc123"],
-        ["Files last changed", "2025-02-20 11:00 UTC"],
+        ["Files collected (last changed)", "2025-02-20 11:00 UTC"],
         ["Submitted", "2025-02-20 11:00 UTC (on time)"],  # an upload: no commit
         ["Games from", "run 1 (started 2025-03-01 02:00 UTC, finished): 16 games"],
     ]

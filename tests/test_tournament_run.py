@@ -316,7 +316,7 @@ def test_a_changed_submission_makes_only_its_games_stale(tmp_path: Path) -> None
     report = tmp_path / "out" / "report"
     for team, run in (("alpha", 1), ("beta", 2)):
         files = [row.cells for row in Page(report / f"team-{team}.html").tables["files-table"]]
-        assert ["Files last changed", f"2025-03-0{run} 10:00 UTC"] in files
+        assert ["Files collected (last changed)", f"2025-03-0{run} 10:00 UTC"] in files
         assert ["Commit", "c0ffee" * 6 + "abcd"] in files
         [games] = [cells[1] for cells in files if cells[0] == "Games from"]
         assert games.startswith(f"run {run} (started ") and games.endswith(

@@ -188,7 +188,8 @@ def _resolve_team(sub: Submission, roster: Roster | None) -> tuple[Team | None, 
             return None, doubt
         if sub.kind == GIT:
             return Team(team_entrant_name(sub.team), sub.team, own), ""
-        return None, f"{sub.team!r} matches no student or team of {roster.name}"
+        return None, (f"{sub.team!r} matches no student or team of {roster.name} (if it is a "
+                      f"whole LMS export, give it to collect as a source of its own)")
     if not sub.students:
         return None, "the source names no student"
     if roster is None:
@@ -373,13 +374,22 @@ def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | N
             changed_at = (old.changed_at if state == "unchanged" and old is not None
                           and old.files == gathered.files else utc_text(now))
             records[folder] = _record(candidate, gathered, changed_at)
-    for old in previous.teams if previous else ():
+    earlier = previous or Manifest()
+    for old in earlier.teams:
         if old.team not in records and os.path.lexists(into / old.team):
             records[old.team] = old
+            # A kept team (its repository could not be fetched, its export left out this
+            # time) keeps what the manifest said of its other submissions too.
+            entries.extend(e for e in earlier.entries if e.team == old.team)
     result.kept = sorted(name for name in _team_folders(into) if name not in result.collected)
     result.manifest = Manifest(teams=tuple(records[k] for k in sorted(records)),
                                entries=tuple(entries), problems=tuple(problems),
                                deadline=_time(deadline))
+    if not result.collected:
+        # Nothing usable (a wrong source, every fetch failed): a failure, which leaves the
+        # folder's manifest as the last collection that worked wrote it, so that no student
+        # of it drops out of the marks. The summary still says what this one found.
+        return result
     write_manifest(into, result.manifest)
     write_csv(manifest_table(result.manifest, set(result.collected)), into / MANIFEST_TABLE,
               keep_unchanged=True)
@@ -481,7 +491,7 @@ def manifest_table(manifest: Manifest, collected_now: set[str]) -> object:
         rows.append({
             "team": entry.team or "",
             "members": "; ".join(f"{m.id} {m.name}".strip()
-                                 for m in members.get(entry.team or "", ())),
+                                 for m in entry.members or members.get(entry.team or "", ())),
             "source": entry.source, "submitted_at": entry.submitted_at or "",
             "status": entry.status, "reason": entry.reason, "commit": entry.commit or ""})
     return pd.DataFrame(rows, columns=list(TABLE_COLUMNS), dtype=object)

@@ -44,7 +44,7 @@ from markupsafe import Markup
 
 from pacman.describe import clean
 from pacman.files import FileProblem, open_regular, write_atomic
-from pacman.outcomes import FAILURES, GHOSTS, PACMAN
+from pacman.outcomes import FAILURES, GHOSTS, LOAD_ERROR, PACMAN
 from pacman.problems import KINDS
 from pacman.replay import ReplayError
 from tournament.browse import replay_of
@@ -340,7 +340,10 @@ def _write_frames(results: Any, config: TournamentConfig, out_dir: Path,
         logs = _log_tails(logs_dir, game_id, redact)
         if found.file is None:
             policy = config.record.replays
+            never_loaded = row.get("outcome") == LOAD_ERROR and not row.get("moves")
             why = ("its replay file is missing" if found.status == "missing"
+                   else "nothing to watch: the agent never loaded (its message says why)"
+                   if never_loaded
                    else "no replay was written for it" if policy == "all"
                    else f"no replay kept (record.replays: {policy})")
             out[game_id] = _Watchable(None, why, logs)

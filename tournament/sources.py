@@ -310,6 +310,22 @@ def _kind_of(root: Path, entries: list[os.DirEntry[str]]) -> str:
     return FOLDER
 
 
+def whole_export(folder: Path) -> str | None:
+    """Which LMS export a folder holds whole (`gradescope`, `moodle`, `canvas`), or None: a
+    submission must not be one (a folder of exports given as a plain folder would make one
+    team of the whole class). Stricter than recognising a source: Canvas needs the names of
+    two students, so that a student's own file named like Canvas's is no export."""
+    try:
+        entries = _entries(folder)
+    except OSError:
+        return None
+    kind = _kind_of(folder, entries)
+    if kind == CANVAS:
+        users = {m["user"] for e in entries if (m := _CANVAS.fullmatch(e.name))}
+        return CANVAS if len(users) >= 2 else None
+    return None if kind == FOLDER else kind
+
+
 def _shown(name: str) -> str:
     return show_name(name)
 

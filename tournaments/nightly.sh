@@ -10,7 +10,9 @@
 #   CONFIG=course.yaml        the tournament config (entrants.submissions: the collected folder)
 #   SCHEME=marks.yaml         the marking scheme (docs/marks.md)
 #   INTO=submissions          the folder collect writes the team folders into
-#   SOURCES="exports"         what collect reads: exports, folders, repository lists
+#   SOURCES (required)        what collect reads, each a source of its own: the LMS's
+#                             download as it is (exports/canvas.zip), a repository list
+#                             (exports/repos.csv), a plain folder of one zip per team
 #   COLLECT_OPTIONS=""        e.g. "--mapping teams.csv --deadline 2026-12-01T23:59:00Z"
 #   TOURNAMENT=tournament     the command (e.g. /opt/pacman-arena/.venv/bin/tournament)
 #
@@ -28,7 +30,7 @@ fi
 CONFIG=${CONFIG:-course.yaml}
 SCHEME=${SCHEME:-marks.yaml}
 INTO=${INTO:-submissions}
-SOURCES=${SOURCES:-exports}
+SOURCES=${SOURCES:-}
 COLLECT_OPTIONS=${COLLECT_OPTIONS:-}
 TOURNAMENT=${TOURNAMENT:-tournament}
 
@@ -41,6 +43,11 @@ if command -v flock >/dev/null 2>&1; then
         echo "== another nightly loop runs in $(pwd) (.nightly.lock is held); stopping" >&2
         exit 2
     fi
+fi
+
+if [ -z "$SOURCES" ]; then
+    echo "== SOURCES is not set: name what collect reads (in ./nightly.env, or the environment)" >&2
+    exit 2
 fi
 
 status=0
