@@ -420,6 +420,19 @@ def test_the_course_scheme_gates(cup: TournamentConfig, course: Scheme) -> None:
     assert points["wins"] == (0, True, False) and points["no-timeout"] == (0, False, False)
 
 
+@pytest.mark.parametrize("wins", range(11))
+def test_points_per_each_count_every_whole_unit_reached(cup: TournamentConfig,
+                                                        wins: int) -> None:
+    """A win rate of 3/10 holds three whole tenths, although 0.3 / 0.1 is 2.9999999999999996
+    in floating point: every unit reached counts."""
+    scheme = scheme_of(cup, """\
+        criteria:
+          - {name: rate, kind: mean, column: win, each: 0.1, points: 1, max: 10}
+        """)
+    mark = by_team(evaluate(scheme, table(record("alpha", wins)), cup, None))["alpha"]
+    assert mark.mark == wins
+
+
 def test_caps_per_criterion_and_on_the_total(cup: TournamentConfig) -> None:
     scheme = scheme_of(cup, """\
         out_of: 4

@@ -64,6 +64,9 @@ from tournament.times import duration_text
 BEATS_SEED = 0
 #: Decimal places marks are rounded to (points such as 0.1 add up to 0.30000000000000004).
 PLACES = 4
+#: How close (relative) a measure's quotient by `each` must come to a whole number to reach
+#: it: far below any real difference, far above floating point's error.
+UNIT_TOLERANCE = 1e-9
 
 #: How failure kinds read in a reason.
 _FAILURE_WORDS = {"timeout": "time-out", "load_error": "load error",
@@ -424,7 +427,7 @@ def _on_scale(criterion: Criterion, scale: Scale, value: float, text: str,
     """Points for `value` on `scale`: the most of the thresholds reached, or `points` per
     whole `each` (a negative value gives none)."""
     if scale.each is not None:
-        units = math.floor(value / scale.each) if value > 0 else 0
+        units = whole_units(value, scale.each)
         points = units * scale.points
         if not points:
             return Measured(text, 0.0, False, "", _needs(criterion))
@@ -435,6 +438,15 @@ def _on_scale(criterion: Criterion, scale: Scale, value: float, text: str,
         return Measured(text, 0.0, False, "", _needs(criterion))
     best = max(reached, key=lambda t: t.points)
     return _with_cap(criterion, best.points, _threshold_words(best, unit), text)
+
+
+def whole_units(value: float, each: float) -> int:
+    """How many whole `each` a measure holds (none for a measure <= 0). The division is
+    floating point, where a win rate of 0.3 holds 0.3 / 0.1 = 2.9999999999999996 tenths: a
+    quotient within `UNIT_TOLERANCE` (relative) of the next whole number has reached it."""
+    if value <= 0:
+        return 0
+    return math.floor(value / each * (1 + UNIT_TOLERANCE))
 
 
 def _with_cap(criterion: Criterion, points: float, label: str, text: str) -> Measured:
