@@ -494,6 +494,20 @@ def test_points_per_started_hour_never_below_zero(cup: TournamentConfig) -> None
     assert marks["gamma"].mark == 3 and "late" not in marks["gamma"].reason
 
 
+def test_a_submission_marked_late_without_seconds_is_charged_one_started_unit(
+        cup: TournamentConfig) -> None:
+    """Canvas's LATE mark on a submission whose time says it was on time: the manifest says
+    late with 0 seconds. Late is late: at least one started day is charged."""
+    scheme = scheme_of(cup, WINS + "late: {per: day, fraction: 0.5}\n")
+    manifest = Manifest(teams=(TeamRecord(
+        team="alpha", name="alpha", members=(), source="canvas: x", submitted_at=None,
+        late=True, late_seconds=0.0, files={}, commit=None,
+        changed_at="2025-01-01T00:00:00Z"),))
+    mark = by_team(evaluate(scheme, table(record("alpha", 10)), cup, manifest))["alpha"]
+    assert (mark.total, mark.penalty, mark.mark) == (3, 1.5, 1.5)
+    assert mark.reason.endswith("marked late, by how much unknown (1 started day): -50% (-1.5)")
+
+
 def test_a_team_without_current_games_gets_0_saying_so(cup: TournamentConfig,
                                                         course: Scheme) -> None:
     games = table(record("alpha", 10), record("greedy", 3),

@@ -140,18 +140,21 @@ def evaluate(scheme: Scheme, results: Any, config: TournamentConfig,
         games = int((scored["entrant"] == team).sum())
         if "ghost_entrant" in scored.columns:
             games += int((scored["ghost_entrant"] == team).sum())
-        late = 0.0
+        late, marked = 0.0, False
         if manifest is not None:
             record = manifest.team(folders.get(team, team))
-            late = record.late_seconds if record is not None else 0.0
+            if record is not None:
+                late, marked = record.late_seconds, record.late
         marks.append(_team_mark(scheme, team, games, {n: m[team] for n, m in measured.items()},
-                                late))
+                                late, marked))
     return marks
 
 
 def _team_mark(scheme: Scheme, team: str, games: int, found: dict[str, Measured],
-               late_seconds: float) -> TeamMark:
-    """One team's mark from what each criterion measured (gates, caps, penalty, reason)."""
+               late_seconds: float, marked_late: bool = False) -> TeamMark:
+    """One team's mark from what each criterion measured (gates, caps, penalty, reason).
+    `marked_late`: the manifest says the submission is late, however many seconds it gives
+    (an LMS's own late mark, Canvas's `LATE`, says late without saying by how much)."""
     if games == 0:
         nothing = tuple(Given(c.name, 0.0, False, False, "") for c in scheme.criteria)
         return TeamMark(team, nothing, 0.0, 0.0, 0.0, scheme.out_of,
@@ -174,7 +177,7 @@ def _team_mark(scheme: Scheme, team: str, games: int, found: dict[str, Measured]
     if scheme.max is not None and total > scheme.max:
         total = scheme.max
         parts.append(f"total capped at {_num(scheme.max)}")
-    penalty, words = _penalty(scheme.late, total, late_seconds)
+    penalty, words = _penalty(scheme.late, total, late_seconds, marked_late)
     if words:
         parts.append(words)
     mark = max(0.0, total - penalty)
@@ -214,23 +217,27 @@ def _part(criterion: Criterion, measured: Measured, counts: bool, blockers: list
     return f"{measured.text}: {_signed(measured.points)} ({measured.label})"
 
 
-def _penalty(late: LatePenalty | None, total: float, seconds: float) -> tuple[float, str]:
-    """What lateness takes from `total`, and its words (none when on time)."""
-    if late is None or seconds <= 0:
+def _penalty(late: LatePenalty | None, total: float, seconds: float,
+             marked: bool = False) -> tuple[float, str]:
+    """What lateness takes from `total`, and its words (none when on time). A submission
+    marked late whose lateness is not known in seconds (`marked`, `seconds` 0) has started
+    one unit at least: it is charged that one."""
+    if late is None or (seconds <= 0 and not marked):
         return 0.0, ""
-    units = math.ceil(seconds / late.unit_seconds)
+    units = max(1, math.ceil(seconds / late.unit_seconds))
     started = f"{units} started {late.per}{'s' if units > 1 else ''}"
+    how = (f"late by {duration_text(seconds)} ({started})" if seconds > 0 else
+           f"marked late, by how much unknown ({started})")
     if late.fraction is not None:
         share = min(late.fraction * units, late.max if late.max is not None else 1.0)
         taken = total * share
-        return taken, (f"late by {duration_text(seconds)} ({started}): -{share * 100:g}%"
-                       + (f" (-{_num(taken)})" if taken else ""))
+        return taken, (f"{how}: -{share * 100:g}%" + (f" (-{_num(taken)})" if taken else ""))
     assert late.points is not None
     amount = late.points * units
     if late.max is not None:
         amount = min(amount, late.max)
     taken = min(amount, total)
-    return taken, f"late by {duration_text(seconds)} ({started}): -{_num(amount)}"
+    return taken, f"{how}: -{_num(amount)}"
 
 
 # ---- measures ----------------------------------------------------------------------------
