@@ -714,6 +714,31 @@ def test_students_with_no_collected_submission_get_a_row_saying_why(
     assert list(rows["student_id"]).count("s1") == 1
 
 
+def test_a_student_with_a_mark_gets_no_second_row_however_the_export_spells_their_id(
+        cup: TournamentConfig, course: Scheme) -> None:
+    """The mapping says `S1001` (alpha's member, marked); a Gradescope group upload of theirs
+    with a student of another team was refused, naming them as the export spells them,
+    `s1001 `. One row for them: alpha's mark, never a second with 0."""
+    manifest = Manifest(teams=(TeamRecord(
+        team="alpha", name="Alpha", source="s", members=(Member("S1001"),), submitted_at=None,
+        late=False, late_seconds=0, files={}, commit=None,
+        changed_at="2025-01-01T00:00:00Z"),), entries=(
+        Entry(None, "gs: group", "2025-01-02T00:00:00Z", "refused",
+              "its submitters are in different teams", members=(Member("s1001 "),
+                                                                  Member("s2002"))),
+        Entry(None, "gs: other", "2025-01-01T00:00:00Z", "refused", "unknown",
+              members=(Member("S2002"),)),
+    ))
+    marks = evaluate(course, table(record("alpha", 10)), cup, manifest)
+    rows = student_table(marks, cup, manifest)
+    mine = rows[rows["student_id"].str.strip().str.casefold() == "s1001"]
+    assert list(mine["mark"]) == [6]
+    # s2002 is listed once too, by the newest of their entries.
+    theirs = rows[rows["student_id"].str.casefold() == "s2002"]
+    assert list(theirs["reason"]) == [
+        "no submission collected: refused: its submitters are in different teams"]
+
+
 def test_without_a_manifest_each_team_is_one_row(cup: TournamentConfig,
                                                   course: Scheme) -> None:
     marks = evaluate(course, table(record("alpha", 10)), cup, None)

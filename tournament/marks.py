@@ -57,6 +57,7 @@ from tournament.markscheme import (
 )
 from tournament.ranking import RATING, ranked
 from tournament.results import split_formats
+from tournament.roster import student_key
 from tournament.standings import anchor_of, standings
 from tournament.times import duration_text
 
@@ -589,7 +590,7 @@ def student_table(marks: Sequence[TeamMark], config: TournamentConfig,
     for mark in marks:
         record = manifest.team(folders.get(mark.team, mark.team)) if manifest else None
         members = record.members if record is not None else ()
-        listed.update(member.id for member in members)
+        listed.update(student_key(member.id) for member in members)
         for member in members or (None,):
             rows.append({"student_id": member.id if member else "",
                          "student_name": member.name if member else "",
@@ -606,7 +607,9 @@ def _uncollected(manifest: Manifest | None, listed: set[str]) -> list[tuple[Any,
     """The students of the manifest that no marked team holds, because every submission of
     theirs was set aside (late) or refused: each once, with 0 and why, so that the LMS upload
     has a row for every student who submitted (the newest entry's reason; the team's folder
-    name when there is one)."""
+    name when there is one). Ids are compared as the mapping compares them (`student_key`):
+    an export may spell a student's id otherwise than the mapping (`S1001`, `s1001`), and a
+    student with a mark must not get a second row with 0."""
     if manifest is None:
         return []
     found: dict[str, tuple[Any, str, str, str]] = {}
@@ -614,12 +617,12 @@ def _uncollected(manifest: Manifest | None, listed: set[str]) -> list[tuple[Any,
         if entry.status == SUPERSEDED:
             continue
         for member in entry.members:
-            if member.id in listed:
+            key = student_key(member.id)
+            if key in listed:
                 continue
             when = entry.submitted_at or ""
-            if member.id not in found or when > found[member.id][3]:
-                found[member.id] = (member, entry.team or "",
-                                    f"no submission collected: {entry.status}: {entry.reason}",
-                                    when)
+            if key not in found or when > found[key][3]:
+                found[key] = (member, entry.team or "",
+                              f"no submission collected: {entry.status}: {entry.reason}", when)
     return [(member, team, reason) for member, team, reason, _ in
             sorted(found.values(), key=lambda f: f[0].id)]
