@@ -19,7 +19,15 @@ import pytest
 from pacman.outcomes import FAILURES
 from pacman.yamlfile import parse_yaml
 from tournament.config import TournamentConfig, load_config
-from tournament.manifest import Entry, Manifest, Member, TeamRecord, write_manifest
+from tournament.manifest import (
+    Entry,
+    Manifest,
+    ManifestError,
+    Member,
+    TeamRecord,
+    read_manifest,
+    write_manifest,
+)
 from tournament.marks import TeamMark, evaluate, pacman_moves, student_table, team_table
 from tournament.markscheme import (
     STUDENT_COLUMNS,
@@ -846,6 +854,21 @@ def test_the_course_scheme_on_a_real_tiny_tournament(tmp_path: Path) -> None:
 
 def _fig(value: float) -> str:
     return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+@pytest.mark.parametrize("late", ["NaN", "Infinity", "-5", "true"])
+def test_a_manifest_whose_lateness_is_no_number_of_seconds_is_refused(
+        tmp_path: Path, late: str) -> None:
+    """A manifest is JSON, which Python reads with NaN and Infinity: a late penalty made of
+    them is no mark (math.ceil raised), so the manifest is refused, naming the field."""
+    record = TeamRecord(team="alpha", name="alpha", members=(), source="s", submitted_at=None,
+                        late=True, late_seconds=1.0, files={}, commit=None,
+                        changed_at="2025-01-01T00:00:00Z")
+    write_manifest(tmp_path, Manifest(teams=(record,)))
+    path = tmp_path / "manifest.json"
+    path.write_text(path.read_text().replace('"late_seconds": 1.0', f'"late_seconds": {late}'))
+    with pytest.raises(ManifestError, match="late_seconds: expected a number"):
+        read_manifest(tmp_path)
 
 
 def test_no_results_yet_or_a_bad_manifest_is_an_error_that_writes_nothing(
