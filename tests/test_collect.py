@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from tests.collect_helpers import (
     agent,
+    clear_utf8_flags,
     everything_under,
     make_zip,
     sha,
@@ -205,6 +206,24 @@ def test_moodle_export(tmp_path: Path) -> None:
     assert "multiAgents.py is a symbolic link" in eve.reason
     assert "not named as Moodle names a submission" in entry(manifest, "notes.txt").reason
     assert not any("onlinetext" in e.source for e in manifest.entries)
+
+
+def test_an_export_zipped_without_the_utf8_flag_keeps_its_entries_times(tmp_path: Path) -> None:
+    """macOS zips UTF-8 names without the zip's UTF-8 flag. The unpacker reads them as UTF-8;
+    the entries' times must be found under the same names, or a late upload's time is
+    unknown and it counts as on time."""
+    export = make_zip(tmp_path / "moodle.zip", {
+        "José García_301_assignsubmission_file_/multiAgents.py": agent("jose"),
+        "Ann Lee_302_assignsubmission_file_/multiAgents.py": agent("ann"),
+    }, times={"José García_301_assignsubmission_file_/multiAgents.py": when("2024-03-05 12:00"),
+              "Ann Lee_302_assignsubmission_file_/multiAgents.py": when("2024-03-01 12:00")})
+    clear_utf8_flags(export)
+    into = tmp_path / "teams"
+    result = collect([export], into, deadline=when("2024-03-02 00:00"))
+    assert result.new == ["302"]
+    late = entry(result.manifest, "José García_301_assignsubmission_file_")
+    assert (late.status, late.submitted_at) == ("late", "2024-03-05T12:00:00Z")
+    assert late.reason.startswith("after the deadline (2024-03-02T00:00:00Z) by 3 d 12 h")
 
 
 # --- Gradescope ------------------------------------------------------------------------------

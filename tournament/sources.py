@@ -54,7 +54,13 @@ from tournament.gitsource import (
     read_git_list,
 )
 from tournament.times import TimeProblem, from_timestamp, parse_time
-from tournament.unpack import EXPORT_LIMITS, ArchiveRefused, archive_kind, unpack
+from tournament.unpack import (
+    EXPORT_LIMITS,
+    ArchiveRefused,
+    archive_kind,
+    unpack,
+    zip_member_name,
+)
 
 #: The kinds of source, as the manifest's `source` text starts.
 CANVAS, MOODLE, GRADESCOPE, FOLDER, GIT = "canvas", "moodle", "gradescope", "folder", "git"
@@ -251,14 +257,19 @@ def read_source(path: Path, work: Path, *, git_cache: Path,
 
 
 def _zip_times(path: Path) -> dict[str, dt.datetime]:
-    """Each member's time in a zip (which keeps local time with no zone: read as UTC)."""
+    """Each member's time in a zip (which keeps local time with no zone: read as UTC), by its
+    name as the unpacker wrote it (`zip_member_name`: UTF-8 with or without the zip's flag),
+    so that every entry unpacked finds its time; `zipfile`'s own names would read a name
+    macOS wrote in UTF-8 without the flag as cp437, and that entry's time (a late upload's)
+    would be unknown, which counts as on time."""
     times: dict[str, dt.datetime] = {}
     try:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
                 try:
-                    times[info.filename] = dt.datetime(*info.date_time, tzinfo=dt.timezone.utc)
-                except ValueError:
+                    name = zip_member_name(info).replace("\\", "/")
+                    times[name] = dt.datetime(*info.date_time, tzinfo=dt.timezone.utc)
+                except (ValueError, ArchiveRefused):
                     continue
     except (OSError, zipfile.BadZipFile):
         pass
