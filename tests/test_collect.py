@@ -376,6 +376,38 @@ def test_plain_folder(tmp_path: Path) -> None:
     assert ",folder: plain: gamma.zip," in table and ",refused," in table
 
 
+def test_a_plain_folder_stays_plain_whatever_one_student_names_an_upload(
+        tmp_path: Path) -> None:
+    """In a plain folder the names are the students' own. One upload named as Canvas names
+    its files (`proj_2_1_final.zip`), one folder named as Moodle names its entries: the
+    folder is still a plain folder, and every team is collected (the whole folder was read
+    as a Canvas export, every other team refused)."""
+    folder = tmp_path / "uploads"
+    folder.mkdir()
+    for team in ("alpha", "beta", "gamma", "proj_2_1_final"):
+        make_zip(folder / f"{team}.zip", {"multiAgents.py": agent(team)})
+    write(folder / "x_9_assignsubmission_file_" / "multiAgents.py", agent("moodle-like"))
+    result = collect([folder], tmp_path / "teams")
+    assert result.new == sorted(["alpha", "beta", "gamma", "proj_2_1_final",
+                                 "x_9_assignsubmission_file_"])
+    assert result.entries("refused") == []
+    # An upload named as Gradescope's metadata file neither.
+    write(folder / "submission_metadata.yml", b"submission_1: {}\n")
+    result = collect([folder], tmp_path / "teams-2")
+    assert len(result.new) == 5
+    assert [e.source for e in result.entries("refused")] == [
+        "folder: uploads: submission_metadata.yml"]
+    # An export whose entries are mostly Canvas's is Canvas's, a stray file refused.
+    canvas = tmp_path / "canvas"
+    canvas.mkdir()
+    write(canvas / "smithjane_1001_5001_multiAgents.py", agent("jane"))
+    write(canvas / "roebob_1002_5002_multiAgents.py", agent("bob"))
+    write(canvas / "README.txt", b"downloaded from Canvas\n")
+    result = collect([canvas], tmp_path / "canvas-teams")
+    assert result.new == ["1001", "1002"]
+    assert [e.source for e in result.entries("refused")] == ["canvas: canvas: README.txt"]
+
+
 def test_a_second_collect_changes_nothing_and_a_change_changes_only_its_team(
         tmp_path: Path) -> None:
     source = plain_folder(tmp_path)

@@ -8,7 +8,9 @@ to get its files (`FolderFiles`, `LooseFiles`, `GitFiles`); entries that cannot 
 submission become `Unusable` with a reason. Nothing here decides teams or deadlines: that is
 `tournament.collect`'s, with the mapping.
 
-What a folder (or the root of an unpacked archive) is, is recognised from its names:
+What a folder (or the root of an unpacked archive) is, is recognised from the names of most
+of its entries (in a plain folder the names are the students' own: one of them named as an
+LMS names its files must not change how the others are read):
 - **Gradescope**: `submission_metadata.yml` beside folders `submission_<id>/`. The metadata
   (read as plain YAML, `:submitters:` with `:name:`, `:sid:`, `:email:`, and `:created_at:`)
   says who submitted and when; several submitters are one team.
@@ -311,12 +313,24 @@ def _read_root(root: Path, label: str, times: _Times) -> SourceRead:
 
 
 def _kind_of(root: Path, entries: list[os.DirEntry[str]]) -> str:
+    """What a folder is, by the names of most of its entries: an LMS layout when more than
+    half of them are named as that LMS names its entries (beside Gradescope's metadata file),
+    else a plain folder. Most, not any: in a plain folder the names are the students' own,
+    and one zip named `proj_2_1_final.zip` (Canvas's pattern) must not make every other
+    team's entry a refusal."""
+    def most(matches: Callable[[os.DirEntry[str]], bool], among: list[os.DirEntry[str]]) -> bool:
+        return 2 * sum(1 for entry in among if matches(entry)) > len(among)
+
     names = [entry.name for entry in entries]
     if GRADESCOPE_METADATA in names:
-        return GRADESCOPE
-    if any(_MOODLE.fullmatch(name) for name in names):
+        others = [e for e in entries if e.name != GRADESCOPE_METADATA]
+        if not others or most(lambda e: bool(_GRADESCOPE_FOLDER.fullmatch(e.name))
+                              and e.is_dir(follow_symlinks=False), others):
+            return GRADESCOPE
+    if most(lambda e: bool(_MOODLE.fullmatch(e.name)), entries):
         return MOODLE
-    if any(_CANVAS.fullmatch(e.name) and e.is_file(follow_symlinks=False) for e in entries):
+    if most(lambda e: bool(_CANVAS.fullmatch(e.name)) and e.is_file(follow_symlinks=False),
+            entries):
         return CANVAS
     return FOLDER
 
