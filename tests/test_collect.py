@@ -534,6 +534,28 @@ def test_command_bad_options_write_nothing(tmp_path: Path) -> None:
     assert not into.exists()
 
 
+def test_a_collected_folder_inside_a_source_or_a_source_inside_it_is_refused(
+        tmp_path: Path) -> None:
+    """`collect exports --into exports/teams` read the collected folder as a submission of
+    its own (a team named teams, copied into itself until too deep), and a source inside the
+    collected folder would be taken for a team: both exit 2, writing nothing."""
+    source = plain_folder(tmp_path)
+    for into in (source / "teams", source):
+        ran = run_cli(str(source), "--into", str(into))
+        assert ran.exit_code == 2, ran.output
+        assert f"--into {into} is inside the source {source}" in ran.output
+    assert not (source / "teams").exists()
+    assert not (source / ".lock").exists()
+    ran = run_cli(str(source), "--into", str(tmp_path))
+    assert ran.exit_code == 2
+    assert f"the source {source} is inside --into {tmp_path}" in ran.output
+    assert not (tmp_path / ".lock").exists() and not (tmp_path / MANIFEST_NAME).exists()
+    # An export archive may lie in the collected folder: a file is never a team.
+    (tmp_path / "teams").mkdir()
+    export = make_zip(tmp_path / "teams" / "export.zip", {"alpha/multiAgents.py": agent("a")})
+    assert run_cli(str(export), "--into", str(tmp_path / "teams")).exit_code == 0
+
+
 def test_a_hostile_or_broken_export_is_a_problem_and_the_rest_is_collected(
         tmp_path: Path) -> None:
     hostile = make_zip(tmp_path / "hostile.zip", {

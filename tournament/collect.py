@@ -268,6 +268,9 @@ def collect(sources: Sequence[Path], into: Path, *, mapping: Path | None = None,
     done. Raises CollectError, before anything is written, when the mapping or a repository
     list cannot be read at all, or another process holds `into`."""
     now = (clock or (lambda: dt.datetime.now(dt.timezone.utc)))()
+    overlap = folders_overlap(sources, into)
+    if overlap:
+        raise CollectError(overlap)
     try:
         roster = read_roster(mapping) if mapping is not None else None
         for source in sources:
@@ -292,6 +295,25 @@ def collect(sources: Sequence[Path], into: Path, *, mapping: Path | None = None,
             shutil.rmtree(work, ignore_errors=True)
     finally:
         release(into)
+
+
+def folders_overlap(sources: Sequence[Path], into: Path) -> str:
+    """Why the collected folder and a source folder cannot be used together, or ''. A
+    collected folder inside a source folder (or the source itself) would be read as one of
+    its submissions (a team of team folders, copied into itself until too deep), and a source
+    folder inside the collected folder would be kept there as a team and played."""
+    target = into.resolve()
+    for source in sources:
+        if not source.is_dir():
+            continue  # an archive or a list is a file: never a team, never read as one
+        folder = source.resolve()
+        if folder == target or folder in target.parents:
+            return (f"--into {into} is inside the source {source}: its team folders would be "
+                    "read as submissions; collect into a folder outside the sources")
+        if target in folder.parents:
+            return (f"the source {source} is inside --into {into}: it would be taken for a "
+                    "team; keep the sources outside the collected folder")
+    return ""
 
 
 def recover(into: Path) -> list[str]:
