@@ -7,6 +7,7 @@ crash recovery, and the command's summary and exit statuses."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -306,6 +307,19 @@ def test_gradescope_export(tmp_path: Path, late: str) -> None:
     orphan = entry(manifest, "submission_14")
     assert (orphan.status, orphan.reason) == (
         "refused", "submission_metadata.yml: submission_14: not in the metadata")
+
+
+def test_the_table_names_the_students_of_a_submission_of_no_team(tmp_path: Path) -> None:
+    """Cat is in no team of the mapping: her uploads are refused, and manifest.csv says whose
+    they are (a Gradescope source names no one: `submission_12`)."""
+    mapping = write(tmp_path / "m.csv", b"student,team\ns1,Duo\ns2,Duo\n")
+    into = tmp_path / "teams"
+    collect([gradescope_export(tmp_path)], into, mapping=mapping)
+    with open(into / MANIFEST_TABLE, newline="", encoding="utf-8") as fh:
+        rows = {row["source"].rsplit(": ", 1)[-1]: row for row in csv.DictReader(fh)}
+    assert rows["submission_12"]["status"] == "refused"
+    assert rows["submission_12"]["members"] == "3 Cat C"
+    assert rows["submission_11"]["members"] == "s1 Ann A; s2 Ben B"
 
 
 def test_gradescope_metadata_that_cannot_be_read(tmp_path: Path) -> None:

@@ -500,10 +500,12 @@ def manifest_table(manifest: Manifest, collected_now: set[str]) -> object:
             "commit": team.commit or ""})
     members = {team.team: team.members for team in manifest.teams}
     for entry in sorted(manifest.entries, key=lambda e: (e.team or "", e.source, e.status)):
+        # Its own students (those the export names, for a submission of no team), else its
+        # team's as collected.
+        who = entry.members or members.get(entry.team or "", ())
         rows.append({
             "team": entry.team or "",
-            "members": "; ".join(f"{m.id} {m.name}".strip()
-                                 for m in members.get(entry.team or "", ())),
+            "members": "; ".join(f"{m.id} {m.name}".strip() for m in who),
             "source": entry.source, "submitted_at": entry.submitted_at or "",
             "status": entry.status, "reason": entry.reason, "commit": entry.commit or ""})
     return pd.DataFrame(rows, columns=list(TABLE_COLUMNS), dtype=object)
