@@ -322,6 +322,30 @@ def test_the_table_names_the_students_of_a_submission_of_no_team(tmp_path: Path)
     assert rows["submission_11"]["members"] == "s1 Ann A; s2 Ben B"
 
 
+def test_gradescope_submitters_without_a_student_id_never_name_a_folder(
+        tmp_path: Path) -> None:
+    """Without a mapping a team is named by its students' ids, and team names are published
+    (the report, game ids, file names). A Gradescope submitter without `:sid:` has only an
+    e-mail address or a name: refused, saying how to fix it, rather than publishing
+    `jane.smith_uni.example.edu-...`; a mapping by e-mail places them."""
+    export = tmp_path / "gs"
+    write(export / "submission_metadata.yml", (
+        b"submission_11:\n  :submitters:\n  - :name: Jane Smith\n"
+        b"    :email: jane.smith@uni.example.edu\n"
+        b"  :created_at: 2024-03-01 09:00:00.0 -08:00\n"))
+    write(export / "submission_11" / "multiAgents.py", agent("jane"))
+    into = tmp_path / "teams"
+    result = collect([export], into)
+    assert result.collected == []
+    [refused] = result.entries("refused")
+    assert refused.reason.startswith("submitter jane.smith@uni.example.edu (Jane Smith) has "
+                                     "no student id in the export")
+    assert "give a mapping (--mapping)" in refused.reason
+    assert not any("jane" in name for name in os.listdir(into))
+    mapping = write(tmp_path / "m.csv", b"student,team\njane.smith@uni.example.edu,Owls\n")
+    assert collect([export], into, mapping=mapping).new == ["Owls"]
+
+
 def test_gradescope_metadata_that_cannot_be_read(tmp_path: Path) -> None:
     """A metadata file the plain reader refuses: said with its line, every folder refused."""
     export = tmp_path / "gs"

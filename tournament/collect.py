@@ -192,6 +192,13 @@ def _resolve_team(sub: Submission, roster: Roster | None) -> tuple[Team | None, 
     if not sub.students:
         return None, "the source names no student"
     if roster is None:
+        private = [s for s in sub.students if s.private_id]
+        if private:
+            who = ", ".join(_describe(s) for s in private)
+            return None, (f"submitter {who} has no student id in the export, and without a "
+                          "mapping a team is named by its students' ids, which the published "
+                          "report shows (an e-mail address or a name would be published): "
+                          "give a mapping (--mapping) that places them")
         ids = sorted({s.id for s in sub.students}, key=str.casefold)
         name = ", ".join(s.name or s.id for s in sub.students)
         return Team(team_entrant_name("+".join(ids)), name, own), ""

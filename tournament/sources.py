@@ -97,6 +97,10 @@ class Student:
     id: str
     name: str = ""
     email: str = ""
+    #: The export gives no id for the student, so `id` is their e-mail address or name
+    #: (a Gradescope submitter without `:sid:`): it may match a mapping, but never name a
+    #: team folder, which the published report shows.
+    private_id: bool = False
 
 
 @dataclass(frozen=True)
@@ -492,7 +496,7 @@ def _gradescope_record(
         ident = sid or email or name
         if not ident:
             return (), None, "a submitter with no :sid:, :email: or :name:"
-        students.append(Student(id=ident, name=name, email=email))
+        students.append(Student(id=ident, name=name, email=email, private_id=not sid))
     when = None
     created = _text(record.get(":created_at"))
     if created:
