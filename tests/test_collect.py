@@ -10,8 +10,10 @@ from __future__ import annotations
 import csv
 import json
 import os
+import struct
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,7 @@ from tournament.cli import main
 from tournament.collect import WORK_FOLDER, CollectError, collect, recover
 from tournament.config import team_entrant_name
 from tournament.manifest import MANIFEST_NAME, MANIFEST_TABLE, read_manifest
+from tournament.sources import universal_time
 
 REPO = Path(__file__).parent.parent
 NIGHT = team_entrant_name("Night Shift")
@@ -225,6 +228,29 @@ def test_an_export_zipped_without_the_utf8_flag_keeps_its_entries_times(tmp_path
     late = entry(result.manifest, "José García_301_assignsubmission_file_")
     assert (late.status, late.submitted_at) == ("late", "2024-03-05T12:00:00Z")
     assert late.reason.startswith("after the deadline (2024-03-02T00:00:00Z) by 3 d 12 h")
+
+
+def test_a_zip_s_extended_timestamp_is_its_entry_s_time(tmp_path: Path) -> None:
+    """A zip made in Berlin keeps 23:30 as its DOS time (local, no zone) and 22:30 UTC in its
+    extended timestamp (Info-ZIP's `UT`, as `zip` and macOS write it). The deadline is
+    23:59 in Berlin, 22:59 UTC: the upload is on time, not 31 minutes late."""
+    dos = when("2024-03-01 23:30")
+    export = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(export, "w") as archive:
+        info = zipfile.ZipInfo("smithjane_1001_5001_multiAgents.py", dos.timetuple()[:6])
+        info.extra = struct.pack("<HHBI", 0x5455, 5, 1, int(when("2024-03-01 22:30").timestamp()))
+        archive.writestr(info, agent("jane"))
+    result = collect([export], tmp_path / "teams", deadline=when("2024-03-01 22:59"))
+    assert result.new == ["1001"]
+    jane = result.manifest.team("1001")
+    assert jane is not None and (jane.submitted_at, jane.late) == ("2024-03-01T22:30:00Z", False)
+    # A missing, damaged or empty field says nothing: the DOS time is used then.
+    for extra in (b"", b"UT\x05\x00\x01\x00", struct.pack("<HHB", 0x5455, 1, 1),
+                  struct.pack("<HHBI", 0x5455, 5, 0, 12345),
+                  struct.pack("<HH", 0x000A, 2) + b"xx"):
+        assert universal_time(extra) is None, extra
+    assert universal_time(struct.pack("<HH", 0x000A, 2) + b"xx"
+                          + struct.pack("<HHBI", 0x5455, 5, 1, 0)) == when("1970-01-01 00:00")
 
 
 # --- Gradescope ------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ LMS names its files must not change how the others are read):
   one submission. Canvas renames a resubmitted file `multiAgents-1.py`: the course's name is
   restored when it names an agent file (`*gents.py`, `submission.py`) that the submission
   does not also hold. Canvas's names carry no time: the entry's modification time is used
-  (a zip's time of the member, read as UTC).
+  (a zip's time of the member: its extended timestamp in UTC, else its local time read as
+  UTC).
 - otherwise a **plain folder**: each entry, a folder or an archive, is one submission named by
   its name without the archive's suffix (a student id or a team, as the mapping says).
 A single folder at the root holding one of the LMS layouts (Gradescope's
@@ -40,6 +41,7 @@ import datetime as dt
 import os
 import re
 import stat
+import struct
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -85,6 +87,8 @@ _MOODLE = re.compile(r"(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?P<plugin>[
 _RESUBMITTED = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.py)")
 #: Gradescope's submission folders.
 _GRADESCOPE_FOLDER = re.compile(r"submission_\d+")
+#: The zip extra field of Info-ZIP's extended timestamp (`UT`): times in UTC.
+_UNIVERSAL_TIME = 0x5455
 #: Junk at an export's top level, never a submission.
 _EXPORT_JUNK = ("__MACOSX", "Thumbs.db", "desktop.ini")
 
@@ -262,9 +266,25 @@ def read_source(path: Path, work: Path, *, git_cache: Path,
     return _read_root(root, label, _Times(root, _zip_times(path) if kind == "zip" else None))
 
 
+def universal_time(extra: bytes) -> dt.datetime | None:
+    """The modification time of a zip member's extended-timestamp extra field (Info-ZIP's
+    `UT`, id 0x5455: a flags byte, then, when its bit 0 is set, seconds since the epoch in
+    UTC, 32 bits little-endian), or None when the field is missing or damaged. Pure."""
+    at = 0
+    while at + 4 <= len(extra):
+        kind, size = struct.unpack_from("<HH", extra, at)
+        data = extra[at + 4:at + 4 + size]
+        if kind == _UNIVERSAL_TIME and len(data) >= 5 and data[0] & 1:
+            return dt.datetime.fromtimestamp(struct.unpack_from("<I", data, 1)[0],
+                                             dt.timezone.utc)
+        at += 4 + size
+    return None
+
+
 def _zip_times(path: Path) -> dict[str, dt.datetime]:
-    """Each member's time in a zip (which keeps local time with no zone: read as UTC), by its
-    name as the unpacker wrote it (`zip_member_name`: UTF-8 with or without the zip's flag),
+    """Each member's time in a zip: its extended timestamp (UTC) when the zip has one, else
+    its DOS time (a local time with no zone: read as UTC), by its name as the unpacker wrote
+    it (`zip_member_name`: UTF-8 with or without the zip's flag),
     so that every entry unpacked finds its time; `zipfile`'s own names would read a name
     macOS wrote in UTF-8 without the flag as cp437, and that entry's time (a late upload's)
     would be unknown, which counts as on time."""
@@ -274,7 +294,8 @@ def _zip_times(path: Path) -> dict[str, dt.datetime]:
             for info in archive.infolist():
                 try:
                     name = zip_member_name(info).replace("\\", "/")
-                    times[name] = dt.datetime(*info.date_time, tzinfo=dt.timezone.utc)
+                    times[name] = (universal_time(info.extra)
+                                   or dt.datetime(*info.date_time, tzinfo=dt.timezone.utc))
                 except (ValueError, ArchiveRefused):
                     continue
     except (OSError, zipfile.BadZipFile):
