@@ -212,6 +212,24 @@ def test_moodle_export(tmp_path: Path) -> None:
     assert not any("onlinetext" in e.source for e in manifest.entries)
 
 
+def test_special_files_named_as_canvas_names_uploads_are_refused_as_what_they_are(
+        tmp_path: Path) -> None:
+    """A fifo and a link in a Canvas export folder, named as Canvas names uploads: refused
+    without being opened or followed, saying what they are (not "not named as Canvas")."""
+    export = tmp_path / "canvas"
+    write(export / "smithjane_1001_5001_multiAgents.py", agent("jane"))
+    os.mkfifo(export / "evehack_1003_5003_multiAgents.py")
+    os.symlink("/etc/passwd", export / "malmallory_1004_5004_multiAgents.py")
+    result = collect([export], tmp_path / "teams")
+    assert result.new == ["1001"]
+    reasons = {e.source.rsplit(": ", 1)[-1]: e.reason for e in result.entries("refused")}
+    assert reasons == {
+        "evehack_1003_5003_multiAgents.py": "a named pipe (fifo), not a file: Canvas's export "
+                                            "holds the files students uploaded",
+        "malmallory_1004_5004_multiAgents.py": "a symbolic link, not a file: Canvas's export "
+                                               "holds the files students uploaded"}
+
+
 def test_an_export_zipped_without_the_utf8_flag_keeps_its_entries_times(tmp_path: Path) -> None:
     """macOS zips UTF-8 names without the zip's UTF-8 flag. The unpacker reads them as UTF-8;
     the entries' times must be found under the same names, or a late upload's time is

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pacman.files import printable_name, show_name
+from pacman.files import kind_of, printable_name, show_name
 from pacman.yamlfile import YamlLimits, YamlProblem, load_yaml
 from tournament.gitsource import (
     GitListRow,
@@ -354,14 +354,23 @@ def _kind_of(root: Path, entries: list[os.DirEntry[str]]) -> str:
             return GRADESCOPE
     if most(lambda e: bool(_MOODLE.fullmatch(e.name)), entries):
         return MOODLE
-    if most(lambda e: bool(_CANVAS.fullmatch(e.name)) and e.is_file(follow_symlinks=False),
-            entries):
+    if most(lambda e: bool(_CANVAS.fullmatch(e.name)), entries):
         return CANVAS
     return FOLDER
 
 
 def _shown(name: str) -> str:
     return show_name(name)
+
+
+def _entry_kind(entry: os.DirEntry[str]) -> str:
+    """What an export's entry is, in words (`a symbolic link`, `a named pipe (fifo)`), from
+    its own metadata: nothing is followed or opened."""
+    try:
+        mode = entry.stat(follow_symlinks=False).st_mode
+    except OSError:
+        return "an entry that cannot be read"
+    return "a file" if stat.S_ISREG(mode) else kind_of(mode)
 
 
 # --- Canvas ------------------------------------------------------------------------------
@@ -386,11 +395,12 @@ def _read_canvas(root: Path, label: str, entries: list[os.DirEntry[str]],
     for entry in entries:
         match = _CANVAS.fullmatch(entry.name)
         if not match or not entry.is_file(follow_symlinks=False):
-            what = "a folder" if entry.is_dir(follow_symlinks=False) else "a file"
+            kind = _entry_kind(entry)
             read.unusable.append(Unusable(
                 f"{CANVAS}: {label}: {_shown(entry.name)}",
-                f"{what} not named as Canvas names a submission "
-                "(<name>_<user id>_<submission id>_<file>)"))
+                f"{kind} not named as Canvas names a submission "
+                "(<name>_<user id>_<submission id>_<file>)" if not match else
+                f"{kind}, not a file: Canvas's export holds the files students uploaded"))
             continue
         groups.setdefault((match["user"], match["sub"]), []).append((entry, match))
     for (user, sub), members in sorted(groups.items(), key=lambda g: (int(g[0][1]), g[0][0])):
