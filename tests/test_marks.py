@@ -28,7 +28,14 @@ from tournament.manifest import (
     read_manifest,
     write_manifest,
 )
-from tournament.marks import TeamMark, evaluate, pacman_moves, student_table, team_table
+from tournament.marks import (
+    TeamMark,
+    evaluate,
+    pacman_moves,
+    student_table,
+    students_in_several_teams,
+    team_table,
+)
 from tournament.markscheme import (
     STUDENT_COLUMNS,
     TEAM_COLUMNS,
@@ -745,6 +752,21 @@ def test_a_student_with_a_mark_gets_no_second_row_however_the_export_spells_thei
     theirs = rows[rows["student_id"].str.casefold() == "s2002"]
     assert list(theirs["reason"]) == [
         "no submission collected: refused: its submitters are in different teams"]
+
+
+def test_a_student_listed_by_two_teams_is_named(cup: TournamentConfig, course: Scheme) -> None:
+    """beta was kept from an earlier collection, when the mapping still placed s1 there; the
+    mapping now places s1 in alpha. marks.csv has a row per team for s1: said, by name."""
+    def team_record(team: str, *ids: str) -> TeamRecord:
+        return TeamRecord(team=team, name=team, source="s", members=tuple(map(Member, ids)),
+                          submitted_at=None, late=False, late_seconds=0, files={},
+                          commit=None, changed_at="2025-01-01T00:00:00Z")
+
+    manifest = Manifest(teams=(team_record("alpha", "S1", "s2"), team_record("beta", "s1"),
+                               team_record("gamma", "s3")))
+    marks = evaluate(course, table(record("alpha", 10), record("beta", 2)), cup, manifest)
+    rows = student_table(marks, cup, manifest)
+    assert students_in_several_teams(rows) == [("S1", ["alpha", "beta"])]
 
 
 def test_without_a_manifest_each_team_is_one_row(cup: TournamentConfig,

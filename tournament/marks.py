@@ -603,6 +603,21 @@ def student_table(marks: Sequence[TeamMark], config: TournamentConfig,
     return pd.DataFrame(rows, columns=list(STUDENT_COLUMNS))
 
 
+def students_in_several_teams(students: Any) -> list[tuple[str, list[str]]]:
+    """The students that marks.csv (`student_table`'s rows) lists with more than one team, each
+    with those teams: a team kept from an earlier collection still lists a student whom the
+    mapping has since placed in another team, and the LMS would take one row or the other."""
+    teams: dict[str, tuple[str, list[str]]] = {}
+    for row in students.to_dict("records"):
+        student = str(row["student_id"])
+        if not student:
+            continue
+        found = teams.setdefault(student_key(student), (student, []))[1]
+        if row["team"] not in found:
+            found.append(str(row["team"]))
+    return [(shown, found) for shown, found in teams.values() if len(found) > 1]
+
+
 def _uncollected(manifest: Manifest | None, listed: set[str]) -> list[tuple[Any, str, str]]:
     """The students of the manifest that no marked team holds, because every submission of
     theirs was set aside (late) or refused: each once, with 0 and why, so that the LMS upload
