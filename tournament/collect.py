@@ -163,7 +163,8 @@ def resolve_team(sub: Submission, roster: Roster | None) -> tuple[Team | None, s
     """The team of a submission, or None and why not; with a team, a warning or ''. A team
     whose folder would take the name of the manifest's files is refused."""
     team, why = _resolve_team(sub, roster)
-    if team is not None and team.folder in RESERVED:
+    if team is not None and team.folder.casefold() in RESERVED:
+        # Casefolded: on a case-insensitive disk (an organizer's Mac) `Manifest.json` is it.
         return None, f"the team's folder would be named {team.folder}, which is the manifest's"
     return team, why
 
