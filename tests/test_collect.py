@@ -8,11 +8,13 @@ crash recovery, and the command's summary and exit statuses."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import struct
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -246,6 +248,31 @@ def test_an_export_zipped_without_the_utf8_flag_keeps_its_entries_times(tmp_path
     late = entry(result.manifest, "José García_301_assignsubmission_file_")
     assert (late.status, late.submitted_at) == ("late", "2024-03-05T12:00:00Z")
     assert late.reason.startswith("after the deadline (2024-03-02T00:00:00Z) by 3 d 12 h")
+
+
+@pytest.mark.parametrize("mode", ["w", "w:gz", "w:bz2", "w:xz"])
+def test_a_tar_export_s_entries_have_their_members_times(tmp_path: Path, mode: str) -> None:
+    """A Canvas export handed over as a tar (`./` first, as `tar -C folder .` writes it): each
+    entry's time is its member's (the unpacker writes no times, and every entry was as old
+    as the collection: all late), the folder's own time aside."""
+    export = tmp_path / "canvas.tar"
+    with tarfile.open(export, mode) as archive:
+        folder = tarfile.TarInfo("./")
+        folder.type, folder.mtime = tarfile.DIRTYPE, int(when("2024-04-01 00:00").timestamp())
+        archive.addfile(folder)
+        uploads = (("smithjane_1001_5001_multiAgents.py", "jane", "2024-03-01 10:00"),
+                   ("roebob_1002_5002_multiAgents.py", "bob", "2024-03-02 10:00"))
+        for name, tag, moment in uploads:
+            data = agent(tag)
+            info = tarfile.TarInfo(f"./{name}")
+            info.size, info.mtime = len(data), int(when(moment).timestamp())
+            archive.addfile(info, io.BytesIO(data))
+    result = collect([export], tmp_path / "teams", deadline=when("2024-03-01 12:00"))
+    assert result.new == ["1001"]
+    jane = result.manifest.team("1001")
+    assert jane is not None and jane.submitted_at == "2024-03-01T10:00:00Z"
+    late = entry(result.manifest, "roebob_1002_5002_multiAgents.py")
+    assert (late.status, late.submitted_at) == ("late", "2024-03-02T10:00:00Z")
 
 
 def test_a_zip_s_extended_timestamp_is_its_entry_s_time(tmp_path: Path) -> None:

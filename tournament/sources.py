@@ -23,8 +23,8 @@ LMS names its files must not change how the others are read):
   one submission. Canvas renames a resubmitted file `multiAgents-1.py`: the course's name is
   restored when it names an agent file (`*gents.py`, `submission.py`) that the submission
   does not also hold. Canvas's names carry no time: the entry's modification time is used
-  (a zip's time of the member: its extended timestamp in UTC, else its local time read as
-  UTC).
+  (an archive's time of the member: a tar's, a zip's extended timestamp, both UTC, else a
+  zip's local time read as UTC).
 - otherwise a **plain folder**: each entry, a folder or an archive, is one submission named by
   its name without the archive's suffix (a student id or a team, as the mapping says).
 A single folder at the root holding one of the LMS layouts (Gradescope's
@@ -38,11 +38,14 @@ work folder; a refused export is a problem of the collection, never a partial re
 from __future__ import annotations
 
 import datetime as dt
+import lzma
 import os
 import re
 import stat
 import struct
+import tarfile
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +65,7 @@ from tournament.unpack import (
     EXPORT_LIMITS,
     ArchiveRefused,
     archive_kind,
+    loose_parts,
     unpack,
     zip_member_name,
 )
@@ -179,15 +183,16 @@ class SourceRead:
 
 
 class _Times:
-    """When each entry of an export was made: a zip member's time (read as UTC; a folder's
-    is the latest of what it holds), or a file's modification time on disk."""
+    """When each entry of an export was made: its archive's member times (the files', by
+    their `/`-separated paths: a folder's is the latest of the files it holds), or a file's
+    modification time on disk."""
 
     def __init__(self, root: Path, members: dict[str, dt.datetime] | None) -> None:
         self.root = root
         self.members = members
         self.tops: dict[str, dt.datetime] = {}
         for name, when in (members or {}).items():
-            top = name.strip("/").split("/", 1)[0]
+            top = name.split("/", 1)[0]
             self.tops[top] = max(when, self.tops.get(top, when))
 
     def of(self, name: str) -> dt.datetime | None:
@@ -263,7 +268,8 @@ def read_source(path: Path, work: Path, *, git_cache: Path,
         unpack(path, root, EXPORT_LIMITS, skip=lambda name: _is_export_junk(name))
     except ArchiveRefused as exc:
         return SourceRead(problems=[f"{label}: the export is refused: {exc.reason}"])
-    return _read_root(root, label, _Times(root, _zip_times(path) if kind == "zip" else None))
+    return _read_root(root, label, _Times(root, _zip_times(path) if kind == "zip"
+                                          else _tar_times(path)))
 
 
 def universal_time(extra: bytes) -> dt.datetime | None:
@@ -293,12 +299,34 @@ def _zip_times(path: Path) -> dict[str, dt.datetime]:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
                 try:
-                    name = zip_member_name(info).replace("\\", "/")
-                    times[name] = (universal_time(info.extra)
-                                   or dt.datetime(*info.date_time, tzinfo=dt.timezone.utc))
+                    name = "/".join(loose_parts(zip_member_name(info)))
+                    if name and not info.is_dir():
+                        times[name] = (universal_time(info.extra) or
+                                       dt.datetime(*info.date_time, tzinfo=dt.timezone.utc))
                 except (ValueError, ArchiveRefused):
                     continue
     except (OSError, zipfile.BadZipFile):
+        pass
+    return times
+
+
+def _tar_times(path: Path) -> dict[str, dt.datetime]:
+    """Each file's time in a tar (plain or compressed; seconds since the epoch, UTC), by its
+    path as the unpacker wrote it. (The unpacker writes no times: without these, every entry
+    of a tar export was as old as the collection, late by then.) Read only once the unpacker
+    took the archive, so its headers are within the unpacker's bounds."""
+    times: dict[str, dt.datetime] = {}
+    try:
+        with tarfile.open(path, "r:*", encoding="utf-8", errors="surrogateescape") as archive:
+            for info in archive:
+                name = "/".join(loose_parts(info.name))
+                if not name or not info.isreg():
+                    continue
+                try:
+                    times[name] = dt.datetime.fromtimestamp(info.mtime, dt.timezone.utc)
+                except (ValueError, OverflowError, OSError):
+                    continue  # a time no clock can say: unknown
+    except (OSError, EOFError, tarfile.TarError, ValueError, lzma.LZMAError, zlib.error):
         pass
     return times
 
