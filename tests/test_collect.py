@@ -517,6 +517,33 @@ def test_a_plain_folder_stays_plain_whatever_one_student_names_an_upload(
     assert [e.source for e in result.entries("refused")] == ["canvas: canvas: README.txt"]
 
 
+def test_a_whole_export_given_as_one_team_s_upload_is_refused(tmp_path: Path) -> None:
+    """`collect exports` with exports/canvas.zip in it reads exports/ as a plain folder whose
+    entry canvas.zip is one upload: it made a team `canvas` of every student's files. Each
+    LMS's layout, holding several students' uploads, is refused saying what to do."""
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    canvas_export(exports)  # exports/submissions.zip
+    moodle = exports / "moodle"
+    write(moodle / "Jane Smith_201_assignsubmission_file_" / "multiAgents.py", agent("jane"))
+    write(moodle / "Bob Roe_202_assignsubmission_file_" / "multiAgents.py", agent("bob"))
+    gradescope_export(exports)  # exports/gradescope.zip, in a top folder
+    result = collect([exports], tmp_path / "teams")
+    assert result.collected == []
+    reasons = {e.source: e.reason for e in result.entries("refused")}
+    for source, kind in (("folder: exports: submissions.zip", "canvas"),
+                         ("folder: exports: moodle", "moodle"),
+                         ("folder: exports: gradescope.zip", "gradescope")):
+        assert reasons[source] == (
+            f"it is laid out as a whole {kind} export (the uploads of several students), not "
+            "one team's files: give the export to tournament collect as a source of its own")
+    # One student's upload named as Canvas names files is no export: collected.
+    single = tmp_path / "single"
+    make_zip(single.mkdir() or single / "alpha.zip",
+             {"smithjane_1001_5001_multiAgents.py": agent("jane")})
+    assert collect([single], tmp_path / "single-teams").new == ["alpha"]
+
+
 def test_a_second_collect_changes_nothing_and_a_change_changes_only_its_team(
         tmp_path: Path) -> None:
     source = plain_folder(tmp_path)

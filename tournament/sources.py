@@ -391,6 +391,25 @@ def _shown(name: str) -> str:
     return show_name(name)
 
 
+def export_layout(folder: Path) -> str | None:
+    """The LMS whose export `folder` is laid out as (by the rule sources are read by), when it
+    holds the uploads of two students or more (Gradescope's: its metadata and a submission
+    folder), else None: a whole export given as one team's upload (`collect exports` with
+    exports/canvas.zip in it) would otherwise become one team of every student's files."""
+    try:
+        entries = _entries(folder)
+    except OSError:
+        return None
+    kind = _kind_of(folder, entries)
+    if kind == GRADESCOPE:
+        return kind if any(_GRADESCOPE_FOLDER.fullmatch(e.name) for e in entries) else None
+    if kind not in (CANVAS, MOODLE):
+        return None
+    pattern = _CANVAS if kind == CANVAS else _MOODLE
+    users = {match["user"] for entry in entries if (match := pattern.fullmatch(entry.name))}
+    return kind if len(users) >= 2 else None
+
+
 def _entry_kind(entry: os.DirEntry[str]) -> str:
     """What an export's entry is, in words (`a symbolic link`, `a named pipe (fifo)`), from
     its own metadata: nothing is followed or opened."""
