@@ -8,6 +8,7 @@ import datetime as dt
 import hashlib
 import os
 import stat
+import struct
 import zipfile
 from pathlib import Path
 
@@ -47,6 +48,21 @@ def make_zip(path: Path, members: dict[str, bytes], *, at: dt.datetime | None = 
             info.create_system = 3
             info.external_attr = (stat.S_IFLNK | 0o777) << 16
             archive.writestr(info, target)
+    return path
+
+
+def clear_utf8_flags(path: Path) -> Path:
+    """The zip at `path` with the UTF-8 flag (general purpose bit 11) cleared in every local
+    and central header, its names' bytes unchanged: UTF-8 names without the flag, as macOS's
+    Archive Utility writes them."""
+    data = bytearray(path.read_bytes())
+    for signature, flags_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(signature)
+        while at >= 0:
+            flags = struct.unpack_from("<H", data, at + flags_at)[0]
+            struct.pack_into("<H", data, at + flags_at, flags & ~0x800)
+            at = data.find(signature, at + 4)
+    path.write_bytes(bytes(data))
     return path
 
 

@@ -7,9 +7,14 @@ crash recovery, and the command's summary and exit statuses."""
 
 from __future__ import annotations
 
+import csv
+import io
 import os
+import struct
 import subprocess
 import sys
+import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +22,7 @@ from click.testing import CliRunner
 
 from tests.collect_helpers import (
     agent,
+    clear_utf8_flags,
     everything_under,
     make_zip,
     sha,
@@ -30,6 +36,7 @@ from tournament.cli import main
 from tournament.collect import WORK_FOLDER, CollectError, collect, recover
 from tournament.config import team_entrant_name
 from tournament.manifest import MANIFEST_NAME, MANIFEST_TABLE, read_manifest
+from tournament.sources import universal_time
 
 REPO = Path(__file__).parent.parent
 NIGHT = team_entrant_name("Night Shift")
@@ -206,6 +213,90 @@ def test_moodle_export(tmp_path: Path) -> None:
     assert not any("onlinetext" in e.source for e in manifest.entries)
 
 
+def test_special_files_named_as_canvas_names_uploads_are_refused_as_what_they_are(
+        tmp_path: Path) -> None:
+    """A fifo and a link in a Canvas export folder, named as Canvas names uploads: refused
+    without being opened or followed, saying what they are (not "not named as Canvas")."""
+    export = tmp_path / "canvas"
+    write(export / "smithjane_1001_5001_multiAgents.py", agent("jane"))
+    os.mkfifo(export / "evehack_1003_5003_multiAgents.py")
+    os.symlink("/etc/passwd", export / "malmallory_1004_5004_multiAgents.py")
+    result = collect([export], tmp_path / "teams")
+    assert result.new == ["1001"]
+    reasons = {e.source.rsplit(": ", 1)[-1]: e.reason for e in result.entries("refused")}
+    assert reasons == {
+        "evehack_1003_5003_multiAgents.py": "a named pipe (fifo), not a file: Canvas's export "
+                                            "holds the files students uploaded",
+        "malmallory_1004_5004_multiAgents.py": "a symbolic link, not a file: Canvas's export "
+                                               "holds the files students uploaded"}
+
+
+def test_an_export_zipped_without_the_utf8_flag_keeps_its_entries_times(tmp_path: Path) -> None:
+    """macOS zips UTF-8 names without the zip's UTF-8 flag. The unpacker reads them as UTF-8;
+    the entries' times must be found under the same names, or a late upload's time is
+    unknown and it counts as on time."""
+    export = make_zip(tmp_path / "moodle.zip", {
+        "José García_301_assignsubmission_file_/multiAgents.py": agent("jose"),
+        "Ann Lee_302_assignsubmission_file_/multiAgents.py": agent("ann"),
+    }, times={"José García_301_assignsubmission_file_/multiAgents.py": when("2024-03-05 12:00"),
+              "Ann Lee_302_assignsubmission_file_/multiAgents.py": when("2024-03-01 12:00")})
+    clear_utf8_flags(export)
+    into = tmp_path / "teams"
+    result = collect([export], into, deadline=when("2024-03-02 00:00"))
+    assert result.new == ["302"]
+    late = entry(result.manifest, "José García_301_assignsubmission_file_")
+    assert (late.status, late.submitted_at) == ("late", "2024-03-05T12:00:00Z")
+    assert late.reason.startswith("after the deadline (2024-03-02T00:00:00Z) by 3 d 12 h")
+
+
+@pytest.mark.parametrize("mode", ["w", "w:gz", "w:bz2", "w:xz"])
+def test_a_tar_export_s_entries_have_their_members_times(tmp_path: Path, mode: str) -> None:
+    """A Canvas export handed over as a tar (`./` first, as `tar -C folder .` writes it): each
+    entry's time is its member's (the unpacker writes no times, and every entry was as old
+    as the collection: all late), the folder's own time aside."""
+    export = tmp_path / "canvas.tar"
+    with tarfile.open(export, mode) as archive:
+        folder = tarfile.TarInfo("./")
+        folder.type, folder.mtime = tarfile.DIRTYPE, int(when("2024-04-01 00:00").timestamp())
+        archive.addfile(folder)
+        uploads = (("smithjane_1001_5001_multiAgents.py", "jane", "2024-03-01 10:00"),
+                   ("roebob_1002_5002_multiAgents.py", "bob", "2024-03-02 10:00"))
+        for name, tag, moment in uploads:
+            data = agent(tag)
+            info = tarfile.TarInfo(f"./{name}")
+            info.size, info.mtime = len(data), int(when(moment).timestamp())
+            archive.addfile(info, io.BytesIO(data))
+    result = collect([export], tmp_path / "teams", deadline=when("2024-03-01 12:00"))
+    assert result.new == ["1001"]
+    jane = result.manifest.team("1001")
+    assert jane is not None and jane.submitted_at == "2024-03-01T10:00:00Z"
+    late = entry(result.manifest, "roebob_1002_5002_multiAgents.py")
+    assert (late.status, late.submitted_at) == ("late", "2024-03-02T10:00:00Z")
+
+
+def test_a_zip_s_extended_timestamp_is_its_entry_s_time(tmp_path: Path) -> None:
+    """A zip made in Berlin keeps 23:30 as its DOS time (local, no zone) and 22:30 UTC in its
+    extended timestamp (Info-ZIP's `UT`, as `zip` and macOS write it). The deadline is
+    23:59 in Berlin, 22:59 UTC: the upload is on time, not 31 minutes late."""
+    dos = when("2024-03-01 23:30")
+    export = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(export, "w") as archive:
+        info = zipfile.ZipInfo("smithjane_1001_5001_multiAgents.py", dos.timetuple()[:6])
+        info.extra = struct.pack("<HHBI", 0x5455, 5, 1, int(when("2024-03-01 22:30").timestamp()))
+        archive.writestr(info, agent("jane"))
+    result = collect([export], tmp_path / "teams", deadline=when("2024-03-01 22:59"))
+    assert result.new == ["1001"]
+    jane = result.manifest.team("1001")
+    assert jane is not None and (jane.submitted_at, jane.late) == ("2024-03-01T22:30:00Z", False)
+    # A missing, damaged or empty field says nothing: the DOS time is used then.
+    for extra in (b"", b"UT\x05\x00\x01\x00", struct.pack("<HHB", 0x5455, 1, 1),
+                  struct.pack("<HHBI", 0x5455, 5, 0, 12345),
+                  struct.pack("<HH", 0x000A, 2) + b"xx"):
+        assert universal_time(extra) is None, extra
+    assert universal_time(struct.pack("<HH", 0x000A, 2) + b"xx"
+                          + struct.pack("<HHBI", 0x5455, 5, 1, 0)) == when("1970-01-01 00:00")
+
+
 # --- Gradescope ------------------------------------------------------------------------------
 
 METADATA = """\
@@ -288,6 +379,43 @@ def test_gradescope_export(tmp_path: Path, late: str) -> None:
         "refused", "submission_metadata.yml: submission_14: not in the metadata")
 
 
+def test_the_table_names_the_students_of_a_submission_of_no_team(tmp_path: Path) -> None:
+    """Cat is in no team of the mapping: her uploads are refused, and manifest.csv says whose
+    they are (a Gradescope source names no one: `submission_12`)."""
+    mapping = write(tmp_path / "m.csv", b"student,team\ns1,Duo\ns2,Duo\n")
+    into = tmp_path / "teams"
+    collect([gradescope_export(tmp_path)], into, mapping=mapping)
+    with open(into / MANIFEST_TABLE, newline="", encoding="utf-8") as fh:
+        rows = {row["source"].rsplit(": ", 1)[-1]: row for row in csv.DictReader(fh)}
+    assert rows["submission_12"]["status"] == "refused"
+    assert rows["submission_12"]["members"] == "3 Cat C"
+    assert rows["submission_11"]["members"] == "s1 Ann A; s2 Ben B"
+
+
+def test_gradescope_submitters_without_a_student_id_never_name_a_folder(
+        tmp_path: Path) -> None:
+    """Without a mapping a team is named by its students' ids, and team names are published
+    (the report, game ids, file names). A Gradescope submitter without `:sid:` has only an
+    e-mail address or a name: refused, saying how to fix it, rather than publishing
+    `jane.smith_uni.example.edu-...`; a mapping by e-mail places them."""
+    export = tmp_path / "gs"
+    write(export / "submission_metadata.yml", (
+        b"submission_11:\n  :submitters:\n  - :name: Jane Smith\n"
+        b"    :email: jane.smith@uni.example.edu\n"
+        b"  :created_at: 2024-03-01 09:00:00.0 -08:00\n"))
+    write(export / "submission_11" / "multiAgents.py", agent("jane"))
+    into = tmp_path / "teams"
+    result = collect([export], into)
+    assert result.collected == []
+    [refused] = result.entries("refused")
+    assert refused.reason.startswith("submitter jane.smith@uni.example.edu (Jane Smith) has "
+                                     "no student id in the export")
+    assert "give a mapping (--mapping)" in refused.reason
+    assert not any("jane" in name for name in os.listdir(into))
+    mapping = write(tmp_path / "m.csv", b"student,team\njane.smith@uni.example.edu,Owls\n")
+    assert collect([export], into, mapping=mapping).new == ["Owls"]
+
+
 def test_gradescope_metadata_that_cannot_be_read(tmp_path: Path) -> None:
     """A metadata file the plain reader refuses: said with its line, every folder refused."""
     export = tmp_path / "gs"
@@ -354,6 +482,65 @@ def test_plain_folder(tmp_path: Path) -> None:
     assert ("alpha,,folder: plain: alpha.zip,2024-03-01T12:00:00Z,collected,"
             "unpacked alpha.zip,\r\n") in table
     assert ",folder: plain: gamma.zip," in table and ",refused," in table
+
+
+def test_a_plain_folder_stays_plain_whatever_one_student_names_an_upload(
+        tmp_path: Path) -> None:
+    """In a plain folder the names are the students' own. One upload named as Canvas names
+    its files (`proj_2_1_final.zip`), one folder named as Moodle names its entries: the
+    folder is still a plain folder, and every team is collected (the whole folder was read
+    as a Canvas export, every other team refused)."""
+    folder = tmp_path / "uploads"
+    folder.mkdir()
+    for team in ("alpha", "beta", "gamma", "proj_2_1_final"):
+        make_zip(folder / f"{team}.zip", {"multiAgents.py": agent(team)})
+    write(folder / "x_9_assignsubmission_file_" / "multiAgents.py", agent("moodle-like"))
+    result = collect([folder], tmp_path / "teams")
+    assert result.new == sorted(["alpha", "beta", "gamma", "proj_2_1_final",
+                                 "x_9_assignsubmission_file_"])
+    assert result.entries("refused") == []
+    # An upload named as Gradescope's metadata file neither.
+    write(folder / "submission_metadata.yml", b"submission_1: {}\n")
+    result = collect([folder], tmp_path / "teams-2")
+    assert len(result.new) == 5
+    assert [e.source for e in result.entries("refused")] == [
+        "folder: uploads: submission_metadata.yml"]
+    # An export whose entries are mostly Canvas's is Canvas's, a stray file refused.
+    canvas = tmp_path / "canvas"
+    canvas.mkdir()
+    write(canvas / "smithjane_1001_5001_multiAgents.py", agent("jane"))
+    write(canvas / "roebob_1002_5002_multiAgents.py", agent("bob"))
+    write(canvas / "README.txt", b"downloaded from Canvas\n")
+    result = collect([canvas], tmp_path / "canvas-teams")
+    assert result.new == ["1001", "1002"]
+    assert [e.source for e in result.entries("refused")] == ["canvas: canvas: README.txt"]
+
+
+def test_a_whole_export_given_as_one_team_s_upload_is_refused(tmp_path: Path) -> None:
+    """`collect exports` with exports/canvas.zip in it reads exports/ as a plain folder whose
+    entry canvas.zip is one upload: it made a team `canvas` of every student's files. Each
+    LMS's layout, holding several students' uploads, is refused saying what to do."""
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    canvas_export(exports)  # exports/submissions.zip
+    moodle = exports / "moodle"
+    write(moodle / "Jane Smith_201_assignsubmission_file_" / "multiAgents.py", agent("jane"))
+    write(moodle / "Bob Roe_202_assignsubmission_file_" / "multiAgents.py", agent("bob"))
+    gradescope_export(exports)  # exports/gradescope.zip, in a top folder
+    result = collect([exports], tmp_path / "teams")
+    assert result.collected == []
+    reasons = {e.source: e.reason for e in result.entries("refused")}
+    for source, kind in (("folder: exports: submissions.zip", "canvas"),
+                         ("folder: exports: moodle", "moodle"),
+                         ("folder: exports: gradescope.zip", "gradescope")):
+        assert reasons[source] == (
+            f"it is laid out as a whole {kind} export (the uploads of several students), not "
+            "one team's files: give the export to tournament collect as a source of its own")
+    # One student's upload named as Canvas names files is no export: collected.
+    single = tmp_path / "single"
+    make_zip(single.mkdir() or single / "alpha.zip",
+             {"smithjane_1001_5001_multiAgents.py": agent("jane")})
+    assert collect([single], tmp_path / "single-teams").new == ["alpha"]
 
 
 def test_a_second_collect_changes_nothing_and_a_change_changes_only_its_team(
@@ -490,6 +677,28 @@ def test_command_bad_options_write_nothing(tmp_path: Path) -> None:
     assert not into.exists()
 
 
+def test_a_collected_folder_inside_a_source_or_a_source_inside_it_is_refused(
+        tmp_path: Path) -> None:
+    """`collect exports --into exports/teams` read the collected folder as a submission of
+    its own (a team named teams, copied into itself until too deep), and a source inside the
+    collected folder would be taken for a team: both exit 2, writing nothing."""
+    source = plain_folder(tmp_path)
+    for into in (source / "teams", source):
+        ran = run_cli(str(source), "--into", str(into))
+        assert ran.exit_code == 2, ran.output
+        assert f"--into {into} is inside the source {source}" in ran.output
+    assert not (source / "teams").exists()
+    assert not (source / ".lock").exists()
+    ran = run_cli(str(source), "--into", str(tmp_path))
+    assert ran.exit_code == 2
+    assert f"the source {source} is inside --into {tmp_path}" in ran.output
+    assert not (tmp_path / ".lock").exists() and not (tmp_path / MANIFEST_NAME).exists()
+    # An export archive may lie in the collected folder: a file is never a team.
+    (tmp_path / "teams").mkdir()
+    export = make_zip(tmp_path / "teams" / "export.zip", {"alpha/multiAgents.py": agent("a")})
+    assert run_cli(str(export), "--into", str(tmp_path / "teams")).exit_code == 0
+
+
 def test_a_hostile_or_broken_export_is_a_problem_and_the_rest_is_collected(
         tmp_path: Path) -> None:
     hostile = make_zip(tmp_path / "hostile.zip", {
@@ -532,8 +741,8 @@ def test_a_whole_export_inside_a_plain_folder_is_no_team(tmp_path: Path) -> None
     assert result.collected == []
     [refused] = result.manifest.entries
     assert refused.status == "refused" and refused.reason.startswith(
-        "it is a whole canvas export, not one submission: give the export to collect as a "
-        "source of its own")
+        "it is laid out as a whole canvas export (the uploads of several students), not one "
+        "team's files: give the export to tournament collect as a source of its own")
     assert not (into / "submissions").exists()
     # Given as a source of its own, it is the export it is.
     assert collect([exports / "submissions.zip"], into).new == ["101", "102"]

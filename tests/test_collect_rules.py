@@ -191,6 +191,8 @@ def test_resolve_team() -> None:
     # A folder named as the manifest's files would never be written.
     assert resolve_team(submission(team="manifest.json"), None) == (
         None, "the team's folder would be named manifest.json, which is the manifest's")
+    assert resolve_team(submission(team="Manifest.CSV"), None) == (
+        None, "the team's folder would be named Manifest.CSV, which is the manifest's")
 
 
 def test_lateness() -> None:

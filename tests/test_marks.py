@@ -19,8 +19,23 @@ import pytest
 from pacman.outcomes import FAILURES
 from pacman.yamlfile import parse_yaml
 from tournament.config import TournamentConfig, load_config
-from tournament.manifest import Entry, Manifest, Member, TeamRecord, write_manifest
-from tournament.marks import TeamMark, evaluate, pacman_moves, student_table, team_table
+from tournament.manifest import (
+    Entry,
+    Manifest,
+    ManifestError,
+    Member,
+    TeamRecord,
+    read_manifest,
+    write_manifest,
+)
+from tournament.marks import (
+    TeamMark,
+    evaluate,
+    pacman_moves,
+    student_table,
+    students_in_several_teams,
+    team_table,
+)
 from tournament.markscheme import (
     STUDENT_COLUMNS,
     TEAM_COLUMNS,
@@ -420,6 +435,19 @@ def test_the_course_scheme_gates(cup: TournamentConfig, course: Scheme) -> None:
     assert points["wins"] == (0, True, False) and points["no-timeout"] == (0, False, False)
 
 
+@pytest.mark.parametrize("wins", range(11))
+def test_points_per_each_count_every_whole_unit_reached(cup: TournamentConfig,
+                                                        wins: int) -> None:
+    """A win rate of 3/10 holds three whole tenths, although 0.3 / 0.1 is 2.9999999999999996
+    in floating point: every unit reached counts."""
+    scheme = scheme_of(cup, """\
+        criteria:
+          - {name: rate, kind: mean, column: win, each: 0.1, points: 1, max: 10}
+        """)
+    mark = by_team(evaluate(scheme, table(record("alpha", wins)), cup, None))["alpha"]
+    assert mark.mark == wins
+
+
 def test_caps_per_criterion_and_on_the_total(cup: TournamentConfig) -> None:
     scheme = scheme_of(cup, """\
         out_of: 4
@@ -479,6 +507,20 @@ def test_points_per_started_hour_never_below_zero(cup: TournamentConfig) -> None
     assert marks["beta"].reason.endswith("late by 1 d 6 h 00 min (30 started hours): -5")
     # gamma has no record in the manifest: on time.
     assert marks["gamma"].mark == 3 and "late" not in marks["gamma"].reason
+
+
+def test_a_submission_marked_late_without_seconds_is_charged_one_started_unit(
+        cup: TournamentConfig) -> None:
+    """Canvas's LATE mark on a submission whose time says it was on time: the manifest says
+    late with 0 seconds. Late is late: at least one started day is charged."""
+    scheme = scheme_of(cup, WINS + "late: {per: day, fraction: 0.5}\n")
+    manifest = Manifest(teams=(TeamRecord(
+        team="alpha", name="alpha", members=(), source="canvas: x", submitted_at=None,
+        late=True, late_seconds=0.0, files={}, commit=None,
+        changed_at="2025-01-01T00:00:00Z"),))
+    mark = by_team(evaluate(scheme, table(record("alpha", 10)), cup, manifest))["alpha"]
+    assert (mark.total, mark.penalty, mark.mark) == (3, 1.5, 1.5)
+    assert mark.reason.endswith("marked late, by how much unknown (1 started day): -50% (-1.5)")
 
 
 def test_a_team_without_current_games_gets_0_saying_so(cup: TournamentConfig,
@@ -687,6 +729,46 @@ def test_students_with_no_collected_submission_get_a_row_saying_why(
     assert list(rows["student_id"]).count("s1") == 1
 
 
+def test_a_student_with_a_mark_gets_no_second_row_however_the_export_spells_their_id(
+        cup: TournamentConfig, course: Scheme) -> None:
+    """The mapping says `S1001` (alpha's member, marked); a Gradescope group upload of theirs
+    with a student of another team was refused, naming them as the export spells them,
+    `s1001 `. One row for them: alpha's mark, never a second with 0."""
+    manifest = Manifest(teams=(TeamRecord(
+        team="alpha", name="Alpha", source="s", members=(Member("S1001"),), submitted_at=None,
+        late=False, late_seconds=0, files={}, commit=None,
+        changed_at="2025-01-01T00:00:00Z"),), entries=(
+        Entry(None, "gs: group", "2025-01-02T00:00:00Z", "refused",
+              "its submitters are in different teams", members=(Member("s1001 "),
+                                                                  Member("s2002"))),
+        Entry(None, "gs: other", "2025-01-01T00:00:00Z", "refused", "unknown",
+              members=(Member("S2002"),)),
+    ))
+    marks = evaluate(course, table(record("alpha", 10)), cup, manifest)
+    rows = student_table(marks, cup, manifest)
+    mine = rows[rows["student_id"].str.strip().str.casefold() == "s1001"]
+    assert list(mine["mark"]) == [6]
+    # s2002 is listed once too, by the newest of their entries.
+    theirs = rows[rows["student_id"].str.casefold() == "s2002"]
+    assert list(theirs["reason"]) == [
+        "no submission collected: refused: its submitters are in different teams"]
+
+
+def test_a_student_listed_by_two_teams_is_named(cup: TournamentConfig, course: Scheme) -> None:
+    """beta was kept from an earlier collection, when the mapping still placed s1 there; the
+    mapping now places s1 in alpha. marks.csv has a row per team for s1: said, by name."""
+    def team_record(team: str, *ids: str) -> TeamRecord:
+        return TeamRecord(team=team, name=team, source="s", members=tuple(map(Member, ids)),
+                          submitted_at=None, late=False, late_seconds=0, files={},
+                          commit=None, changed_at="2025-01-01T00:00:00Z")
+
+    manifest = Manifest(teams=(team_record("alpha", "S1", "s2"), team_record("beta", "s1"),
+                               team_record("gamma", "s3")))
+    marks = evaluate(course, table(record("alpha", 10), record("beta", 2)), cup, manifest)
+    rows = student_table(marks, cup, manifest)
+    assert students_in_several_teams(rows) == [("S1", ["alpha", "beta"])]
+
+
 def test_without_a_manifest_each_team_is_one_row(cup: TournamentConfig,
                                                   course: Scheme) -> None:
     marks = evaluate(course, table(record("alpha", 10)), cup, None)
@@ -794,6 +876,21 @@ def test_the_course_scheme_on_a_real_tiny_tournament(tmp_path: Path) -> None:
 
 def _fig(value: float) -> str:
     return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+@pytest.mark.parametrize("late", ["NaN", "Infinity", "-5", "true"])
+def test_a_manifest_whose_lateness_is_no_number_of_seconds_is_refused(
+        tmp_path: Path, late: str) -> None:
+    """A manifest is JSON, which Python reads with NaN and Infinity: a late penalty made of
+    them is no mark (math.ceil raised), so the manifest is refused, naming the field."""
+    record = TeamRecord(team="alpha", name="alpha", members=(), source="s", submitted_at=None,
+                        late=True, late_seconds=1.0, files={}, commit=None,
+                        changed_at="2025-01-01T00:00:00Z")
+    write_manifest(tmp_path, Manifest(teams=(record,)))
+    path = tmp_path / "manifest.json"
+    path.write_text(path.read_text().replace('"late_seconds": 1.0', f'"late_seconds": {late}'))
+    with pytest.raises(ManifestError, match="late_seconds: expected a number"):
+        read_manifest(tmp_path)
 
 
 def test_no_results_yet_or_a_bad_manifest_is_an_error_that_writes_nothing(

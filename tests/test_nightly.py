@@ -193,6 +193,26 @@ def test_the_nightly_loop_collects_plays_publishes_and_marks(tmp_path: Path) -> 
     assert (subs / "alan" / "multiAgents.py").read_bytes() == course_file("alan again")
 
 
+def test_by_default_every_export_and_list_in_exports_is_a_source(tmp_path: Path) -> None:
+    """The README's course folder: exports/ holds the LMS's zip and a repository list. Read as
+    one source, exports/ was a plain folder whose entry canvas.zip was one team's upload (the
+    whole class's files, or refused) and repos.csv a refusal; by default each is a source."""
+    root = tmp_path / "course"
+    settings = course(root)
+    del settings["SOURCES"]
+    (root / "exports" / "repos.csv").write_text("team,url,ref,members\n")
+    # Only the collect step matters here: the others are stood in for by `true`.
+    stand_in = root / "collect-only"
+    stand_in.write_text(f'#!/bin/sh\n[ "$1" = collect ] || exit 0\n'
+                        f'exec "{sys.executable}" -m tournament "$@"\n')
+    stand_in.chmod(0o755)
+    result = nightly(root, {**settings, "TOURNAMENT": str(stand_in)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted(p.name for p in (root / "submissions").iterdir()
+                  if not p.name.startswith(".")) == [
+        "alan", "broken", "manifest.csv", "manifest.json", "rocket"]
+
+
 def test_a_bad_setting_stops_the_loop_at_its_step(tmp_path: Path) -> None:
     root = tmp_path / "course"
     settings = course(root)

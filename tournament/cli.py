@@ -564,7 +564,7 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None) -
     learning-management system (a row per student, through the submissions' manifest) and
     marks-teams.csv (a column per criterion), and print each team's mark and reason."""
     from tournament.manifest import MANIFEST_NAME, ManifestError, read_manifest
-    from tournament.marks import evaluate, student_table, team_table
+    from tournament.marks import evaluate, student_table, students_in_several_teams, team_table
     from tournament.markscheme import SchemeError, load_scheme
     from tournament.tables import write_csv
 
@@ -605,6 +605,12 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None) -
                           f"yet (missing, stale or to retry) and count for no one; tournament "
                           f"run {config_path} plays them", markup=False, style="yellow")
         warn_outdated(config, config_path, store)
+        for student, teams in students_in_several_teams(students):
+            console.print(f"warning: student {student} is a member of {', '.join(teams)}, so "
+                          f"{out.name} has a row for each: a team kept from an earlier "
+                          "collection lists them still; correct the mapping, or move the "
+                          "team that should not be marked out of the submissions folder",
+                          markup=False, style="yellow")
         if manifest is None:
             where = (f"no {config.submissions / MANIFEST_NAME}" if config.submissions else
                      "no submissions folder in the config, so no manifest")

@@ -163,7 +163,8 @@ def resolve_team(sub: Submission, roster: Roster | None) -> tuple[Team | None, s
     """The team of a submission, or None and why not; with a team, a warning or ''. A team
     whose folder would take the name of the manifest's files is refused."""
     team, why = _resolve_team(sub, roster)
-    if team is not None and team.folder in RESERVED:
+    if team is not None and team.folder.casefold() in RESERVED:
+        # Casefolded: on a case-insensitive disk (an organizer's Mac) `Manifest.json` is it.
         return None, f"the team's folder would be named {team.folder}, which is the manifest's"
     return team, why
 
@@ -193,6 +194,13 @@ def _resolve_team(sub: Submission, roster: Roster | None) -> tuple[Team | None, 
     if not sub.students:
         return None, "the source names no student"
     if roster is None:
+        private = [s for s in sub.students if s.private_id]
+        if private:
+            who = ", ".join(_describe(s) for s in private)
+            return None, (f"submitter {who} has no student id in the export, and without a "
+                          "mapping a team is named by its students' ids, which the published "
+                          "report shows (an e-mail address or a name would be published): "
+                          "give a mapping (--mapping) that places them")
         ids = sorted({s.id for s in sub.students}, key=str.casefold)
         name = ", ".join(s.name or s.id for s in sub.students)
         return Team(team_entrant_name("+".join(ids)), name, own), ""
@@ -269,6 +277,9 @@ def collect(sources: Sequence[Path], into: Path, *, mapping: Path | None = None,
     done. Raises CollectError, before anything is written, when the mapping or a repository
     list cannot be read at all, or another process holds `into`."""
     now = (clock or (lambda: dt.datetime.now(dt.timezone.utc)))()
+    overlap = folders_overlap(sources, into)
+    if overlap:
+        raise CollectError(overlap)
     try:
         roster = read_roster(mapping) if mapping is not None else None
         for source in sources:
@@ -293,6 +304,25 @@ def collect(sources: Sequence[Path], into: Path, *, mapping: Path | None = None,
             shutil.rmtree(work, ignore_errors=True)
     finally:
         release(into)
+
+
+def folders_overlap(sources: Sequence[Path], into: Path) -> str:
+    """Why the collected folder and a source folder cannot be used together, or ''. A
+    collected folder inside a source folder (or the source itself) would be read as one of
+    its submissions (a team of team folders, copied into itself until too deep), and a source
+    folder inside the collected folder would be kept there as a team and played."""
+    target = into.resolve()
+    for source in sources:
+        if not source.is_dir():
+            continue  # an archive or a list is a file: never a team, never read as one
+        folder = source.resolve()
+        if folder == target or folder in target.parents:
+            return (f"--into {into} is inside the source {source}: its team folders would be "
+                    "read as submissions; collect into a folder outside the sources")
+        if target in folder.parents:
+            return (f"the source {source} is inside --into {into}: it would be taken for a "
+                    "team; keep the sources outside the collected folder")
+    return ""
 
 
 def recover(into: Path) -> list[str]:
@@ -488,10 +518,12 @@ def manifest_table(manifest: Manifest, collected_now: set[str]) -> object:
             "commit": team.commit or ""})
     members = {team.team: team.members for team in manifest.teams}
     for entry in sorted(manifest.entries, key=lambda e: (e.team or "", e.source, e.status)):
+        # Its own students (those the export names, for a submission of no team), else its
+        # team's as collected.
+        who = entry.members or members.get(entry.team or "", ())
         rows.append({
             "team": entry.team or "",
-            "members": "; ".join(f"{m.id} {m.name}".strip()
-                                 for m in entry.members or members.get(entry.team or "", ())),
+            "members": "; ".join(f"{m.id} {m.name}".strip() for m in who),
             "source": entry.source, "submitted_at": entry.submitted_at or "",
             "status": entry.status, "reason": entry.reason, "commit": entry.commit or ""})
     return pd.DataFrame(rows, columns=list(TABLE_COLUMNS), dtype=object)

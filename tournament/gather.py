@@ -32,7 +32,7 @@ from pathlib import Path
 from pacman.files import FileProblem, kind_of, printable_name, read_bounded, show_name
 from pacman.teamfolder import MAX_BYTES, TeamFolderError, read_team_file, team_files
 from tournament.gitsource import GitProblem, export
-from tournament.sources import Files, FolderFiles, GitFiles, archive_stem, whole_export
+from tournament.sources import Files, FolderFiles, GitFiles, archive_stem, export_layout
 from tournament.unpack import SUBMISSION_LIMITS, ArchiveRefused, archive_kind, unpack
 
 #: Folders left out wherever they are, and files left out by name or suffix.
@@ -108,11 +108,11 @@ def gather(files: Files, staging: Path, git_timeout: float) -> Gathered:
         _bring(files, staging, junk, git_timeout)
         _unpack_single_archive(staging, junk, notes)
         _flatten(staging, notes)
-        export = whole_export(staging)
-        if export is not None:
-            raise Refused(f"it is a whole {export} export, not one submission: give the "
-                          f"export to collect as a source of its own (tournament collect "
-                          f"export.zip ...)")
+        layout = export_layout(staging)
+        if layout is not None:
+            raise Refused(f"it is laid out as a whole {layout} export (the uploads of several "
+                          "students), not one team's files: give the export to tournament "
+                          "collect as a source of its own")
         note = junk.note()
         if note:
             notes.insert(0, note)

@@ -19,6 +19,7 @@ time of writing), so collecting unchanged sources twice changes nothing on disk.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -189,8 +190,12 @@ def _team(data: Any) -> TeamRecord:
                                               for k, v in files.items()):
         raise TypeError("files: expected a mapping of path to hash")
     late_seconds = data["late_seconds"]
-    if isinstance(late_seconds, bool) or not isinstance(late_seconds, (int, float)):
-        raise TypeError("late_seconds: expected a number")
+    if (isinstance(late_seconds, bool) or not isinstance(late_seconds, (int, float))
+            or not math.isfinite(late_seconds) or late_seconds < 0):
+        # JSON as Python reads it lets NaN and Infinity through: a penalty made of them
+        # would be no number at all.
+        raise ValueError(f"late_seconds: expected a number of seconds >= 0, got "
+                         f"{late_seconds!r}")
     if not isinstance(data["late"], bool):
         raise TypeError("late: expected true or false")
     return TeamRecord(team=_text(data["team"], "team"), name=_text(data["name"], "name"),

@@ -57,6 +57,7 @@ from tournament.markscheme import (
 )
 from tournament.ranking import RATING, ranked
 from tournament.results import split_formats
+from tournament.roster import student_key
 from tournament.standings import anchor_of, standings
 from tournament.times import duration_text
 
@@ -64,6 +65,9 @@ from tournament.times import duration_text
 BEATS_SEED = 0
 #: Decimal places marks are rounded to (points such as 0.1 add up to 0.30000000000000004).
 PLACES = 4
+#: How close (relative) a measure's quotient by `each` must come to a whole number to reach
+#: it: far below any real difference, far above floating point's error.
+UNIT_TOLERANCE = 1e-9
 
 #: How failure kinds read in a reason.
 _FAILURE_WORDS = {"timeout": "time-out", "load_error": "load error",
@@ -137,18 +141,21 @@ def evaluate(scheme: Scheme, results: Any, config: TournamentConfig,
         games = int((scored["entrant"] == team).sum())
         if "ghost_entrant" in scored.columns:
             games += int((scored["ghost_entrant"] == team).sum())
-        late = 0.0
+        late, marked = 0.0, False
         if manifest is not None:
             record = manifest.team(folders.get(team, team))
-            late = record.late_seconds if record is not None else 0.0
+            if record is not None:
+                late, marked = record.late_seconds, record.late
         marks.append(_team_mark(scheme, team, games, {n: m[team] for n, m in measured.items()},
-                                late))
+                                late, marked))
     return marks
 
 
 def _team_mark(scheme: Scheme, team: str, games: int, found: dict[str, Measured],
-               late_seconds: float) -> TeamMark:
-    """One team's mark from what each criterion measured (gates, caps, penalty, reason)."""
+               late_seconds: float, marked_late: bool = False) -> TeamMark:
+    """One team's mark from what each criterion measured (gates, caps, penalty, reason).
+    `marked_late`: the manifest says the submission is late, however many seconds it gives
+    (an LMS's own late mark, Canvas's `LATE`, says late without saying by how much)."""
     if games == 0:
         nothing = tuple(Given(c.name, 0.0, False, False, "") for c in scheme.criteria)
         return TeamMark(team, nothing, 0.0, 0.0, 0.0, scheme.out_of,
@@ -171,7 +178,7 @@ def _team_mark(scheme: Scheme, team: str, games: int, found: dict[str, Measured]
     if scheme.max is not None and total > scheme.max:
         total = scheme.max
         parts.append(f"total capped at {_num(scheme.max)}")
-    penalty, words = _penalty(scheme.late, total, late_seconds)
+    penalty, words = _penalty(scheme.late, total, late_seconds, marked_late)
     if words:
         parts.append(words)
     mark = max(0.0, total - penalty)
@@ -211,23 +218,27 @@ def _part(criterion: Criterion, measured: Measured, counts: bool, blockers: list
     return f"{measured.text}: {_signed(measured.points)} ({measured.label})"
 
 
-def _penalty(late: LatePenalty | None, total: float, seconds: float) -> tuple[float, str]:
-    """What lateness takes from `total`, and its words (none when on time)."""
-    if late is None or seconds <= 0:
+def _penalty(late: LatePenalty | None, total: float, seconds: float,
+             marked: bool = False) -> tuple[float, str]:
+    """What lateness takes from `total`, and its words (none when on time). A submission
+    marked late whose lateness is not known in seconds (`marked`, `seconds` 0) has started
+    one unit at least: it is charged that one."""
+    if late is None or (seconds <= 0 and not marked):
         return 0.0, ""
-    units = math.ceil(seconds / late.unit_seconds)
+    units = max(1, math.ceil(seconds / late.unit_seconds))
     started = f"{units} started {late.per}{'s' if units > 1 else ''}"
+    how = (f"late by {duration_text(seconds)} ({started})" if seconds > 0 else
+           f"marked late, by how much unknown ({started})")
     if late.fraction is not None:
         share = min(late.fraction * units, late.max if late.max is not None else 1.0)
         taken = total * share
-        return taken, (f"late by {duration_text(seconds)} ({started}): -{share * 100:g}%"
-                       + (f" (-{_num(taken)})" if taken else ""))
+        return taken, (f"{how}: -{share * 100:g}%" + (f" (-{_num(taken)})" if taken else ""))
     assert late.points is not None
     amount = late.points * units
     if late.max is not None:
         amount = min(amount, late.max)
     taken = min(amount, total)
-    return taken, f"late by {duration_text(seconds)} ({started}): -{_num(amount)}"
+    return taken, f"{how}: -{_num(amount)}"
 
 
 # ---- measures ----------------------------------------------------------------------------
@@ -424,7 +435,7 @@ def _on_scale(criterion: Criterion, scale: Scale, value: float, text: str,
     """Points for `value` on `scale`: the most of the thresholds reached, or `points` per
     whole `each` (a negative value gives none)."""
     if scale.each is not None:
-        units = math.floor(value / scale.each) if value > 0 else 0
+        units = whole_units(value, scale.each)
         points = units * scale.points
         if not points:
             return Measured(text, 0.0, False, "", _needs(criterion))
@@ -435,6 +446,15 @@ def _on_scale(criterion: Criterion, scale: Scale, value: float, text: str,
         return Measured(text, 0.0, False, "", _needs(criterion))
     best = max(reached, key=lambda t: t.points)
     return _with_cap(criterion, best.points, _threshold_words(best, unit), text)
+
+
+def whole_units(value: float, each: float) -> int:
+    """How many whole `each` a measure holds (none for a measure <= 0). The division is
+    floating point, where a win rate of 0.3 holds 0.3 / 0.1 = 2.9999999999999996 tenths: a
+    quotient within `UNIT_TOLERANCE` (relative) of the next whole number has reached it."""
+    if value <= 0:
+        return 0
+    return math.floor(value / each * (1 + UNIT_TOLERANCE))
 
 
 def _with_cap(criterion: Criterion, points: float, label: str, text: str) -> Measured:
@@ -570,7 +590,7 @@ def student_table(marks: Sequence[TeamMark], config: TournamentConfig,
     for mark in marks:
         record = manifest.team(folders.get(mark.team, mark.team)) if manifest else None
         members = record.members if record is not None else ()
-        listed.update(member.id for member in members)
+        listed.update(student_key(member.id) for member in members)
         for member in members or (None,):
             rows.append({"student_id": member.id if member else "",
                          "student_name": member.name if member else "",
@@ -583,11 +603,28 @@ def student_table(marks: Sequence[TeamMark], config: TournamentConfig,
     return pd.DataFrame(rows, columns=list(STUDENT_COLUMNS))
 
 
+def students_in_several_teams(students: Any) -> list[tuple[str, list[str]]]:
+    """The students that marks.csv (`student_table`'s rows) lists with more than one team, each
+    with those teams: a team kept from an earlier collection still lists a student whom the
+    mapping has since placed in another team, and the LMS would take one row or the other."""
+    teams: dict[str, tuple[str, list[str]]] = {}
+    for row in students.to_dict("records"):
+        student = str(row["student_id"])
+        if not student:
+            continue
+        found = teams.setdefault(student_key(student), (student, []))[1]
+        if row["team"] not in found:
+            found.append(str(row["team"]))
+    return [(shown, found) for shown, found in teams.values() if len(found) > 1]
+
+
 def _uncollected(manifest: Manifest | None, listed: set[str]) -> list[tuple[Any, str, str]]:
     """The students of the manifest that no marked team holds, because every submission of
     theirs was set aside (late) or refused: each once, with 0 and why, so that the LMS upload
     has a row for every student who submitted (the newest entry's reason; the team's folder
-    name when there is one)."""
+    name when there is one). Ids are compared as the mapping compares them (`student_key`):
+    an export may spell a student's id otherwise than the mapping (`S1001`, `s1001`), and a
+    student with a mark must not get a second row with 0."""
     if manifest is None:
         return []
     found: dict[str, tuple[Any, str, str, str]] = {}
@@ -595,12 +632,12 @@ def _uncollected(manifest: Manifest | None, listed: set[str]) -> list[tuple[Any,
         if entry.status == SUPERSEDED:
             continue
         for member in entry.members:
-            if member.id in listed:
+            key = student_key(member.id)
+            if key in listed:
                 continue
             when = entry.submitted_at or ""
-            if member.id not in found or when > found[member.id][3]:
-                found[member.id] = (member, entry.team or "",
-                                    f"no submission collected: {entry.status}: {entry.reason}",
-                                    when)
+            if key not in found or when > found[key][3]:
+                found[key] = (member, entry.team or "",
+                              f"no submission collected: {entry.status}: {entry.reason}", when)
     return [(member, team, reason) for member, team, reason, _ in
             sorted(found.values(), key=lambda f: f[0].id)]

@@ -8,7 +8,9 @@ to get its files (`FolderFiles`, `LooseFiles`, `GitFiles`); entries that cannot 
 submission become `Unusable` with a reason. Nothing here decides teams or deadlines: that is
 `tournament.collect`'s, with the mapping.
 
-What a folder (or the root of an unpacked archive) is, is recognised from its names:
+What a folder (or the root of an unpacked archive) is, is recognised from the names of most
+of its entries (in a plain folder the names are the students' own: one of them named as an
+LMS names its files must not change how the others are read):
 - **Gradescope**: `submission_metadata.yml` beside folders `submission_<id>/`. The metadata
   (read as plain YAML, `:submitters:` with `:name:`, `:sid:`, `:email:`, and `:created_at:`)
   says who submitted and when; several submitters are one team.
@@ -21,7 +23,8 @@ What a folder (or the root of an unpacked archive) is, is recognised from its na
   one submission. Canvas renames a resubmitted file `multiAgents-1.py`: the course's name is
   restored when it names an agent file (`*gents.py`, `submission.py`) that the submission
   does not also hold. Canvas's names carry no time: the entry's modification time is used
-  (a zip's time of the member, read as UTC).
+  (an archive's time of the member: a tar's, a zip's extended timestamp, both UTC, else a
+  zip's local time read as UTC).
 - otherwise a **plain folder**: each entry, a folder or an archive, is one submission named by
   its name without the archive's suffix (a student id or a team, as the mapping says).
 A single folder at the root holding one of the LMS layouts (Gradescope's
@@ -35,16 +38,20 @@ work folder; a refused export is a problem of the collection, never a partial re
 from __future__ import annotations
 
 import datetime as dt
+import lzma
 import os
 import re
 import stat
+import struct
+import tarfile
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pacman.files import printable_name, show_name
+from pacman.files import kind_of, printable_name, show_name
 from pacman.yamlfile import YamlLimits, YamlProblem, load_yaml
 from tournament.gitsource import (
     GitListRow,
@@ -54,7 +61,14 @@ from tournament.gitsource import (
     read_git_list,
 )
 from tournament.times import TimeProblem, from_timestamp, parse_time
-from tournament.unpack import EXPORT_LIMITS, ArchiveRefused, archive_kind, unpack
+from tournament.unpack import (
+    EXPORT_LIMITS,
+    ArchiveRefused,
+    archive_kind,
+    loose_parts,
+    unpack,
+    zip_member_name,
+)
 
 #: The kinds of source, as the manifest's `source` text starts.
 CANVAS, MOODLE, GRADESCOPE, FOLDER, GIT = "canvas", "moodle", "gradescope", "folder", "git"
@@ -77,6 +91,8 @@ _MOODLE = re.compile(r"(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?P<plugin>[
 _RESUBMITTED = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.py)")
 #: Gradescope's submission folders.
 _GRADESCOPE_FOLDER = re.compile(r"submission_\d+")
+#: The zip extra field of Info-ZIP's extended timestamp (`UT`): times in UTC.
+_UNIVERSAL_TIME = 0x5455
 #: Junk at an export's top level, never a submission.
 _EXPORT_JUNK = ("__MACOSX", "Thumbs.db", "desktop.ini")
 
@@ -89,6 +105,10 @@ class Student:
     id: str
     name: str = ""
     email: str = ""
+    #: The export gives no id for the student, so `id` is their e-mail address or name
+    #: (a Gradescope submitter without `:sid:`): it may match a mapping, but never name a
+    #: team folder, which the published report shows.
+    private_id: bool = False
 
 
 @dataclass(frozen=True)
@@ -163,15 +183,16 @@ class SourceRead:
 
 
 class _Times:
-    """When each entry of an export was made: a zip member's time (read as UTC; a folder's
-    is the latest of what it holds), or a file's modification time on disk."""
+    """When each entry of an export was made: its archive's member times (the files', by
+    their `/`-separated paths: a folder's is the latest of the files it holds), or a file's
+    modification time on disk."""
 
     def __init__(self, root: Path, members: dict[str, dt.datetime] | None) -> None:
         self.root = root
         self.members = members
         self.tops: dict[str, dt.datetime] = {}
         for name, when in (members or {}).items():
-            top = name.strip("/").split("/", 1)[0]
+            top = name.split("/", 1)[0]
             self.tops[top] = max(when, self.tops.get(top, when))
 
     def of(self, name: str) -> dt.datetime | None:
@@ -247,20 +268,65 @@ def read_source(path: Path, work: Path, *, git_cache: Path,
         unpack(path, root, EXPORT_LIMITS, skip=lambda name: _is_export_junk(name))
     except ArchiveRefused as exc:
         return SourceRead(problems=[f"{label}: the export is refused: {exc.reason}"])
-    return _read_root(root, label, _Times(root, _zip_times(path) if kind == "zip" else None))
+    return _read_root(root, label, _Times(root, _zip_times(path) if kind == "zip"
+                                          else _tar_times(path)))
+
+
+def universal_time(extra: bytes) -> dt.datetime | None:
+    """The modification time of a zip member's extended-timestamp extra field (Info-ZIP's
+    `UT`, id 0x5455: a flags byte, then, when its bit 0 is set, seconds since the epoch in
+    UTC, 32 bits little-endian), or None when the field is missing or damaged. Pure."""
+    at = 0
+    while at + 4 <= len(extra):
+        kind, size = struct.unpack_from("<HH", extra, at)
+        data = extra[at + 4:at + 4 + size]
+        if kind == _UNIVERSAL_TIME and len(data) >= 5 and data[0] & 1:
+            return dt.datetime.fromtimestamp(struct.unpack_from("<I", data, 1)[0],
+                                             dt.timezone.utc)
+        at += 4 + size
+    return None
 
 
 def _zip_times(path: Path) -> dict[str, dt.datetime]:
-    """Each member's time in a zip (which keeps local time with no zone: read as UTC)."""
+    """Each member's time in a zip: its extended timestamp (UTC) when the zip has one, else
+    its DOS time (a local time with no zone: read as UTC), by its name as the unpacker wrote
+    it (`zip_member_name`: UTF-8 with or without the zip's flag),
+    so that every entry unpacked finds its time; `zipfile`'s own names would read a name
+    macOS wrote in UTF-8 without the flag as cp437, and that entry's time (a late upload's)
+    would be unknown, which counts as on time."""
     times: dict[str, dt.datetime] = {}
     try:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
                 try:
-                    times[info.filename] = dt.datetime(*info.date_time, tzinfo=dt.timezone.utc)
-                except ValueError:
+                    name = "/".join(loose_parts(zip_member_name(info)))
+                    if name and not info.is_dir():
+                        times[name] = (universal_time(info.extra) or
+                                       dt.datetime(*info.date_time, tzinfo=dt.timezone.utc))
+                except (ValueError, ArchiveRefused):
                     continue
     except (OSError, zipfile.BadZipFile):
+        pass
+    return times
+
+
+def _tar_times(path: Path) -> dict[str, dt.datetime]:
+    """Each file's time in a tar (plain or compressed; seconds since the epoch, UTC), by its
+    path as the unpacker wrote it. (The unpacker writes no times: without these, every entry
+    of a tar export was as old as the collection, late by then.) Read only once the unpacker
+    took the archive, so its headers are within the unpacker's bounds."""
+    times: dict[str, dt.datetime] = {}
+    try:
+        with tarfile.open(path, "r:*", encoding="utf-8", errors="surrogateescape") as archive:
+            for info in archive:
+                name = "/".join(loose_parts(info.name))
+                if not name or not info.isreg():
+                    continue
+                try:
+                    times[name] = dt.datetime.fromtimestamp(info.mtime, dt.timezone.utc)
+                except (ValueError, OverflowError, OSError):
+                    continue  # a time no clock can say: unknown
+    except (OSError, EOFError, tarfile.TarError, ValueError, lzma.LZMAError, zlib.error):
         pass
     return times
 
@@ -300,34 +366,58 @@ def _read_root(root: Path, label: str, times: _Times) -> SourceRead:
 
 
 def _kind_of(root: Path, entries: list[os.DirEntry[str]]) -> str:
+    """What a folder is, by the names of most of its entries: an LMS layout when more than
+    half of them are named as that LMS names its entries (beside Gradescope's metadata file),
+    else a plain folder. Most, not any: in a plain folder the names are the students' own,
+    and one zip named `proj_2_1_final.zip` (Canvas's pattern) must not make every other
+    team's entry a refusal."""
+    def most(matches: Callable[[os.DirEntry[str]], bool], among: list[os.DirEntry[str]]) -> bool:
+        return 2 * sum(1 for entry in among if matches(entry)) > len(among)
+
     names = [entry.name for entry in entries]
     if GRADESCOPE_METADATA in names:
-        return GRADESCOPE
-    if any(_MOODLE.fullmatch(name) for name in names):
+        others = [e for e in entries if e.name != GRADESCOPE_METADATA]
+        if not others or most(lambda e: bool(_GRADESCOPE_FOLDER.fullmatch(e.name))
+                              and e.is_dir(follow_symlinks=False), others):
+            return GRADESCOPE
+    if most(lambda e: bool(_MOODLE.fullmatch(e.name)), entries):
         return MOODLE
-    if any(_CANVAS.fullmatch(e.name) and e.is_file(follow_symlinks=False) for e in entries):
+    if most(lambda e: bool(_CANVAS.fullmatch(e.name)), entries):
         return CANVAS
     return FOLDER
 
 
-def whole_export(folder: Path) -> str | None:
-    """Which LMS export a folder holds whole (`gradescope`, `moodle`, `canvas`), or None: a
-    submission must not be one (a folder of exports given as a plain folder would make one
-    team of the whole class). Stricter than recognising a source: Canvas needs the names of
-    two students, so that a student's own file named like Canvas's is no export."""
+def _shown(name: str) -> str:
+    return show_name(name)
+
+
+def export_layout(folder: Path) -> str | None:
+    """The LMS whose export `folder` is laid out as (by the rule sources are read by), when it
+    holds the uploads of two students or more (Gradescope's: its metadata and a submission
+    folder), else None: a whole export given as one team's upload (`collect exports` with
+    exports/canvas.zip in it) would otherwise become one team of every student's files."""
     try:
         entries = _entries(folder)
     except OSError:
         return None
     kind = _kind_of(folder, entries)
-    if kind == CANVAS:
-        users = {m["user"] for e in entries if (m := _CANVAS.fullmatch(e.name))}
-        return CANVAS if len(users) >= 2 else None
-    return None if kind == FOLDER else kind
+    if kind == GRADESCOPE:
+        return kind if any(_GRADESCOPE_FOLDER.fullmatch(e.name) for e in entries) else None
+    if kind not in (CANVAS, MOODLE):
+        return None
+    pattern = _CANVAS if kind == CANVAS else _MOODLE
+    users = {match["user"] for entry in entries if (match := pattern.fullmatch(entry.name))}
+    return kind if len(users) >= 2 else None
 
 
-def _shown(name: str) -> str:
-    return show_name(name)
+def _entry_kind(entry: os.DirEntry[str]) -> str:
+    """What an export's entry is, in words (`a symbolic link`, `a named pipe (fifo)`), from
+    its own metadata: nothing is followed or opened."""
+    try:
+        mode = entry.stat(follow_symlinks=False).st_mode
+    except OSError:
+        return "an entry that cannot be read"
+    return "a file" if stat.S_ISREG(mode) else kind_of(mode)
 
 
 # --- Canvas ------------------------------------------------------------------------------
@@ -352,11 +442,12 @@ def _read_canvas(root: Path, label: str, entries: list[os.DirEntry[str]],
     for entry in entries:
         match = _CANVAS.fullmatch(entry.name)
         if not match or not entry.is_file(follow_symlinks=False):
-            what = "a folder" if entry.is_dir(follow_symlinks=False) else "a file"
+            kind = _entry_kind(entry)
             read.unusable.append(Unusable(
                 f"{CANVAS}: {label}: {_shown(entry.name)}",
-                f"{what} not named as Canvas names a submission "
-                "(<name>_<user id>_<submission id>_<file>)"))
+                f"{kind} not named as Canvas names a submission "
+                "(<name>_<user id>_<submission id>_<file>)" if not match else
+                f"{kind}, not a file: Canvas's export holds the files students uploaded"))
             continue
         groups.setdefault((match["user"], match["sub"]), []).append((entry, match))
     for (user, sub), members in sorted(groups.items(), key=lambda g: (int(g[0][1]), g[0][0])):
@@ -483,7 +574,7 @@ def _gradescope_record(
         ident = sid or email or name
         if not ident:
             return (), None, "a submitter with no :sid:, :email: or :name:"
-        students.append(Student(id=ident, name=name, email=email))
+        students.append(Student(id=ident, name=name, email=email, private_id=not sid))
     when = None
     created = _text(record.get(":created_at"))
     if created:

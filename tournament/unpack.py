@@ -504,7 +504,7 @@ def zip_directory(fh: BinaryIO) -> tuple[int, int]:
     return count, size
 
 
-def _zip_name(info: zipfile.ZipInfo) -> str:
+def zip_member_name(info: zipfile.ZipInfo) -> str:
     """A zip member's name from its bytes: UTF-8 when flagged so; without the flag too when
     the bytes are UTF-8 (as macOS and most tools write them); anything else is refused (a
     cp437 reading of a Windows code page's bytes would invent a name nobody wrote)."""
@@ -543,7 +543,7 @@ def _unpack_zip(fh: BinaryIO, job: _Unpacker) -> None:
         declared = 0
         for info in archive.infolist():
             job.count_member()
-            name = _zip_name(info)
+            name = zip_member_name(info)
             if job.skipped(name):
                 continue
             mode = info.external_attr >> 16

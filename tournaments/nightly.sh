@@ -10,9 +10,10 @@
 #   CONFIG=course.yaml        the tournament config (entrants.submissions: the collected folder)
 #   SCHEME=marks.yaml         the marking scheme (docs/marks.md)
 #   INTO=submissions          the folder collect writes the team folders into
-#   SOURCES (required)        what collect reads, each a source of its own: the LMS's
-#                             download as it is (exports/canvas.zip), a repository list
-#                             (exports/repos.csv), a plain folder of one zip per team
+#   SOURCES="exports/*"       what collect reads: exports, folders, repository lists (each
+#                             one a source: the default takes every export and list in
+#                             exports/; `exports` alone would be one plain folder whose
+#                             entries, an export zip among them, are teams' uploads)
 #   COLLECT_OPTIONS=""        e.g. "--mapping teams.csv --deadline 2026-12-01T23:59:00Z"
 #   TOURNAMENT=tournament     the command (e.g. /opt/pacman-arena/.venv/bin/tournament)
 #
@@ -30,7 +31,7 @@ fi
 CONFIG=${CONFIG:-course.yaml}
 SCHEME=${SCHEME:-marks.yaml}
 INTO=${INTO:-submissions}
-SOURCES=${SOURCES:-}
+SOURCES=${SOURCES:-exports/*}
 COLLECT_OPTIONS=${COLLECT_OPTIONS:-}
 TOURNAMENT=${TOURNAMENT:-tournament}
 
@@ -43,11 +44,6 @@ if command -v flock >/dev/null 2>&1; then
         echo "== another nightly loop runs in $(pwd) (.nightly.lock is held); stopping" >&2
         exit 2
     fi
-fi
-
-if [ -z "$SOURCES" ]; then
-    echo "== SOURCES is not set: name what collect reads (in ./nightly.env, or the environment)" >&2
-    exit 2
 fi
 
 status=0
@@ -65,7 +61,8 @@ failed() {
 }
 
 step "collect $SOURCES into $INTO"
-# Word splitting of SOURCES and COLLECT_OPTIONS is meant: several sources, several options.
+# Word splitting of SOURCES and COLLECT_OPTIONS is meant (several sources, several options),
+# and so is pathname expansion of SOURCES (exports/*).
 # shellcheck disable=SC2086
 "$TOURNAMENT" collect $SOURCES --into "$INTO" $COLLECT_OPTIONS
 code=$?
