@@ -89,6 +89,17 @@ def test_a_folder_name_that_cannot_be_an_entrants_plays_under_a_name_made_from_i
     assert "\x1b" not in checked.stdout + checked.stderr
     assert f"{names[1]}: ok, sandboxed" in checked.stdout
 
+    # A folder named as a baseline of its side (the config's `greedy`): it plays too, under
+    # a name of its own, and the baseline keeps its games.
+    shutil.copytree(REPO / "submissions" / "example-team", subs / "greedy")
+    clash = team_entrant_name("greedy", {"greedy"})
+    again = tournament("run", str(config))
+    assert f"warning: the team folder 'greedy' plays as {clash}: a baseline of its side has " \
+           "that name" in again.stdout
+    after = outcomes(config)
+    assert after[clash][0][0] in ("win", "loss", "move_limit")
+    assert after["greedy"] == found["greedy"]
+
 
 @pytest.mark.skipif(shutil.which("setpriv") is None and os.geteuid() == 0,
                     reason="root reads any file; setpriv is needed to drop that power")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 import textwrap
 from pathlib import Path
 
@@ -526,13 +527,25 @@ def test_a_file_baselines_options_are_read_from_its_source(tmp_path: Path) -> No
     ]
 
 
-def test_entrant_names_must_be_unique_across_teams_and_baselines(tmp_path: Path) -> None:
+def test_a_team_folder_named_as_a_baseline_plays_under_a_name_of_its_own(
+        tmp_path: Path) -> None:
+    """One team's folder name must not stop the whole class: a folder called as a baseline of
+    its side plays as a name made from its folder's, and the baseline keeps its name."""
     make_team(tmp_path / "subs", "greedy", None, {"multiAgents.py": AGENT_FILE})
-    found = problems(tmp_path, MINIMAL.replace("entrants:\n", "entrants:\n  submissions: subs\n"))
-    assert found == [
-        "entrants.baselines[0].name: the entrant name 'greedy' is already given at "
-        "entrants.submissions[greedy]"
-    ]
+    config = load_config(write(tmp_path, MINIMAL.replace("entrants:\n",
+                                                        "entrants:\n  submissions: subs\n")))
+    [team] = [e for e in config.entrants if e.kind == "team"]
+    assert team.name == team_entrant_name("greedy", {"greedy"}) != "greedy"
+    assert re.fullmatch(r"greedy-[0-9a-f]{8}", team.name)
+    assert team.folder == tmp_path / "subs" / "greedy"
+    assert config.entrant("greedy").kind == "baseline"
+    # Two baselines of one name are still the organizer's error.
+    twice = MINIMAL.replace("    - {name: greedy, agent: GreedyAgent}\n",
+                            "    - {name: greedy, agent: GreedyAgent}\n"
+                            "    - {name: greedy, agent: RandomAgent}\n")
+    assert problems(tmp_path, twice) == [
+        "entrants.baselines[1].name: the entrant name 'greedy' is already given at "
+        "entrants.baselines[0].name"]
 
 
 def test_team_folders(tmp_path: Path) -> None:

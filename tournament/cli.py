@@ -44,7 +44,13 @@ from tournament.browse import (
     short_message,
     viewer_start,
 )
-from tournament.config import ConfigError, TournamentConfig, describe_config, load_config
+from tournament.config import (
+    NAME_PATTERN,
+    ConfigError,
+    TournamentConfig,
+    describe_config,
+    load_config,
+)
 from tournament.exports import write_leaderboard_files
 from tournament.leaderboard import leaderboard
 from tournament.manifest import Manifest, ManifestError, read_manifest
@@ -323,10 +329,12 @@ def warn_unplayable_teams(config: TournamentConfig, problems: bool = True) -> No
         if entrant.folder is not None and entrant.folder.name != entrant.name \
                 and entrant.name not in seen:
             seen.add(entrant.name)
+            why = ("a baseline of its side has that name" if NAME_PATTERN.fullmatch(
+                entrant.folder.name) else "an entrant's name is up to 64 letters, digits and "
+                ". _ + - (it appears in game ids and file names)")
             console.print(f"warning: the team folder {clean(repr(entrant.folder.name))} plays "
-                          f"as {entrant.name}: an entrant's name is up to 64 letters, digits "
-                          "and . _ + - (it appears in game ids and file names); rename the "
-                          "folder to choose another", markup=False, style="yellow")
+                          f"as {entrant.name}: {why}; rename the folder to choose another",
+                          markup=False, style="yellow")
         if entrant.problem is not None and problems:
             side = "" if entrant.side == PACMAN else "ghost "
             console.print(f"warning: {side}team {entrant.name} cannot play, so its games are "

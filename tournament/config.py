@@ -35,7 +35,7 @@ import inspect
 import math
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields, replace
 from functools import partial
 from pathlib import Path
@@ -810,13 +810,15 @@ def _ghost_baseline(value: object, info: ValidationInfo) -> Entrant:
     )
 
 
-def team_entrant_name(folder_name: str) -> str:
-    """The entrant name of a team folder: the folder's own name when it is a valid name, else
-    one made from it (unusable characters as `_`, cut short, and 8 hex digits of the full
-    name's hash so that two folders never share one), so that a folder named `José García`
-    or holding a terminal escape still plays (as `Jos__Garc_a-978edf99`) instead of stopping
-    the tournament. The same folder name always gives the same entrant name."""
-    if NAME_PATTERN.fullmatch(folder_name):
+def team_entrant_name(folder_name: str, taken: Collection[str] = ()) -> str:
+    """The entrant name of a team folder: the folder's own name when it is a valid name not
+    `taken` (by a baseline of a side the team plays), else one made from it (unusable
+    characters as `_`, cut short, and 8 hex digits of the full name's hash so that two
+    folders never share one), so that a folder named `José García`, holding a terminal
+    escape or named as a baseline is (`reflex`) still plays (as `Jos__Garc_a-978edf99`,
+    `reflex-<hex>`) instead of stopping the tournament. The same folder name always gives the
+    same entrant name."""
+    if NAME_PATTERN.fullmatch(folder_name) and folder_name not in taken:
         return folder_name
     stem = re.sub(r"[^A-Za-z0-9._+-]", "_", folder_name).lstrip("._+-")[:48] or "team"
     digest = hashlib.sha256(os.fsencode(folder_name)).hexdigest()[:8]
@@ -883,6 +885,34 @@ def _team(sub: Path, name: str, side: str, chosen: FolderAgent | None = None) ->
     return team(takes_depth=options is None or "depth" in options, problem=problem)
 
 
+def _clear_of_baselines(everyone: list[tuple[str, Entrant]]) -> list[tuple[str, Entrant]]:
+    """A team folder named as a baseline of a side it plays is the team's accident, not the
+    config's error (one folder must not stop the whole class): the team plays under a name
+    made from its folder's (`team_entrant_name` with the baselines' names taken), on both its
+    sides, and `run` and `validate` say so."""
+    baselines: dict[str, set[str]] = {}
+    for path, entrant in everyone:
+        if not path.startswith(_TEAM_PATH):
+            baselines.setdefault(entrant.side, set()).add(entrant.name)
+    clashing: dict[Path, set[str]] = {}
+    for path, entrant in everyone:
+        if path.startswith(_TEAM_PATH) and entrant.folder is not None:
+            clashing.setdefault(entrant.folder, set()).update(baselines.get(entrant.side, ()))
+    out = []
+    for path, entrant in everyone:
+        if path.startswith(_TEAM_PATH) and entrant.folder is not None \
+                and entrant.name in clashing[entrant.folder]:
+            name = team_entrant_name(entrant.folder.name, clashing[entrant.folder])
+            entrant = replace(entrant, name=name)
+            path = f"{_TEAM_PATH}{name}]"
+        out.append((path, entrant))
+    return out
+
+
+#: The key path a team folder's problems are reported at, before its name.
+_TEAM_PATH = "entrants.submissions["
+
+
 def _teams(
     text: str, env: _Env, problems: _Problems, chosen: _FolderAgents
 ) -> tuple[Path | None, list[tuple[str, Entrant]]]:
@@ -911,7 +941,7 @@ def _teams(
         if sub.name.startswith((".", "_")) or not sub.is_dir():
             continue  # README files, .git, __pycache__: not teams (a link to a folder is)
         name = team_entrant_name(sub.name)
-        path = f"entrants.submissions[{name}]"
+        path = f"{_TEAM_PATH}{name}]"
         pacman, ghost, named = _team_sides(sub, chosen)
         for side, plays in ((PACMAN, pacman), (GHOSTS, ghost)):
             if plays:
@@ -998,6 +1028,7 @@ def _entrants(value: object, info: ValidationInfo) -> _Entrants:
             entrant = problems.run(partial(check, item, info), (key, i))
             if entrant is not None:
                 everyone.append((f"entrants.{key}[{i}].name", entrant))
+    everyone = _clear_of_baselines(everyone)
     first: dict[tuple[str, str], str] = {}
     for path, entrant in everyone:
         seen = (entrant.side, entrant.name)
