@@ -171,11 +171,12 @@ def test_resolve_team() -> None:
     split = submission(students=(Student("s1"), Student("s3")))
     assert resolve_team(split, roster) == (
         None, "its submitters are in different teams of m.csv: 'Alpha', 'Beta'")
+    # A submitter outside the mapping naming a team's student: refused, never that team's.
     partly = submission(source="gs: x", students=(Student("s1"), Student("s7", "Zed")))
-    team, warning = resolve_team(partly, roster)
-    assert team is not None and team.folder == "Alpha"
-    assert warning == ("gs: x: submitter s7 (Zed) is not in m.csv; the submission counts for "
-                       "team 'Alpha'")
+    assert resolve_team(partly, roster) == (
+        None, "submitter s7 (Zed) is in no team of m.csv, so this upload of theirs does not "
+              "count for team 'Alpha' of its other submitters; add them to m.csv if they "
+              "belong to it")
     by_email = submission(students=(Student("x", email="S3"),))
     assert resolve_team(by_email, roster)[0] == Team("Beta", "Beta", (Member("s3", "Cat"),))
     assert resolve_team(submission(team="s3"), roster)[0] == \

@@ -223,11 +223,15 @@ def _resolve_team(sub: Submission, roster: Roster | None) -> tuple[Team | None, 
         teams = ", ".join(repr(t.name) for t in found.values())
         return None, f"its submitters are in different teams of {roster.name}: {teams}"
     team = next(iter(found.values()))
-    warning = ""
     if unknown:
-        warning = (f"{sub.source}: submitter {', '.join(_describe(s) for s in unknown)} is not "
-                   f"in {roster.name}; the submission counts for team {team.name!r}")
-    return Team(team.folder, team.name, _members(team, sub.students)), warning
+        # Someone outside the mapping who names a team's student as a co-submitter (an LMS
+        # lets a submitter add any classmate) must not replace that team's files: refused,
+        # saying how to let it count (the mapping places the submitter).
+        who = ", ".join(_describe(s) for s in unknown)
+        return None, (f"submitter {who} is in no team of {roster.name}, so this upload of "
+                      f"theirs does not count for team {team.name!r} of its other submitters; "
+                      f"add them to {roster.name} if they belong to it")
+    return Team(team.folder, team.name, _members(team, sub.students)), ""
 
 
 def _newest_first(candidate: Candidate) -> tuple[dt.datetime, tuple[int, str], str]:
