@@ -404,6 +404,28 @@ def test_thinking_time_per_game_below_a_threshold(cup: TournamentConfig, moves: 
             in marks["beta"].reason)
 
 
+def test_thinking_time_never_rewards_failing_fast(cup: TournamentConfig) -> None:
+    """A game the team's own agent failed (a crash at its second move) is short: it does not
+    count towards the time, and a team that failed every game gets no time points."""
+    scheme = scheme_of(cup, """\
+        criteria:
+          - {name: time, kind: time, thresholds: [{below: 30, points: 1}]}
+        """)
+    games = table([game("alpha", i, "crash", wall=0.001, moves=3) for i in range(3)],
+                  [game("beta", 0, "crash", wall=0.001, moves=3),
+                   game("beta", 1, wall=1.0, moves=300)],
+                  # A ghost's failure is not beta's: gamma's game with one counts.
+                  [game("gamma", 0, "crash", culprit=1, wall=0.1, moves=30)])
+    marks = by_team(evaluate(scheme, games, cup, None))
+    assert marks["alpha"].mark == 0
+    assert marks["alpha"].reason == ("no game finished without a failure of its own: 0 (needs "
+                                     "a thinking time per game < 30 s)")
+    assert marks["beta"].mark == 0  # 100 s per game over the game it did not fail
+    assert marks["beta"].reason.startswith(
+        "thinking time 100 s per game (over the 1 game it did not fail): 0")
+    assert marks["gamma"].mark == 1
+
+
 # ---- gates, caps, penalties ------------------------------------------------------------------
 
 
@@ -429,8 +451,8 @@ def test_the_course_scheme_gates(cup: TournamentConfig, course: Scheme) -> None:
     assert marks["gamma"].mark == 0
     assert marks["gamma"].reason == (
         "time-out in 1 of 10 games: needs no time-out; wins 9/10: 0 (only with no time-out); "
-        "mean score 870: 0 (only with no time-out); thinking time 2 s per game: 0 (only with "
-        "no time-out)")
+        "mean score 870: 0 (only with no time-out); thinking time 2 s per game (over the 9 "
+        "games it did not fail): 0 (only with no time-out)")
     points = {g.criterion: (g.points, g.met, g.counted) for g in marks["gamma"].given}
     assert points["wins"] == (0, True, False) and points["no-timeout"] == (0, False, False)
 

@@ -299,12 +299,21 @@ def _per_game(criterion: Criterion, games: Any, words: str) -> Measured:
         return _on_scale(criterion, rule.scale, float(values.mean()),
                          f"{what} {_num(values.mean())}{words}")
     assert isinstance(rule, Time)
-    seconds = _thinking(games, rule.per, rule.clock).dropna()
+    # Only the games its own agent played to the end: a game it failed (a crash at its second
+    # move) is short, and counting it would reward failing fast; failures are the other
+    # criteria's (no_failures), and a team that failed every game has no time to mark.
+    own_failure = games["outcome"].isin(FAILURES) & (pd.to_numeric(games["culprit"]) == 0)
+    seconds = _thinking(games[~own_failure], rule.per, rule.clock).dropna()
     clock = "thinking time" if rule.clock == "wall" else "CPU time"
     if seconds.empty:
-        return Measured(f"no {clock} measured{words}", 0.0, False, "", _needs(criterion))
+        why = (f"no game finished without a failure of its own{words}" if own_failure.any()
+               else f"no {clock} measured{words}")
+        return Measured(why, 0.0, False, "", _needs(criterion))
+    over = (f" (over the {_plural(len(seconds), 'game')} it did not fail)"
+            if own_failure.any() else "")
     return _on_scale(criterion, rule.scale, float(seconds.mean()),
-                     f"{clock} {_num(seconds.mean())} s per {rule.per}{words}", unit=" s")
+                     f"{clock} {_num(seconds.mean())} s per {rule.per}{words}{over}",
+                     unit=" s")
 
 
 def pacman_moves(games: Any) -> Any:
