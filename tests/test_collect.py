@@ -746,3 +746,31 @@ def test_a_whole_export_inside_a_plain_folder_is_no_team(tmp_path: Path) -> None
     assert not (into / "submissions").exists()
     # Given as a source of its own, it is the export it is.
     assert collect([exports / "submissions.zip"], into).new == ["101", "102"]
+
+
+def test_late_take_of_the_same_files_again_is_not_late(tmp_path: Path) -> None:
+    """With --late take, a late upload of the very bytes a student handed in on time (checking
+    that the upload worked) is that on-time submission: the files were on time."""
+    folder = tmp_path / "canvas"
+    write(folder / "smithjane_1001_5001_multiAgents.py", agent("jane"), when("2024-03-01 10:00"))
+    write(folder / "smithjane_LATE_1001_5004_multiAgents.py", agent("jane"),
+          when("2024-03-02 10:00"))
+    write(folder / "roebob_1002_5002_multiAgents.py", agent("bob"), when("2024-03-01 10:00"))
+    write(folder / "roebob_LATE_1002_5003_multiAgents.py", agent("bob-fixed"),
+          when("2024-03-02 10:00"))
+    into = tmp_path / "teams"
+    collect([folder], into, deadline=when("2024-03-01 23:59"), late_policy="take")
+    manifest = read_manifest(into)
+    assert manifest is not None
+    jane, bob = manifest.team("1001"), manifest.team("1002")
+    assert jane is not None and bob is not None
+    assert (jane.late, jane.late_seconds, jane.submitted_at) == (False, 0.0,
+                                                                 "2024-03-01T10:00:00Z")
+    assert jane.source.endswith("smithjane_1001_5001_multiAgents.py")
+    again = entry(manifest, "smithjane_LATE_1001_5004_multiAgents.py")
+    assert again.status == "superseded" and again.reason.startswith(
+        "the same files as the team's submission before the deadline, which counts (not late)")
+    # Other files late: taken, and late.
+    assert bob.late and bob.late_seconds > 0
+    assert tree(into / "1002") == {"multiAgents.py": agent("bob-fixed")}
+    assert entry(manifest, "roebob_1002_5002_multiAgents.py").status == "superseded"

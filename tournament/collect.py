@@ -390,6 +390,8 @@ def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | N
             entries.append(_entry(candidate, LATE, late_reason(candidate, deadline)))
         collected: Candidate | None = None
         for candidate in plan.tries:
+            if candidate is collected:
+                continue  # an on-time submission taken for its identical late copy
             if collected is not None:
                 entries.append(_entry(candidate, SUPERSEDED,
                                       f"a newer submission of the team counts: "
@@ -401,6 +403,15 @@ def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | N
             except Refused as exc:
                 entries.append(_entry(candidate, REFUSED, exc.reason))
                 continue
+            if candidate.late:
+                same = _same_on_time(candidate, gathered, plan.tries,
+                                     staging_root / f"{number}-same", git_timeout)
+                if same is not candidate:
+                    entries.append(_entry(candidate, SUPERSEDED,
+                                          f"the same files as the team's submission before "
+                                          f"the deadline, which counts (not late): "
+                                          f"{same.submission.source}"))
+                    candidate = same
             collected = candidate
             old = previous.team(folder) if previous else None
             state = _place(gathered, into / folder, work)
@@ -428,6 +439,22 @@ def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | N
     write_csv(manifest_table(result.manifest, set(result.collected)), into / MANIFEST_TABLE,
               keep_unchanged=True)
     return result
+
+
+def _same_on_time(late: Candidate, gathered: Gathered, tries: Sequence[Candidate],
+                  staging: Path, git_timeout: float) -> Candidate:
+    """A late submission taken (`--late take`) whose files are byte for byte those of the
+    team's newest submission before the deadline is that one: the same files were on time, so
+    uploading them again late (a student checking that the upload worked) costs nothing."""
+    on_time = next((c for c in tries if not c.late), None)
+    if on_time is None:
+        return late
+    try:
+        earlier = gather(on_time.submission.files, staging, git_timeout)
+    except Refused:
+        return late
+    shutil.rmtree(earlier.folder, ignore_errors=True)
+    return on_time if earlier.files == gathered.files else late
 
 
 def _time(moment: dt.datetime | None) -> str | None:
