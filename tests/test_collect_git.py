@@ -10,14 +10,19 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.collect_helpers import agent, sha, snapshot, tree, write
-from tournament.collect import CollectError, collect
+from tournament.collect import CollectError
+from tournament.collect import collect as collect_any
 from tournament.manifest import read_manifest
 from tournament.times import parse_time
+
+#: The repositories here are made in the test, on this machine: allowed on purpose.
+collect = partial(collect_any, local_repositories=True)
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -220,3 +225,36 @@ def test_a_server_that_never_answers_is_a_timeout(tmp_path: Path) -> None:
     assert problem.startswith(f"repos.csv:2: team silent: git://127.0.0.1:{port}/x.git cannot "
                               "be fetched (git ")
     assert "took longer than 2 s" in problem
+
+
+def test_a_repository_of_this_machine_needs_local_repositories(tmp_path: Path,
+                                                               repos: dict) -> None:
+    """A URL in the list may come from a student: by default one naming a repository of this
+    machine (a path, file://) is refused, so that no student can make the staff's solutions
+    or another team's cached repository their submission."""
+    into = tmp_path / "teams"
+    listing = write(tmp_path / "student-urls.csv", (
+        "team,url,ref\n"
+        f"alpha,{repos['alpha']},main\n"
+        f"beta,file://{repos['beta']},main\n").encode())
+    result = collect_any([listing], into, deadline=DEADLINE)
+    assert result.collected == []
+    reasons = {e.team: e.reason for e in result.manifest.entries}
+    for team in ("alpha", "beta"):
+        assert reasons[team].startswith("a repository of this machine (a path or file://) is "
+                                        "collected only with --local-repositories")
+    assert not (into / "alpha").exists()
+    # Allowed on purpose, they are fetched (beta's commit came after the deadline: late).
+    allowed = collect([listing], into, deadline=DEADLINE)
+    assert allowed.new == ["alpha"]
+    assert {(e.team, e.status) for e in allowed.manifest.entries} == {("alpha", "late"),
+                                                                      ("beta", "late")}
+
+
+def test_what_git_reads_from_this_machine() -> None:
+    from tournament.sources import is_local_url
+    for url in ("/srv/repo.git", "repo", "./r", "file:///srv/r.git", "FILE://x", "a/b:c"):
+        assert is_local_url(url), url
+    for url in ("https://host/r.git", "ssh://host/r", "git@github.com:team/r.git",
+                "host:path/r.git", "git://host/r"):
+        assert not is_local_url(url), url

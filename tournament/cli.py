@@ -844,8 +844,12 @@ def parse_deadline(text: str | None) -> Any:
 @click.option("--strict", is_flag=True,
               help="Exit 1 on any problem or refused submission, not only when nothing "
                    "usable was collected.")
+@click.option("--local-repositories", is_flag=True,
+              help="Collect repositories of this machine (paths, file://) named in a "
+                   "repository list; off by default, since a URL a student gave could name "
+                   "any repository the organizer can read.")
 def collect(sources: tuple[Path, ...], into: Path, mapping: Path | None, deadline: str | None,
-            late_policy: str, strict: bool) -> None:
+            late_policy: str, strict: bool, local_repositories: bool) -> None:
     """Turn LMS exports (Canvas, Moodle, Gradescope), plain folders of zips or folders, and
     lists of git repositories (.csv or .yaml) into team folders under DIR and a manifest
     (manifest.json, manifest.csv). Unchanged sources change nothing; teams already in DIR
@@ -857,7 +861,8 @@ def collect(sources: tuple[Path, ...], into: Path, mapping: Path | None, deadlin
     try:
         result = run_collect(list(sources), into, mapping=mapping, deadline=when,
                              late_policy=late_policy,
-                             command=" ".join(["tournament", *sys.argv[1:]]))
+                             command=" ".join(["tournament", *sys.argv[1:]]),
+                             local_repositories=local_repositories)
     except CollectError as exc:
         die(str(exc))
     print_collection(result, into, when)

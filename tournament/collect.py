@@ -276,7 +276,8 @@ def collect(sources: Sequence[Path], into: Path, *, mapping: Path | None = None,
             deadline: dt.datetime | None = None, late_policy: str = LATE_ASIDE,
             git_timeout: float = GIT_TIMEOUT,
             clock: Callable[[], dt.datetime] | None = None,
-            command: str = "tournament collect") -> CollectResult:
+            command: str = "tournament collect",
+            local_repositories: bool = False) -> CollectResult:
     """Collect `sources` into team folders under `into`, write the manifest, and say what was
     done. Raises CollectError, before anything is written, when the mapping or a repository
     list cannot be read at all, or another process holds `into`."""
@@ -303,7 +304,7 @@ def collect(sources: Sequence[Path], into: Path, *, mapping: Path | None = None,
         work.mkdir()
         try:
             return _collect(sources, into, work, roster, deadline, late_policy, git_timeout,
-                            now)
+                            now, local_repositories)
         finally:
             shutil.rmtree(work, ignore_errors=True)
     finally:
@@ -351,7 +352,7 @@ def recover(into: Path) -> list[str]:
 
 def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | None,
              deadline: dt.datetime | None, late_policy: str, git_timeout: float,
-             now: dt.datetime) -> CollectResult:
+             now: dt.datetime, local_repositories: bool) -> CollectResult:
     problems: list[str] = list(roster.problems) if roster else []
     try:
         previous = read_manifest(into)
@@ -364,7 +365,7 @@ def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | N
         try:
             read = read_source(source, work / f"source-{index}",
                                git_cache=into / CACHE_FOLDER, deadline=deadline,
-                               git_timeout=git_timeout)
+                               git_timeout=git_timeout, local_repositories=local_repositories)
         except OSError as exc:
             problems.append(f"{source.name}: cannot be read: {exc.strerror or exc}; left out")
             continue

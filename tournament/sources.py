@@ -242,7 +242,8 @@ def _disk_time(path: Path, budget: int = 10_000) -> dt.datetime | None:
 
 
 def read_source(path: Path, work: Path, *, git_cache: Path,
-                deadline: dt.datetime | None, git_timeout: float) -> SourceRead:
+                deadline: dt.datetime | None, git_timeout: float,
+                local_repositories: bool = False) -> SourceRead:
     """Read one source. `work` is an empty folder this read may use (an export archive is
     unpacked there); `git_cache` holds fetched repositories. Raises GitListError for a
     repository list that cannot be read at all (the organizer's own file); everything else
@@ -252,7 +253,7 @@ def read_source(path: Path, work: Path, *, git_cache: Path,
     if path.is_dir():
         return _read_root(path, label, _Times(path, None))
     if path.is_file() and path.suffix.lower() in GIT_LIST_SUFFIXES:
-        return read_git_source(path, git_cache, deadline, git_timeout)
+        return read_git_source(path, git_cache, deadline, git_timeout, local_repositories)
     if not path.is_file():
         return SourceRead(problems=[f"{path}: not a folder, an archive or a repository list"])
     try:
@@ -642,14 +643,23 @@ def _read_folder(root: Path, label: str, entries: list[os.DirEntry[str]],
 
 
 def read_git_source(path: Path, git_cache: Path, deadline: dt.datetime | None,
-                    git_timeout: float) -> SourceRead:
+                    git_timeout: float, local_repositories: bool = False) -> SourceRead:
     """Fetch every repository of a list and give, per repository, its newest commit (the
     ref's tip) and, when that came after the deadline, the newest commit before it too, so
-    that the selection can take either (`--late take` or `aside`)."""
+    that the selection can take either (`--late take` or `aside`). A repository of this
+    machine (a path, `file://`) is refused unless `local_repositories`: a URL a student
+    handed in could otherwise name any repository the organizer can read (the staff's
+    solutions, another team's cache) and make it that student's submission."""
     rows, problems = read_git_list(path)
     read = SourceRead(problems=list(problems))
     for row in rows:
         source = f"{GIT}: {row.url}@{row.ref}"
+        if is_local_url(row.url) and not local_repositories:
+            read.unusable.append(Unusable(
+                source, "a repository of this machine (a path or file://) is collected only "
+                "with --local-repositories: a URL a student gave could name any repository "
+                "the organizer can read", team=row.team))
+            continue
         try:
             repo, commits = fetch(row, git_cache, git_timeout)
         except GitProblem as exc:
@@ -659,6 +669,15 @@ def read_git_source(path: Path, git_cache: Path, deadline: dt.datetime | None,
             continue
         read.submissions.extend(_commit_submissions(row, repo, commits, source, deadline))
     return read
+
+
+def is_local_url(url: str) -> bool:
+    """Whether git reads `url` from this machine: `file://`, or a path (git takes `host:path`
+    for ssh only when a colon comes before any slash)."""
+    if "://" in url:
+        return url.lower().startswith("file://")
+    colon, slash = url.find(":"), url.find("/")
+    return colon < 0 or (0 <= slash < colon)
 
 
 def _commit_submissions(row: GitListRow, repo: Path, commits: list[Any], source: str,
