@@ -5,7 +5,9 @@
 #   30 2 * * *  cd /srv/ai-course && /opt/pacman-arena/tournaments/nightly.sh >> nightly.log 2>&1
 #
 # Settings come from the environment, or from ./nightly.env when it exists (plain
-# NAME=value lines, read with `.`); the defaults are the names the README uses:
+# NAME=value lines, read with `.`); the defaults are the names the README uses. SOURCES and
+# COLLECT_OPTIONS are split at spaces (several sources, several options), so the paths in
+# them cannot hold a space:
 #
 #   CONFIG=course.yaml        the tournament config (entrants.submissions: the collected folder)
 #   SCHEME=marks.yaml         the marking scheme (docs/marks.md)
@@ -44,6 +46,8 @@ if command -v flock >/dev/null 2>&1; then
         echo "== another nightly loop runs in $(pwd) (.nightly.lock is held); stopping" >&2
         exit 2
     fi
+else
+    echo "== flock(1) is not installed: nothing stops a second loop in this folder" >&2
 fi
 
 status=0
