@@ -49,17 +49,10 @@ from pacman.files import FileProblem, read_bounded
 from pacman.teamfolder import TeamFolderError, read_team_file, team_files
 
 
-class SubmissionError(ValueError):
+class SubmissionError(problems.KindedError):
     """An agent reference that cannot be resolved or loaded; the message says why, and
     `problem` (one of `pacman.problems.KINDS`) what kind of problem it is, for the tables
     that sort teams by what they have to fix (`tournament validate`)."""
-
-    def __init__(self, message: str, problem: str = problems.UNRESOLVED) -> None:
-        super().__init__(message)
-        self.problem = problem
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return type(self), (str(self), self.problem)
 
 
 class SourceError(SubmissionError):

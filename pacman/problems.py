@@ -148,6 +148,19 @@ def where_in(path: str, line: int | None, root: str) -> str:
     return place(f"{rel}:{line}" if line else rel)
 
 
+class KindedError(ValueError):
+    """An error about a team's files that knows which kind of problem it is (`problem`, one
+    of KINDS): the loader's SubmissionError is one. Here, so that `detail_of` reads the kind
+    without importing the loader (which imports this module)."""
+
+    def __init__(self, message: str, problem: str = UNRESOLVED) -> None:
+        super().__init__(message)
+        self.problem = problem
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (str(self), self.problem)
+
+
 def detail_of(exc: BaseException, root: str) -> Detail:
     """What an exception the agent's code raised (or the loader raised about it) tells:
     a syntax error's file and line, a missing module's name, the loader's own kind
@@ -168,9 +181,7 @@ def _detail_of(exc: BaseException, root: str) -> Detail:
     if isinstance(cause, ModuleNotFoundError):
         name = cause.name if isinstance(cause.name, str) else ""
         return Detail(MISSING_MODULE, where, name if _MODULE_NAME.fullmatch(name) else "")
-    from pacman.loader import SubmissionError  # the loader imports this module
-
-    problem = exc.problem if isinstance(exc, SubmissionError) else ""
+    problem = exc.problem if isinstance(exc, KindedError) else ""
     return Detail(problem if problem in KINDS and problem != UNRESOLVED else "", where)
 
 
