@@ -92,3 +92,26 @@ def _svg(fig: Figure, salt: str) -> str:
     text = out.getvalue()
     start = text.find("<svg")
     return text[start:] if start >= 0 else text
+
+
+def objective_svg(generations: Any, objective: str) -> str:
+    """A tuning run's objective per generation (`tournament tune`): the best candidate's and
+    the mean over the generation's candidates, and the best so far. Every candidate of a run
+    plays the same games, so the curves compare like with like; a generation without a
+    value (no candidate reached the floor of `mean_score_wins`) leaves a gap."""
+    from matplotlib.figure import Figure
+
+    x = generations["generation"].to_numpy(dtype=float)
+    fig = Figure(figsize=(6.0, 4.0))
+    ax = fig.add_subplot()
+    ax.plot(x, generations["best"].to_numpy(dtype=float), marker="o", label="best")
+    ax.plot(x, generations["mean"].to_numpy(dtype=float), marker=".", label="mean")
+    ax.plot(x, generations["best_so_far"].to_numpy(dtype=float), linestyle="--",
+            label="best so far")
+    ax.set_xlabel("generation")
+    ax.set_ylabel(label(objective))
+    ax.set_title("Objective per generation (the same seeds for every candidate)")
+    if len(x):
+        ax.set_xticks(x if len(x) <= 20 else x[:: max(1, len(x) // 10)])
+    ax.legend()
+    return _svg(fig, "objective")
