@@ -506,12 +506,15 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
         if store is not None:
             say(f"stopped: the games played are kept in {store.path}; run the same command "
                 "again to go on from there")
-        sys.exit(STOPPED_STATUS)
+        ended = SystemExit(STOPPED_STATUS)
+        raise ended from None
     except TuneFailed as exc:
+        ended = SystemExit(1)
         die(str(exc), 1)
     except ClusterError as exc:
         console.print(f"stopped: {exc}; the games played are kept", markup=False)
-        sys.exit(1)
+        ended = SystemExit(1)
+        raise ended from None
     except BaseException as exc:
         ended = exc
         raise

@@ -20,7 +20,8 @@ reduction is kept; seeded, so the same games give the same interval). For `mean_
 `win_rate` that is the mean of the per-game differences (score, or won 0/1); for
 `mean_score_wins`, a mean over a subset of games that differs between the two sides, there
 is no per-game difference, so each resample's difference of the two means is taken. An
-interval that includes 0 is "no improvement"; a tuned result below the floor is none either.
+interval that includes 0 is "no improvement"; a tuned result below the floor is none either,
+and fewer than `MIN_PAIRS` pairs give no interval.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ WORSE = "worse"
 #: always give the same interval.
 RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0
+#: Pairs below which no interval is given (so no verdict but "no improvement"): one pair
+#: tells nothing of the spread.
+MIN_PAIRS = 2
 #: Resamples drawn at once (memory stays bounded for many games).
 _BLOCK = 500
 
@@ -198,7 +202,7 @@ def compare(objective: Objective, start: Sequence[tuple[float, bool]],
         now = float(_statistic(name, b_score, b_won)) if n else math.nan
         found = np.concatenate(draws[name]) if draws[name] else np.empty(0)
         found = found[np.isfinite(found)]
-        if found.size:
+        if found.size and n >= MIN_PAIRS:
             low, high = (float(q) for q in np.quantile(found, [alpha / 2, 1 - alpha / 2]))
         else:
             low = high = math.nan

@@ -40,6 +40,7 @@ from pacman.layout import load_layout
 from pacman.limits import Limits
 from pacman.loader import AgentRef, SubmissionError, resolve
 from pacman.rules import RULESETS
+from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.state import GameState
 from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, load_yaml
 from tournament.checking import (
@@ -50,6 +51,8 @@ from tournament.checking import (
     Whole,
     choice,
     did_you_mean,
+    list_of,
+    plain,
     problem,
     problem_lines,
     show,
@@ -66,7 +69,14 @@ from tournament.config import (
     limits_value,
     slug,
 )
-from tournament.objective import MEAN_SCORE, MEAN_SCORE_WINS, OBJECTIVES, WIN_RATE, Objective
+from tournament.objective import (
+    MEAN_SCORE,
+    MEAN_SCORE_WINS,
+    MIN_PAIRS,
+    OBJECTIVES,
+    WIN_RATE,
+    Objective,
+)
 
 #: The linear evaluations a built-in agent's weights can start from, by name.
 LINEAR: dict[str, Mapping[str, float]] = {"better": DEFAULT_WEIGHTS, "contest": CONTEST_WEIGHTS}
@@ -143,6 +153,10 @@ class TuneConfig:
     comparison_games: int
     workers: int | None = None
     scheduler: str | None = None
+    #: Sandbox guarantees a file agent may play without (as a config's `sandbox:`).
+    accept_missing: tuple[str, ...] = ()
+    #: Where the run's secret is kept (None: in the output folder), as a config's.
+    secret_file: Path | None = None
     source: Path | None = None
 
     @property
@@ -374,7 +388,13 @@ class _ProtocolIn(StrictMapping):
 
 
 class _ComparisonIn(StrictMapping):
-    games: Positive = DEFAULT_COMPARISON_GAMES
+    games: Annotated[int, PlainValidator(whole(MIN_PAIRS))] = DEFAULT_COMPARISON_GAMES
+
+
+class _SandboxIn(StrictMapping):
+    accept_missing: Annotated[tuple[str, ...], PlainValidator(list_of(
+        "sandbox guarantees", plain(choice(GUARANTEE_NAMES, "sandbox guarantee")),
+        path="sandbox.accept_missing"))] = ()
 
 
 class _TuneIn(StrictMapping):
@@ -402,6 +422,9 @@ class _TuneIn(StrictMapping):
     workers: Annotated[int | None, PlainValidator(whole(1))] = None
     scheduler: Annotated[str | None, PlainValidator(
         text("a Dask scheduler address like tcp://host:8786"))] = None
+    sandbox: _SandboxIn = Field(default_factory=_SandboxIn)
+    secret_file: Annotated[str | None, PlainValidator(
+        text("a file for the run's secret"))] = None
 
 
 # ---- across keys ---------------------------------------------------------------------------
@@ -483,7 +506,10 @@ def _features_of(shape: _TuneIn, reference: str, problems: Problems) -> dict[str
 
 
 def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weight, ...]:
-    """Each weight's name against the evaluation, and its start, scale and bounds."""
+    """Each weight's name against the evaluation, and its start, scale and bounds (nothing
+    to check them against while the evaluation is missing)."""
+    if not kind:
+        return ()
     known: Mapping[str, float] | None = LINEAR.get(kind)
     produced: dict[str, float] | None = None
     function = shape.evaluation[1] if shape.evaluation is not None else ""
@@ -576,6 +602,9 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
         comparison_games=shape.comparison.games,
         workers=shape.workers,
         scheduler=shape.scheduler,
+        accept_missing=shape.sandbox.accept_missing,
+        secret_file=None if shape.secret_file is None else
+        (base / Path(shape.secret_file).expanduser()).resolve(),
     )
     if ref.builtin:
         _try_building(config, problems)

@@ -51,6 +51,7 @@ from tournament.config import (
     GhostSetting,
     GridConfig,
     RecordConfig,
+    SandboxConfig,
     TournamentConfig,
 )
 from tournament.objective import Difference, Measure, compare, cost, measure
@@ -234,6 +235,8 @@ def tournament_config(config: TuneConfig, entrants: Sequence[Entrant], seed: int
         workers=config.workers,
         scheduler=config.scheduler,
         record=RecordConfig("failures"),
+        sandbox=SandboxConfig(config.accept_missing),
+        secret_file=config.secret_file,
         source=config.source,
     )
 

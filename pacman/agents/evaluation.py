@@ -359,8 +359,7 @@ def feature_value(found: object, name: str, source: str) -> float:
         value = found[name]
     except KeyError:
         raise ValueError(f"{source} returned no feature {name!r}") from None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not math.isfinite(value):
+    if not isinstance(value, numbers.Real) or not math.isfinite(value):  # a bool is 0 or 1
         raise ValueError(f"{source}: feature {name!r} is {value!r:.60}, not a finite number")
     return float(value)
 
