@@ -260,3 +260,46 @@ def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
     (team / "myAgents.py").write_text(TEAM_AGENT + "\n# changed\n")
     tournament("tune", "tune.yaml", cwd=tmp_path)
     assert runs(out / "results.sqlite") == [("finished", 6), ("finished", 6)]
+
+
+FEATURES = """\
+def phi(state):
+    return {"score": state.getScore(), "dots": state.getNumFood()}
+"""
+
+
+def test_on_dask_a_feature_function_travels_in_the_runs_snapshot(tmp_path: Path) -> None:
+    """The candidates name the feature function by its place in the run's snapshot
+    (`<digest>/<folder>/feats.py:phi`), which no worker's folder holds: a Dask worker plays
+    it from the bundle it was sent, and the games are those of the local pool."""
+    distributed = pytest.importorskip("distributed")
+    secret = tmp_path / "secret"
+    secret.write_text(SECRET)
+    secret.chmod(0o600)
+    results = {}
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        for where in ("pool", "dask"):
+            folder = tmp_path / where / "run"
+            folder.mkdir(parents=True)
+            (folder / "feats.py").write_text(FEATURES)
+            scheduler = f"scheduler: {cluster.scheduler_address}\n" if where == "dask" else ""
+            (folder / "tune.yaml").write_text(textwrap.dedent(f"""\
+                name: travels
+                evaluation: {{features: feats.py:phi}}
+                weights: {{score: {{start: 1, scale: 0.2}}, dots: -10}}
+                protocol: {{layout: testClassic, num_ghosts: 1, depth: 1, max_moves: 300}}
+                games: 2
+                budget: {{generations: 1}}
+                population: 2
+                comparison: {{games: 2}}
+                output: out
+                secret_file: {secret}
+                """) + scheduler)
+            log = tournament("tune", "tune.yaml", cwd=folder).stdout
+            assert ("Dask cluster at" in log) == (where == "dask")
+            with sqlite3.connect(folder / "out" / "results.sqlite") as conn:
+                assert conn.execute("SELECT count(*) FROM games WHERE outcome IN "
+                                    "('win', 'loss', 'move_limit')").fetchone() == (8,)
+            results[where] = (folder / "out" / "candidates.csv").read_text()
+    assert results["dask"] == results["pool"]
