@@ -257,3 +257,16 @@ def test_the_command_exits_2_naming_the_problems_and_writes_nothing(tmp_path: Pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml", "feats.py"]
     out = tournament("tune", "missing.yaml", cwd=tmp_path)
     assert out.returncode == 2 and "missing.yaml" in out.stderr
+
+
+def test_the_shipped_cs221_file_is_the_cs221_protocol() -> None:
+    from tournament.tuneconfig import load_tune
+    from tournament.tuning import total_games
+
+    config = load_tune(REPO / "tournaments" / "tune-cs221.yaml")
+    protocol = config.protocol
+    assert (protocol.layout.name, protocol.ghosts, protocol.num_ghosts, protocol.depth,
+            protocol.rules) == ("smallClassic", "RandomGhost", 2, 2, "cs221")
+    assert (config.agent, config.evaluation) == ("ExpectimaxAgent", "better")
+    assert "score" not in [w.name for w in config.weights]  # it fixes the scale
+    assert total_games(config) == 26_000  # the hour its comments measure
