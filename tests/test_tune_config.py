@@ -136,7 +136,7 @@ def test_weights_and_options_are_checked_against_the_agent_and_evaluation(
     ]
     assert problems({"agent": "GreedyAgent"}, tmp_path) == [
         "agent: GreedyAgent takes no weights option, so it has nothing to tune; tune a search "
-        "agent (ExpectimaxAgent, AlphaBetaAgent, MinimaxAgent, ReflexAgent, AnytimeAgent, "
+        "agent (ReflexAgent, MinimaxAgent, AlphaBetaAgent, ExpectimaxAgent, AnytimeAgent, "
         "MCTSAgent)",
         "protocol.depth: GreedyAgent takes no depth option; give time_limit for an agent with "
         "a time budget, or nothing"]

@@ -38,7 +38,7 @@ from pacman.agents.evaluation import (
 from pacman.describe import clean, describe
 from pacman.layout import load_layout
 from pacman.limits import Limits
-from pacman.loader import AgentRef, SubmissionError, resolve
+from pacman.loader import BUILTIN_PREFIX, AgentRef, SubmissionError, builtin_names, resolve
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.state import GameState
@@ -175,6 +175,12 @@ class TuneConfig:
         if self.protocol.time_limit is not None:
             out.append((TIME_OPTION, repr(self.protocol.time_limit)))
         return tuple(out)
+
+
+def tunable_agents() -> list[str]:
+    """The built-in Pacman agents that take `weights`."""
+    return [name for name in builtin_names("pacman")
+            if "weights" in (agent_options(resolve(BUILTIN_PREFIX + name)) or [])]
 
 
 def default_population(dimensions: int) -> int:
@@ -448,8 +454,7 @@ def _agent_checks(shape: _TuneIn, problems: Problems) -> str:
             kind = shape.evaluation[0]
         if not takes("weights"):
             problems.add(("agent",), f"{ref.name} takes no weights option, so it has nothing "
-                         "to tune; tune a search agent (ExpectimaxAgent, AlphaBetaAgent, "
-                         "MinimaxAgent, ReflexAgent, AnytimeAgent, MCTSAgent)")
+                         f"to tune; tune a search agent ({', '.join(tunable_agents())})")
     else:
         kind = OWN
         if shape.evaluation is not None:
