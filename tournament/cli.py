@@ -407,7 +407,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
     from tournament.outputs import Keeper
     from tournament.progress import ProgressLines
     from tournament.runner import Snapshots
-    from tournament.tuneconfig import FEATURES, TuneError, load_tune
+    from tournament.tuneconfig import FEATURE_FUNCTION, TuneError, load_tune
     from tournament.tuning import (
         Games,
         TuneFailed,
@@ -448,13 +448,13 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
         snapshots = Snapshots(cache)
         features = snapshot = files = ""
         where, _, function = config.features.rpartition(":")
-        if config.evaluation == FEATURES and where.endswith(".py"):
+        if config.evaluation == FEATURE_FUNCTION and where.endswith(".py"):
             taken = snapshots.of_file(Path(where))
             if not taken.id:
                 die(f"evaluation.features: {taken.problem}")
             snapshot = taken.id
             features = f"{snapshot}/{Path(where).name}:{function}"
-        elif config.evaluation == FEATURES:
+        elif config.evaluation == FEATURE_FUNCTION:
             features = config.features  # a module: the workers import it themselves
         if not config.builtin:
             agent = Path(config.agent.rpartition(":")[0] if ":" in config.agent

@@ -81,7 +81,7 @@ from tournament.objective import (
 #: The linear evaluations a built-in agent's weights can start from, by name.
 LINEAR: dict[str, Mapping[str, float]] = {"better": DEFAULT_WEIGHTS, "contest": CONTEST_WEIGHTS}
 #: `evaluation: {features: ...}`: the evaluation is a feature function's `w . phi`.
-FEATURES = "features"
+FEATURE_FUNCTION = "features"
 #: What a file agent evaluates with: its own code (the tuner passes it `weights=` only).
 OWN = "own"
 #: The options the tuner sets on each candidate (so `args:` may not).
@@ -269,15 +269,17 @@ def _evaluation(value: object, info: ValidationInfo) -> tuple[str, str]:
         return value, ""
     if isinstance(value, dict):
         problems = Problems()
-        if set(value) != {FEATURES}:
+        if set(value) != {FEATURE_FUNCTION}:
             for key in value:
-                if key != FEATURES:
-                    problems.add((str(key),), f"unknown key{did_you_mean(str(key), [FEATURES])}; "
-                                 f"expected {FEATURES}: file.py:function")
-            if FEATURES not in value:
-                problems.add((FEATURES,), "required: the feature function, file.py:function")
+                if key != FEATURE_FUNCTION:
+                    hint = did_you_mean(str(key), [FEATURE_FUNCTION])
+                    problems.add((str(key),), f"unknown key{hint}; expected "
+                                 f"{FEATURE_FUNCTION}: file.py:function")
+            if FEATURE_FUNCTION not in value:
+                problems.add((FEATURE_FUNCTION,),
+                             "required: the feature function, file.py:function")
             problems.raise_any()
-        reference = text("file.py:function or package.module:function")(value[FEATURES])
+        reference = text("file.py:function or package.module:function")(value[FEATURE_FUNCTION])
         where, sep, function = reference.rpartition(":")
         if not sep or not where or not function.isidentifier():
             raise problem(f"expected file.py:function or package.module:function, got "
@@ -288,7 +290,7 @@ def _evaluation(value: object, info: ValidationInfo) -> tuple[str, str]:
                 raise problem(f"no such file {where!r} (looked for {file})",
                               at="evaluation.features")
             reference = f"{file}:{function}"
-        return FEATURES, reference
+        return FEATURE_FUNCTION, reference
     hint = did_you_mean(value, LINEAR) if isinstance(value, str) else ""
     raise problem(f"expected better, contest or {{features: file.py:function}}, got "
                   f"{show(value)}{hint}")
@@ -481,9 +483,9 @@ def _agent_checks(shape: _TuneIn, problems: Problems) -> str:
 def _features_of(shape: _TuneIn, reference: str, problems: Problems) -> dict[str, float] | None:
     """What the feature function returns on the protocol's start state, checked (every
     value a finite number); None with the problem recorded when it cannot be called."""
-    at = ("evaluation", FEATURES)
+    at = ("evaluation", FEATURE_FUNCTION)
     try:
-        function = load_function(reference, FEATURES)
+        function = load_function(reference, FEATURE_FUNCTION)
     except ValueError as exc:
         problems.add(at, str(exc))
         return None
@@ -518,7 +520,7 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weigh
     known: Mapping[str, float] | None = LINEAR.get(kind)
     produced: dict[str, float] | None = None
     function = shape.evaluation[1] if shape.evaluation is not None else ""
-    if kind == FEATURES:
+    if kind == FEATURE_FUNCTION:
         produced = _features_of(shape, function, problems)
     out = []
     for given in shape.weights:
@@ -537,7 +539,7 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weigh
         if start is None:
             if known is None:
                 problems.add((*at, "start"), "required: the start of a weight of "
-                             + ("a feature function" if kind == FEATURES else "an agent's "
+                             + ("a feature function" if kind == FEATURE_FUNCTION else "an agent's "
                                 "own evaluation") + " is not known")
                 continue
             start = float(known[given.name])
@@ -622,7 +624,7 @@ def _try_building(config: TuneConfig, problems: Problems) -> None:
     tournament builds its baselines: a bad option value is found before any game."""
     start = {w.name: w.start for w in config.weights}
     options = dict(config.options(start))
-    if config.evaluation == FEATURES:
+    if config.evaluation == FEATURE_FUNCTION:
         options["features"] = config.features
     if config.protocol.depth is not None:
         options["depth"] = str(config.protocol.depth)

@@ -56,7 +56,7 @@ from tournament.config import (
 )
 from tournament.objective import Difference, Measure, compare, cost, measure
 from tournament.schedule import cells, game_seed, schedule
-from tournament.tuneconfig import FEATURES, TuneConfig, Weight
+from tournament.tuneconfig import FEATURE_FUNCTION, LINEAR, TuneConfig, Weight
 
 #: A candidate's entrant name: its generation and its index in it.
 CANDIDATE_NAME = "g{generation:04d}-c{index:02d}"
@@ -412,12 +412,12 @@ def weights_document(config: TuneConfig, best: Evaluated, verdict: str) -> str:
     import yaml
 
     weights = {**config.base_weights, **best.candidate.as_dict()}
-    if config.evaluation in ("better", "contest"):
+    if config.evaluation in LINEAR:
         weights = {name: weights[name] for name in LINEAR_FEATURES}
     m = best.measure
-    where = (f"evalFn={config.evaluation}" if config.evaluation in ("better", "contest")
+    where = (f"evalFn={config.evaluation}" if config.evaluation in LINEAR
              else f"features={config.features.rpartition('/')[2]}"
-             if config.evaluation == FEATURES else f"agent {Path(config.agent).name}")
+             if config.evaluation == FEATURE_FUNCTION else f"agent {Path(config.agent).name}")
     header = [
         f"# Weights tuned by `tournament tune` ({config.name}): {config.objective.describe()} "
         f"{m.value:.1f}",
