@@ -70,8 +70,9 @@ def test_a_tiny_tuning_run_writes_its_results_and_a_second_plays_nothing(
     out = tmp_path / "out"
     assert "generation 1/2: best" in first and "generation 2/2: best" in first
     assert "tuned against start on 2 fresh games" in first
-    # 2 generations x 3 candidates x 2 games, and 2 games each for start and tuned.
-    assert runs(out / "results.sqlite") == [("finished", 16)]
+    # The start and 2 generations x 3 candidates, 2 games each; 2 each for start and tuned.
+    assert runs(out / "results.sqlite") == [("finished", 18)]
+    assert "start: " in first and "on the games every candidate plays" in first
     candidates = table(out / "candidates.csv")
     assert [c["entrant"] for c in candidates] == [
         "g0000-c00", "g0000-c01", "g0000-c02", "g0001-c00", "g0001-c01", "g0001-c02"]
@@ -103,7 +104,7 @@ def test_a_tiny_tuning_run_writes_its_results_and_a_second_plays_nothing(
     kept = {name: (out / name).read_bytes() for name in ("weights.yaml", "comparison.csv",
                                                           "candidates.csv")}
     again = tournament("tune", "tune.yaml", cwd=tmp_path).stdout
-    assert runs(out / "results.sqlite") == [("finished", 16), ("finished", 0)]
+    assert runs(out / "results.sqlite") == [("finished", 18), ("finished", 0)]
     assert "progress:" not in again  # nothing played, so no progress to tell
     assert {name: (out / name).read_bytes() for name in kept} == kept
 
@@ -184,10 +185,10 @@ def test_ctrl_c_keeps_what_is_stored_and_the_same_command_resumes_without_replay
     assert proc.returncode == 130, out
     assert "run the same command again to go on from there" in out
     (ended, kept), = runs(database)
-    assert ended == "stopped" and 5 <= kept == stored(database) < 33
+    assert ended == "stopped" and 5 <= kept == stored(database) < 36
     assert not (folder / "out" / "weights.yaml").exists()
     tournament("tune", "tune.yaml", cwd=folder)
-    total = 3 * 3 * 3 + 2 * 3
+    total = (1 + 3 * 3) * 3 + 2 * 3
     assert runs(database) == [("stopped", kept), ("finished", total - kept)]
     assert stored(database) == total  # each game stored once: none played twice
     for name in ("candidates.csv", "comparison.csv", "weights.yaml"):
@@ -243,7 +244,7 @@ def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
     first = tournament("tune", "tune.yaml", cwd=tmp_path).stdout
     assert "sandbox layers on:" in first
     out = tmp_path / "out"
-    assert runs(out / "results.sqlite") == [("finished", 6)]
+    assert runs(out / "results.sqlite") == [("finished", 7)]
     with sqlite3.connect(out / "results.sqlite") as conn:
         layers = {row[0] for row in conn.execute("SELECT sandbox FROM games")}
     assert "" not in layers  # every game played sandboxed
@@ -259,7 +260,7 @@ def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
     # A change to the team's file makes its games stale: played again, not taken as stored.
     (team / "myAgents.py").write_text(TEAM_AGENT + "\n# changed\n")
     tournament("tune", "tune.yaml", cwd=tmp_path)
-    assert runs(out / "results.sqlite") == [("finished", 6), ("finished", 6)]
+    assert runs(out / "results.sqlite") == [("finished", 7), ("finished", 7)]
 
 
 FEATURES = """\
@@ -300,6 +301,6 @@ def test_on_dask_a_feature_function_travels_in_the_runs_snapshot(tmp_path: Path)
             assert ("Dask cluster at" in log) == (where == "dask")
             with sqlite3.connect(folder / "out" / "results.sqlite") as conn:
                 assert conn.execute("SELECT count(*) FROM games WHERE outcome IN "
-                                    "('win', 'loss', 'move_limit')").fetchone() == (8,)
+                                    "('win', 'loss', 'move_limit')").fetchone() == (10,)
             results[where] = (folder / "out" / "candidates.csv").read_text()
     assert results["dask"] == results["pool"]

@@ -480,6 +480,8 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
         with ProgressLines(total_games(config), say) as lines:
             games = Games(config, store_player(store, executor, keeper, snapshots, secret,
                                                layers, lines, snapshot), features, files)
+            start = games.start_seen()
+            say(f"start: {_value(start)} ({_stats(start)}) on the games every candidate plays")
 
             def on_generation(generation: Any, done: list[Any]) -> None:
                 best, overall = generation.best, best_of(done)
@@ -487,7 +489,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
                     f"{_value(best.measure)} ({best.candidate.entrant}: "
                     f"{_stats(best.measure)}), mean {_objective(generation.mean)}; best so "
                     f"far {_value(overall.measure)} ({overall.candidate.entrant})")
-                write_progress(config, done)
+                write_progress(config, done, start)
 
             generations, why = search(config, games.evaluate, on_generation)
             if why:
@@ -498,8 +500,8 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
                 f"{config.comparison_games} fresh games each")
             differences, pairs = games.compare(best.candidate.as_dict())
         print_comparison(config.objective.describe(), differences, pairs)
-        written = write_results(config, best, differences, pairs)
-        written += write_progress(config, generations)
+        written = write_results(config, best, start, differences, pairs)
+        written += write_progress(config, generations, start)
         say(f"done in {time.perf_counter() - started:.0f}s; wrote {written[0]}, "
             + ", ".join(p.name for p in written[1:]))
     except KeyboardInterrupt:

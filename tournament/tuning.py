@@ -63,6 +63,9 @@ CANDIDATE_NAME = "g{generation:04d}-c{index:02d}"
 #: The comparison's entrants.
 START = "start"
 TUNED = "tuned"
+#: The starting weights on the tuning's own games: the reference the generations are drawn
+#: against (a name of its own: the comparison's `start` plays other seeds).
+START_SEEN = "start-tuning"
 #: Significant digits a candidate's weights are rounded to.
 DIGITS = 6
 #: The label the comparison's master seed is derived with (never the tuning's seeds).
@@ -333,6 +336,19 @@ class Games:
                              f"failure, so its weights cannot be judged; the first: {failed}")
         return measures_of(rows, [e.name for e in entrants], self.config)
 
+    def start_seen(self) -> Measure:
+        """The starting weights on the games every candidate plays (`START_SEEN`): where the
+        search starts from, on the same footing as its candidates."""
+        start = {w.name: w.start for w in self.config.weights}
+        tournament = tournament_config(self.config, [self.entrant(START_SEEN, start)],
+                                       self.config.seed, self.config.games)
+        rows = self.play_tournament(tournament, self.hashes(tournament))
+        failed = failure_of(rows)
+        if failed:
+            raise TuneFailed(f"every game of the starting weights was the agent's own "
+                             f"failure, so no weights can be judged; the first: {failed}")
+        return measures_of(rows, [START_SEEN], self.config)[0]
+
     def compare(self, tuned: dict[str, float]) -> tuple[list[Difference], int]:
         """The tuned weights against the start on fresh seeds, paired by seed: the
         differences and the number of pairs."""
@@ -405,7 +421,8 @@ def comparison_table(differences: Sequence[Difference], pairs: int) -> Any:
                                  "verdict", "games"])
 
 
-def weights_document(config: TuneConfig, best: Evaluated, verdict: str) -> str:
+def weights_document(config: TuneConfig, best: Evaluated, start: Measure,
+                     verdict: str) -> str:
     """weights.yaml: the best candidate's weights over the evaluation's own (every feature
     of `better`/`contest`, so the file says the whole evaluation), with how they were found.
     Usable as `-a evalFn=better,weights=weights.yaml` and in a tournament's `args`."""
@@ -420,9 +437,9 @@ def weights_document(config: TuneConfig, best: Evaluated, verdict: str) -> str:
              if config.evaluation == FEATURE_FUNCTION else f"agent {Path(config.agent).name}")
     header = [
         f"# Weights tuned by `tournament tune` ({config.name}): {config.objective.describe()} "
-        f"{m.value:.1f}",
-        f"# over {m.games} games ({m.wins} won) of {config.protocol.layout.name}; candidate "
-        f"{best.candidate.entrant}. For {where}.",
+        f"{_shown(m)}",
+        f"# over {m.games} games ({m.wins} won) of {config.protocol.layout.name}, where the "
+        f"start had {_shown(start)}; candidate {best.candidate.entrant}. For {where}.",
         f"# On {config.comparison_games} fresh games against the start: {verdict}.",
         f"# Tuned: {', '.join(w.name for w in config.weights)}.",
     ]
@@ -430,8 +447,10 @@ def weights_document(config: TuneConfig, best: Evaluated, verdict: str) -> str:
     return "\n".join(header) + "\n" + body
 
 
-def write_progress(config: TuneConfig, generations: Sequence[Generation]) -> list[Path]:
-    """candidates.csv, generations.csv and the plot, as they stand."""
+def write_progress(config: TuneConfig, generations: Sequence[Generation],
+                   start: Measure) -> list[Path]:
+    """candidates.csv, generations.csv and the plot (with the `start`'s objective on the
+    same games), as they stand."""
     from tournament.plots import objective_svg
     from tournament.tables import write_csv
 
@@ -439,25 +458,31 @@ def write_progress(config: TuneConfig, generations: Sequence[Generation]) -> lis
     write_csv(candidates_table(config, generations), out / CANDIDATES_FILE)
     table = generations_table(generations)
     write_csv(table, out / GENERATIONS_FILE)
-    write_atomic(out / PLOT_FILE, objective_svg(table, config.objective.describe()) + "\n")
+    write_atomic(out / PLOT_FILE, objective_svg(table, config.objective.describe(),
+                                                start.value) + "\n")
     return [out / CANDIDATES_FILE, out / GENERATIONS_FILE, out / PLOT_FILE]
 
 
-def write_results(config: TuneConfig, best: Evaluated, differences: Sequence[Difference],
-                  pairs: int) -> list[Path]:
+def _shown(found: Measure) -> str:
+    return f"{found.value:.1f}" if found.feasible else "no value (below the floor)"
+
+
+def write_results(config: TuneConfig, best: Evaluated, start: Measure,
+                  differences: Sequence[Difference], pairs: int) -> list[Path]:
     """weights.yaml and comparison.csv."""
     from tournament.tables import write_csv
 
     out = config.output
     write_csv(comparison_table(differences, pairs), out / COMPARISON_FILE)
     verdict = differences[0].verdict if differences else "not compared"
-    write_atomic(out / WEIGHTS_FILE, weights_document(config, best, verdict))
+    write_atomic(out / WEIGHTS_FILE, weights_document(config, best, start, verdict))
     return [out / WEIGHTS_FILE, out / COMPARISON_FILE]
 
 
 def total_games(config: TuneConfig) -> int:
-    """Games of the whole run: every candidate's, and both sides of the comparison."""
-    return (config.generations * config.population * config.games
+    """Games of the whole run: the start's and every candidate's on the tuning's seeds, and
+    both sides of the comparison."""
+    return ((1 + config.generations * config.population) * config.games
             + 2 * config.comparison_games)
 
 
