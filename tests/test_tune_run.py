@@ -103,9 +103,8 @@ def test_a_tiny_tuning_run_writes_its_results_and_a_second_plays_nothing(
     assert played.returncode == 0, played.stderr
     kept = {name: (out / name).read_bytes() for name in ("weights.yaml", "comparison.csv",
                                                           "candidates.csv")}
-    again = tournament("tune", "tune.yaml", cwd=tmp_path).stdout
+    tournament("tune", "tune.yaml", cwd=tmp_path)
     assert runs(out / "results.sqlite") == [("finished", 18), ("finished", 0)]
-    assert "progress:" not in again  # nothing played, so no progress to tell
     assert {name: (out / name).read_bytes() for name in kept} == kept
 
 
