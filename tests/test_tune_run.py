@@ -70,24 +70,30 @@ def test_a_tiny_tuning_run_writes_its_results_and_a_second_plays_nothing(
     out = tmp_path / "out"
     assert "generation 1/2: best" in first and "generation 2/2: best" in first
     assert "tuned against start on 2 fresh games" in first
-    # The start and 2 generations x 3 candidates, 2 games each; 2 each for start and tuned.
-    assert runs(out / "results.sqlite") == [("finished", 18)]
+    # The start, 2 generations x 3 candidates and the final mean, 2 games each; 2 each for
+    # start and tuned.
+    assert runs(out / "results.sqlite") == [("finished", 20)]
     assert "start: " in first and "on the games every candidate plays" in first
     candidates = table(out / "candidates.csv")
     assert [c["entrant"] for c in candidates] == [
-        "g0000-c00", "g0000-c01", "g0000-c02", "g0001-c00", "g0001-c01", "g0001-c02"]
+        "g0000-c00", "g0000-c01", "g0000-c02", "g0001-c00", "g0001-c01", "g0001-c02",
+        "final-mean"]
     assert all(c["games"] == "2" for c in candidates)
+    *tried, final = candidates
+    assert (final["generation"], final["candidate"]) == ("2", "")
     generations = table(out / "generations.csv")
     assert [g["generation"] for g in generations] == ["0", "1"]
-    best_row = max(candidates, key=lambda c: (float(c["objective"]), -candidates.index(c)))
+    best_row = max(tried, key=lambda c: (float(c["objective"]), -tried.index(c)))
     assert generations[-1]["best_so_far"] == best_row["objective"]
-    # weights.yaml: the best candidate's weights over better's own, every feature listed.
+    # weights.yaml: the search's final mean (result: mean, the default) over better's own
+    # weights, every feature listed.
     weights = load_weights(out / "weights.yaml")
     assert list(weights) == list(DEFAULT_WEIGHTS)
     for name in ("food_left", "nearest_food", "trapped"):
-        assert weights[name] == float(best_row[name])
+        assert weights[name] == float(final[name])
     assert weights["ghost_threat"] == DEFAULT_WEIGHTS["ghost_threat"]
     assert -400 <= weights["trapped"] <= 0
+    assert "the search's final mean (final-mean)" in (out / "weights.yaml").read_text()
     comparison = table(out / "comparison.csv")
     assert [c["statistic"] for c in comparison] == ["mean_score", "win_rate",
                                                     "mean_score_wins"]
@@ -104,7 +110,7 @@ def test_a_tiny_tuning_run_writes_its_results_and_a_second_plays_nothing(
     kept = {name: (out / name).read_bytes() for name in ("weights.yaml", "comparison.csv",
                                                           "candidates.csv")}
     tournament("tune", "tune.yaml", cwd=tmp_path)
-    assert runs(out / "results.sqlite") == [("finished", 18), ("finished", 0)]
+    assert runs(out / "results.sqlite") == [("finished", 20), ("finished", 0)]
     assert {name: (out / name).read_bytes() for name in kept} == kept
 
 
@@ -184,10 +190,10 @@ def test_ctrl_c_keeps_what_is_stored_and_the_same_command_resumes_without_replay
     assert proc.returncode == 130, out
     assert "run the same command again to go on from there" in out
     (ended, kept), = runs(database)
-    assert ended == "stopped" and 5 <= kept == stored(database) < 36
+    assert ended == "stopped" and 5 <= kept == stored(database) < 39
     assert not (folder / "out" / "weights.yaml").exists()
     tournament("tune", "tune.yaml", cwd=folder)
-    total = (1 + 3 * 3) * 3 + 2 * 3
+    total = (1 + 3 * 3 + 1) * 3 + 2 * 3  # start, candidates, final mean; comparison
     assert runs(database) == [("stopped", kept), ("finished", total - kept)]
     assert stored(database) == total  # each game stored once: none played twice
     for name in ("candidates.csv", "comparison.csv", "weights.yaml"):
@@ -237,6 +243,7 @@ def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
         budget: {generations: 1}
         population: 2
         comparison: {games: 2}
+        result: best
         workers: 2
         output: out
         """) + accept)
@@ -254,7 +261,11 @@ def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
                "classic" / "0.log").read_text()
         expected = sorted({"food": float(row["food"]), "ghost": float(row["ghost"])}.items())
         assert f"weights {expected}" in log
-    assert "weights.yaml" in first and "agent myAgents.py:TunedAgent" in \
+    # result: best: the best candidate's own weights, and no final mean played.
+    best = max(candidates, key=lambda c: (float(c["objective"]), -candidates.index(c)))
+    assert load_weights(out / "weights.yaml", None) == {"food": float(best["food"]),
+                                                        "ghost": float(best["ghost"])}
+    assert f"candidate {best['entrant']}. For agent myAgents.py:TunedAgent." in \
         (out / "weights.yaml").read_text()
     # A change to the team's file makes its games stale: played again, not taken as stored.
     (team / "myAgents.py").write_text(TEAM_AGENT + "\n# changed\n")
@@ -300,6 +311,6 @@ def test_on_dask_a_feature_function_travels_in_the_runs_snapshot(tmp_path: Path)
             assert ("Dask cluster at" in log) == (where == "dask")
             with sqlite3.connect(folder / "out" / "results.sqlite") as conn:
                 assert conn.execute("SELECT count(*) FROM games WHERE outcome IN "
-                                    "('win', 'loss', 'move_limit')").fetchone() == (10,)
+                                    "('win', 'loss', 'move_limit')").fetchone() == (12,)
             results[where] = (folder / "out" / "candidates.csv").read_text()
     assert results["dask"] == results["pool"]

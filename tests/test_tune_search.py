@@ -85,10 +85,10 @@ def asked(generations: list[Generation]) -> list[tuple[str, tuple[tuple[str, flo
 
 
 def test_the_same_seed_asks_the_same_candidates(tmp_path: Path) -> None:
-    first, _ = search(config(tmp_path), Store().evaluate)
-    again, _ = search(config(tmp_path), Store().evaluate)
+    first = search(config(tmp_path), Store().evaluate).generations
+    again = search(config(tmp_path), Store().evaluate).generations
     assert asked(first) == asked(again) and len(first) == 12
-    other, _ = search(config(tmp_path, seed=8), Store().evaluate)
+    other = search(config(tmp_path, seed=8), Store().evaluate).generations
     assert asked(other) != asked(first)
     names = [name for name, _ in asked(first)]
     assert names[:7] == ["g0000-c00", "g0000-c01", "g0000-c02", "g0000-c03", "g0000-c04",
@@ -97,33 +97,38 @@ def test_the_same_seed_asks_the_same_candidates(tmp_path: Path) -> None:
 
 def test_an_interrupted_search_resumes_evaluating_only_what_is_missing(
         tmp_path: Path) -> None:
-    whole, _ = search(config(tmp_path), Store().evaluate)
+    whole = search(config(tmp_path), Store().evaluate).generations
     store = Store()
     store.stop_after = 27  # in the middle of generation 4 (6 candidates each)
     with pytest.raises(KeyboardInterrupt):
         search(config(tmp_path), store.evaluate)
     assert store.played == 27
     store.stop_after = None
-    resumed, _ = search(config(tmp_path), store.evaluate)
-    assert asked(resumed) == asked(whole)
+    resumed = search(config(tmp_path), store.evaluate)
+    assert asked(resumed.generations) == asked(whole)
     assert store.played == len(asked(whole)) == 72  # nothing evaluated twice
-    assert best_of(resumed) == best_of(whole)
+    assert best_of(resumed.generations) == best_of(whole)
+    assert resumed.mean == search(config(tmp_path), Store().evaluate).mean
 
 
 def test_the_search_finds_better_weights_than_the_start(tmp_path: Path) -> None:
     cfg = config(tmp_path, budget={"generations": 30})
-    generations, _ = search(cfg, Store().evaluate)
+    generations = search(cfg, Store().evaluate).generations
     start = quadratic(Candidate(0, 0, tuple((w.name, w.start) for w in cfg.weights)))
     best = best_of(generations)
     assert best.measure.value > start.value
-    # Within a tenth of each weight's own size of the optimum.
+    # Within a tenth of each weight's own size of the optimum; the final mean too.
     for name, value in best.candidate.weights:
+        assert abs(value - TARGET[name]) < 0.1 * abs(TARGET[name]), (name, value)
+    mean = search(cfg, Store().evaluate).mean
+    assert mean.entrant == "final-mean"
+    for name, value in mean.weights:
         assert abs(value - TARGET[name]) < 0.1 * abs(TARGET[name]), (name, value)
 
 
 def test_candidates_keep_to_their_bounds_and_are_rounded(tmp_path: Path) -> None:
     cfg = config(tmp_path, sigma=3.0)
-    generations, _ = search(cfg, Store().evaluate)
+    generations = search(cfg, Store().evaluate).generations
     trapped = [dict(c.candidate.weights)["trapped"] for g in generations for c in g.evaluated]
     assert all(-300 <= t <= -50 for t in trapped)
     assert min(trapped) < -250 and max(trapped) > -100  # the bounds are reached, not a wall

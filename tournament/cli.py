@@ -407,7 +407,13 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
     from tournament.outputs import Keeper
     from tournament.progress import ProgressLines
     from tournament.runner import Snapshots
-    from tournament.tuneconfig import FEATURE_FUNCTION, TuneError, load_tune
+    from tournament.tuneconfig import (
+        FEATURE_FUNCTION,
+        RESULT_BEST,
+        TuneError,
+        describe_weights,
+        load_tune,
+    )
     from tournament.tuning import (
         Games,
         TuneFailed,
@@ -473,7 +479,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
         keeper = Keeper(config.output, store, snapshots.localize, run_id)
         say(f"{config.name}: {len(config.weights)} weights, {config.generations} generations "
             f"of {config.population} candidates, {config.games} games each, then "
-            f"{config.comparison_games} fresh games each for the start and the best: "
+            f"{config.comparison_games} fresh games each for the start and the result: "
             f"{total_games(config)} games at most; objective: "
             f"{config.objective.describe()}")
         started = time.perf_counter()
@@ -491,17 +497,25 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
                     f"far {_value(overall.measure)} ({overall.candidate.entrant})")
                 write_progress(config, done, start)
 
-            generations, why = search(config, games.evaluate, on_generation)
-            if why:
-                say(f"CMA-ES stopped by itself after {len(generations)} generations: {why}")
+            searched = search(config, games.evaluate, on_generation)
+            generations = searched.generations
+            if searched.stopped:
+                say(f"CMA-ES stopped by itself after {len(generations)} generations: "
+                    f"{searched.stopped}")
             best = best_of(generations)
-            say(f"best: {best.candidate.entrant}, {_value(best.measure)} "
-                f"({_stats(best.measure)}); comparing it with the start on "
+            say(f"best candidate: {best.candidate.entrant}, {_value(best.measure)} "
+                f"({_stats(best.measure)})")
+            result = games.result(searched)
+            if config.result != RESULT_BEST:
+                say(f"the search's final mean: {_value(result.measure)} "
+                    f"({_stats(result.measure)}), {describe_weights(result.candidate.as_dict())}")
+            say(f"comparing {result.candidate.entrant} with the start on "
                 f"{config.comparison_games} fresh games each")
-            differences, pairs = games.compare(best.candidate.as_dict())
+            differences, pairs = games.compare(result.candidate.as_dict())
         print_comparison(config.objective.describe(), differences, pairs)
-        written = write_results(config, best, start, differences, pairs)
-        written += write_progress(config, generations, start)
+        written = write_results(config, result, start, differences, pairs)
+        written += write_progress(config, generations, start,
+                                  None if config.result == RESULT_BEST else result)
         say(f"done in {time.perf_counter() - started:.0f}s; wrote {written[0]}, "
             + ", ".join(p.name for p in written[1:]))
     except KeyboardInterrupt:

@@ -88,6 +88,11 @@ OWN = "own"
 TUNER_OPTIONS = ("weights", "features", "evalFn", "depth", "timeLimit")
 #: The agent option a protocol's `time_limit` sets (the AnytimeAgent's time per move).
 TIME_OPTION = "timeLimit"
+#: What the run ends with (`result:`): the search distribution's final mean, or the best
+#: candidate evaluated (chosen on the tuning's games, so flattered by their luck).
+RESULT_MEAN = "mean"
+RESULT_BEST = "best"
+RESULTS = (RESULT_MEAN, RESULT_BEST)
 #: The initial step of the search, in units of each weight's scale, unless the file says.
 DEFAULT_SIGMA = 0.5
 DEFAULT_GAMES = 20
@@ -151,6 +156,7 @@ class TuneConfig:
     seed: int
     output: Path
     comparison_games: int
+    result: str = RESULT_MEAN
     workers: int | None = None
     scheduler: str | None = None
     #: Sandbox guarantees a file agent may play without (as a config's `sandbox:`).
@@ -427,6 +433,7 @@ class _TuneIn(StrictMapping):
     seed: Whole = 0
     output: Annotated[str | None, PlainValidator(text("a folder for the results"))] = None
     comparison: _ComparisonIn = Field(default_factory=_ComparisonIn)
+    result: Annotated[str, PlainValidator(choice(RESULTS, "result"))] = RESULT_MEAN
     workers: Annotated[int | None, PlainValidator(whole(1))] = None
     scheduler: Annotated[str | None, PlainValidator(
         text("a Dask scheduler address like tcp://host:8786"))] = None
@@ -607,6 +614,7 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
         output=(base / Path(shape.output or f"results/{slug(shape.name)}").expanduser())
         .resolve(),
         comparison_games=shape.comparison.games,
+        result=shape.result,
         workers=shape.workers,
         scheduler=shape.scheduler,
         accept_missing=shape.sandbox.accept_missing,

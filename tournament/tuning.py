@@ -24,6 +24,12 @@ x`, with x drawn around 0 with step `sigma`; bounds are the optimizer's own (`cm
 handling), candidates' weights are rounded to 6 significant digits (so that their options
 read well and their files are short) and then kept within the bounds.
 
+The run ends by default with the search distribution's final mean (`cma`'s `xfavorite`),
+not its best candidate: the best of many candidates measured on the same noisy games owes
+part of its lead to their luck, which the mean, a weighted average of each generation's
+better half, averages out (docs/tune.md has a measured example); `result: best` ends with
+the best candidate instead.
+
 The pure part (`search`: ask, evaluate, tell, generation by generation) takes the evaluation
 as a function, so its resumption is tested without games; `Games` is the side-effecting
 part, which plays a generation's missing games and measures every candidate from the
@@ -56,13 +62,15 @@ from tournament.config import (
 )
 from tournament.objective import Difference, Measure, compare, cost, measure
 from tournament.schedule import cells, game_seed, schedule
-from tournament.tuneconfig import FEATURE_FUNCTION, LINEAR, TuneConfig, Weight
+from tournament.tuneconfig import FEATURE_FUNCTION, LINEAR, RESULT_BEST, TuneConfig, Weight
 
 #: A candidate's entrant name: its generation and its index in it.
 CANDIDATE_NAME = "g{generation:04d}-c{index:02d}"
 #: The comparison's entrants.
 START = "start"
 TUNED = "tuned"
+#: The search's final mean, played on the tuning's games (`result: mean`).
+FINAL_MEAN = "final-mean"
 #: The starting weights on the tuning's own games: the reference the generations are drawn
 #: against (a name of its own: the comparison's `start` plays other seeds).
 START_SEEN = "start-tuning"
@@ -80,15 +88,17 @@ PLOT_FILE = "objective.svg"
 
 @dataclass(frozen=True)
 class Candidate:
-    """One point the optimizer asked for: its weights (the tuned ones, by name)."""
+    """One point the optimizer asked for (or its final mean, `name` `FINAL_MEAN`): its
+    weights (the tuned ones, by name)."""
 
     generation: int
     index: int
     weights: tuple[tuple[str, float], ...]
+    name: str = ""
 
     @property
     def entrant(self) -> str:
-        return CANDIDATE_NAME.format(generation=self.generation, index=self.index)
+        return self.name or CANDIDATE_NAME.format(generation=self.generation, index=self.index)
 
     def as_dict(self) -> dict[str, float]:
         return dict(self.weights)
@@ -176,6 +186,13 @@ class Optimizer:
     def tell(self, costs: Sequence[float]) -> None:
         self.es.tell(self._asked, list(costs))
 
+    def mean(self, generation: int) -> Candidate:
+        """The search distribution's mean (`cma`'s `xfavorite`, within the bounds): its
+        estimate of the best weights, in which each generation's luck of selection averages
+        out."""
+        return Candidate(generation, 0, weights_at(self.weights, self.es.result.xfavorite),
+                         FINAL_MEAN)
+
     def stop(self) -> str:
         """Why CMA-ES would stop by itself ('' while it would go on)."""
         reasons = {k: v for k, v in self.es.stop().items() if k not in ("maxiter", "maxfevals")}
@@ -186,19 +203,28 @@ class Optimizer:
 Evaluate = Callable[[int, list[Candidate]], list[Measure]]
 
 
+@dataclass(frozen=True)
+class Searched:
+    """What a search found: its generations, why it stopped early ('' when the budget ran
+    out) and the search distribution's final mean."""
+
+    generations: list[Generation]
+    stopped: str
+    mean: Candidate
+
+
 def search(config: TuneConfig, evaluate: Evaluate,
            on_generation: Callable[[Generation, list[Generation]], None] | None = None,
-           ) -> tuple[list[Generation], str]:
+           ) -> Searched:
     """Run the optimizer for the budget's generations (or until CMA-ES stops by itself):
     ask, evaluate, tell. Deterministic from `config` and what `evaluate` returns, so a run
-    that evaluates from stored games asks again exactly what an earlier run asked. Returns
-    the generations and why it stopped early ('' when the budget ran out)."""
+    that evaluates from stored games asks again exactly what an earlier run asked."""
     optimizer = Optimizer(config)
     done: list[Generation] = []
     for number in range(config.generations):
         why = optimizer.stop()
         if why:
-            return done, why
+            return Searched(done, why, optimizer.mean(number))
         candidates = optimizer.ask(number)
         measures = evaluate(number, candidates)
         if len(measures) != len(candidates):
@@ -209,7 +235,7 @@ def search(config: TuneConfig, evaluate: Evaluate,
         done.append(generation)
         if on_generation is not None:
             on_generation(generation, done)
-    return done, ""
+    return Searched(done, "", optimizer.mean(config.generations))
 
 
 def best_of(generations: Sequence[Generation]) -> Evaluated:
@@ -336,18 +362,30 @@ class Games:
                              f"failure, so its weights cannot be judged; the first: {failed}")
         return measures_of(rows, [e.name for e in entrants], self.config)
 
-    def start_seen(self) -> Measure:
-        """The starting weights on the games every candidate plays (`START_SEEN`): where the
-        search starts from, on the same footing as its candidates."""
-        start = {w.name: w.start for w in self.config.weights}
-        tournament = tournament_config(self.config, [self.entrant(START_SEEN, start)],
+    def on_tuning_games(self, name: str, weights: dict[str, float]) -> Measure:
+        """`weights` played as entrant `name` on the games every candidate plays: the start
+        (`START_SEEN`) and the final mean (`FINAL_MEAN`), on the same footing as the
+        candidates."""
+        tournament = tournament_config(self.config, [self.entrant(name, weights)],
                                        self.config.seed, self.config.games)
         rows = self.play_tournament(tournament, self.hashes(tournament))
         failed = failure_of(rows)
         if failed:
-            raise TuneFailed(f"every game of the starting weights was the agent's own "
-                             f"failure, so no weights can be judged; the first: {failed}")
-        return measures_of(rows, [START_SEEN], self.config)[0]
+            raise TuneFailed(f"every game of {name} was the agent's own failure, so its "
+                             f"weights cannot be judged; the first: {failed}")
+        return measures_of(rows, [name], self.config)[0]
+
+    def start_seen(self) -> Measure:
+        """The starting weights on the games every candidate plays."""
+        return self.on_tuning_games(START_SEEN, {w.name: w.start for w in self.config.weights})
+
+    def result(self, searched: Searched) -> Evaluated:
+        """The weights the run ends with (`result:`): the best candidate, or the search's
+        final mean, played on the tuning's games."""
+        if self.config.result == RESULT_BEST:
+            return best_of(searched.generations)
+        mean = searched.mean
+        return Evaluated(mean, self.on_tuning_games(mean.entrant, mean.as_dict()))
 
     def compare(self, tuned: dict[str, float]) -> tuple[list[Difference], int]:
         """The tuned weights against the start on fresh seeds, paired by seed: the
@@ -372,20 +410,24 @@ class Games:
 # ---- the results -------------------------------------------------------------------------
 
 
-def candidates_table(config: TuneConfig, generations: Sequence[Generation]) -> Any:
-    """candidates.csv: a row per candidate, its statistics and weights."""
+def candidates_table(config: TuneConfig, generations: Sequence[Generation],
+                     final: Evaluated | None = None) -> Any:
+    """candidates.csv: a row per candidate, its statistics and weights; with `final` (the
+    search's final mean, played on the same games) a last row for it, its candidate empty."""
     import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
     rows = []
-    for generation in generations:
-        for e in generation.evaluated:
-            m = e.measure
-            rows.append({
-                "generation": generation.number, "candidate": e.candidate.index,
-                "entrant": e.candidate.entrant, "games": m.games, "wins": m.wins,
-                "win_rate": m.win_rate, "mean_score": m.mean_score,
-                "mean_score_wins": m.mean_score_wins, "objective": m.value,
-                "feasible": m.feasible, **e.candidate.as_dict()})
+    found = [(g.number, e) for g in generations for e in g.evaluated]
+    if final is not None:
+        found.append((final.candidate.generation, final))
+    for number, e in found:
+        m = e.measure
+        rows.append({
+            "generation": number, "candidate": "" if e.candidate.name else e.candidate.index,
+            "entrant": e.candidate.entrant, "games": m.games, "wins": m.wins,
+            "win_rate": m.win_rate, "mean_score": m.mean_score,
+            "mean_score_wins": m.mean_score_wins, "objective": m.value,
+            "feasible": m.feasible, **e.candidate.as_dict()})
     columns = ["generation", "candidate", "entrant", "games", "wins", "win_rate",
                "mean_score", "mean_score_wins", "objective", "feasible",
                *(w.name for w in config.weights)]
@@ -439,7 +481,7 @@ def weights_document(config: TuneConfig, best: Evaluated, start: Measure,
         f"# Weights tuned by `tournament tune` ({config.name}): {config.objective.describe()} "
         f"{_shown(m)}",
         f"# over {m.games} games ({m.wins} won) of {config.protocol.layout.name}, where the "
-        f"start had {_shown(start)}; candidate {best.candidate.entrant}. For {where}.",
+        f"start had {_shown(start)}; {_which(best.candidate)}. For {where}.",
         f"# On {config.comparison_games} fresh games against the start: {verdict}.",
         f"# Tuned: {', '.join(w.name for w in config.weights)}.",
     ]
@@ -448,19 +490,25 @@ def weights_document(config: TuneConfig, best: Evaluated, start: Measure,
 
 
 def write_progress(config: TuneConfig, generations: Sequence[Generation],
-                   start: Measure) -> list[Path]:
+                   start: Measure, final: Evaluated | None = None) -> list[Path]:
     """candidates.csv, generations.csv and the plot (with the `start`'s objective on the
-    same games), as they stand."""
+    same games), as they stand; `final`: the search's final mean, once played."""
     from tournament.plots import objective_svg
     from tournament.tables import write_csv
 
     out = config.output
-    write_csv(candidates_table(config, generations), out / CANDIDATES_FILE)
+    write_csv(candidates_table(config, generations, final), out / CANDIDATES_FILE)
     table = generations_table(generations)
     write_csv(table, out / GENERATIONS_FILE)
     write_atomic(out / PLOT_FILE, objective_svg(table, config.objective.describe(),
                                                 start.value) + "\n")
     return [out / CANDIDATES_FILE, out / GENERATIONS_FILE, out / PLOT_FILE]
+
+
+def _which(candidate: Candidate) -> str:
+    if candidate.name == FINAL_MEAN:
+        return f"the search's final mean ({FINAL_MEAN})"
+    return f"candidate {candidate.entrant}"
 
 
 def _shown(found: Measure) -> str:
@@ -480,9 +528,10 @@ def write_results(config: TuneConfig, best: Evaluated, start: Measure,
 
 
 def total_games(config: TuneConfig) -> int:
-    """Games of the whole run: the start's and every candidate's on the tuning's seeds, and
-    both sides of the comparison."""
-    return ((1 + config.generations * config.population) * config.games
+    """Games of the whole run: the start's, every candidate's and (`result: mean`) the final
+    mean's on the tuning's seeds, and both sides of the comparison."""
+    final = 0 if config.result == RESULT_BEST else 1
+    return ((1 + config.generations * config.population + final) * config.games
             + 2 * config.comparison_games)
 
 
