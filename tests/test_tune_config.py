@@ -57,6 +57,9 @@ def test_a_good_file_means_what_it_says(tmp_path: Path) -> None:
     assert config.protocol.layout.name == "testClassic" and config.protocol.depth == 1
     options = dict(config.options({"food_left": -3.0, "trapped": -7.5}))
     assert options == {"evalFn": "better", "weights": "food_left:-3.0;trapped:-7.5"}
+    assert config.result == "mean" and tune({"result": "best"}, tmp_path).result == "best"
+    assert problems({"result": "bets"}, tmp_path) == [
+        "result: unknown result 'bets' (did you mean best?); expected one of mean, best"]
 
 
 def test_evaluations_round_up_to_whole_generations_and_contest_starts_from_its_own(
