@@ -99,6 +99,11 @@ def _builtins() -> dict[str, tuple[str, str]]:
 
 
 
+def builtin_names(kind: str) -> list[str]:
+    """The built-in agents of one kind (`pacman` or `ghost`), in the platform's order."""
+    return [name for name, (_, found) in _builtins().items() if found == kind]
+
+
 @dataclass(frozen=True)
 class FolderAgent:
     """The class (and its options) a team folder without `team.yaml` plays, named by whoever

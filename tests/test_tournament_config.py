@@ -474,7 +474,7 @@ def test_baseline_problems(tmp_path: Path) -> None:
     assert found == [
         found[0],
         "entrants.baselines[1].args.dept: ExpectimaxAgent has no option 'dept' (did you mean "
-        "depth?); its options: evalFn, depth, weights",
+        "depth?); its options: evalFn, depth, weights, features",
         "entrants.baselines[2].args: ExpectimaxAgent: evalFn: unknown evaluation 'bettr' (did "
         "you mean better?); expected score, better, contest, path/to/file.py:function or "
         "package.module:function",

@@ -363,15 +363,18 @@ def check_copy_room(config: TournamentConfig, workers: int) -> None:
         die(problem)
 
 
-def check_sandbox(config: TournamentConfig) -> tuple[str, ...]:
+def check_sandbox(config: TournamentConfig, teams: bool | None = None) -> tuple[str, ...]:
     """Say how teams will be confined before playing; stop (exit 2) when a sandbox guarantee
     does not hold on this machine and the config does not accept it by name, and stop when
-    teams cannot be confined at all."""
+    teams cannot be confined at all. `teams`: whether code of a team's plays (by default,
+    whether the config has team entrants; `tune` says so of a file agent)."""
     from pacman.sandbox.check import run_check
     from pacman.sandbox.guarantees import requirement_text
     from pacman.sandbox.process import SandboxError
 
-    if all(entrant.folder is None for entrant in config.entrants):
+    if teams is None:
+        teams = any(entrant.folder is not None for entrant in config.entrants)
+    if not teams:
         return ()
     try:
         found = run_check(config.limits)
@@ -395,6 +398,190 @@ def check_sandbox(config: TournamentConfig) -> tuple[str, ...]:
             "Fix the machine (`pacman sandbox-check` says what is missing and why), or accept "
             f"them in the config: sandbox: {{accept_missing: [{names}]}}")
     return tuple(found.active)
+
+
+# --- tune --------------------------------------------------------------------------------------
+
+@main.command("tune")
+@click.argument("tune_path", metavar="TUNE", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--workers", type=int, default=None, help="Override the tune file's workers.")
+def tune_command(tune_path: Path, workers: int | None) -> None:
+    """Learn an evaluation's weights from games with CMA-ES (docs/tune.md): every candidate
+    plays the same seeds; then the best against the start on fresh seeds. Writes weights.yaml,
+    comparison.csv, candidates.csv, generations.csv and objective.svg in the output folder.
+    Ctrl-C keeps the games stored; the same command resumes without playing them again."""
+    from tournament.bundles import TeamCache, snapshot_digest
+    from tournament.executors import ClusterError, Executor, LocalExecutor
+    from tournament.outputs import Keeper
+    from tournament.progress import ProgressLines
+    from tournament.runner import Snapshots
+    from tournament.tuneconfig import (
+        FEATURE_FUNCTION,
+        RESULT_BEST,
+        TuneError,
+        describe_weights,
+        load_tune,
+    )
+    from tournament.tuning import (
+        Games,
+        TuneFailed,
+        best_of,
+        search,
+        store_player,
+        total_games,
+        tournament_config,
+        write_progress,
+        write_results,
+    )
+
+    try:
+        config = load_tune(tune_path)
+    except TuneError as exc:
+        die(f"the tune file has problems:\n{exc}")
+    if workers is not None and workers < 1:
+        die("--workers: expected at least 1")
+    base = tournament_config(config, [], config.seed, config.games)
+    cluster = connect_cluster(base) if config.scheduler else None
+    lock_output(base)
+    cache = TeamCache.temporary()
+    created = not (config.output / "results.sqlite").exists()
+    store: Store | None = None
+    run_id: int | None = None
+    ended: BaseException | None = None
+
+    def say(text: str) -> None:
+        console.print(text, markup=False)
+
+    try:
+        store = open_store(base)
+        run_id = store.open_run(__version__)
+        try:
+            secret = checked_secret(base, store)
+        except SecretError as exc:
+            die(str(exc))
+        snapshots = Snapshots(cache)
+        features = snapshot = files = ""
+        where, _, function = config.features.rpartition(":")
+        if config.evaluation == FEATURE_FUNCTION and where.endswith(".py"):
+            taken = snapshots.of_file(Path(where))
+            if not taken.id:
+                die(f"evaluation.features: {taken.problem}")
+            snapshot = taken.id
+            features = f"{snapshot}/{Path(where).name}:{function}"
+        elif config.evaluation == FEATURE_FUNCTION:
+            features = config.features  # a module: the workers import it themselves
+        if not config.builtin:
+            agent = Path(config.agent.rpartition(":")[0] if ":" in config.agent
+                         else config.agent)
+            taken = snapshots.of_folder(agent) if agent.is_dir() else snapshots.of_file(agent)
+            if not taken.id:
+                die(f"agent: {taken.problem}")
+            files = snapshot_digest(taken.id)
+        layers = () if config.builtin else check_sandbox(base, teams=True)
+        executor: Executor
+        if cluster is not None:
+            cluster.cache = cache
+            executor = cluster
+        else:
+            executor = LocalExecutor(workers or base.worker_count, cache=cache)
+        keeper = Keeper(config.output, store, snapshots.localize, run_id)
+        say(f"{config.name}: {len(config.weights)} weights, {config.generations} generations "
+            f"of {config.population} candidates, {config.games} games each, then "
+            f"{config.comparison_games} fresh games each for the start and the result: "
+            f"{total_games(config)} games at most; objective: "
+            f"{config.objective.describe()}")
+        started = time.perf_counter()
+        with ProgressLines(total_games(config), say) as lines:
+            games = Games(config, store_player(store, executor, keeper, snapshots, secret,
+                                               layers, lines, snapshot), features, files)
+            start = games.start_seen()
+            say(f"start: {_value(start)} ({_stats(start)}) on the games every candidate plays")
+
+            def on_generation(generation: Any, done: list[Any]) -> None:
+                best, overall = generation.best, best_of(done)
+                say(f"generation {generation.number + 1}/{config.generations}: best "
+                    f"{_value(best.measure)} ({best.candidate.entrant}: "
+                    f"{_stats(best.measure)}), mean {_objective(generation.mean)}; best so "
+                    f"far {_value(overall.measure)} ({overall.candidate.entrant})")
+                write_progress(config, done, start)
+
+            searched = search(config, games.evaluate, on_generation)
+            generations = searched.generations
+            if searched.stopped:
+                say(f"CMA-ES stopped by itself after {len(generations)} generations: "
+                    f"{searched.stopped}")
+            best = best_of(generations)
+            say(f"best candidate: {best.candidate.entrant}, {_value(best.measure)} "
+                f"({_stats(best.measure)})")
+            result = games.result(searched)
+            if config.result != RESULT_BEST:
+                say(f"the search's final mean: {_value(result.measure)} "
+                    f"({_stats(result.measure)}), {describe_weights(result.candidate.as_dict())}")
+            say(f"comparing {result.candidate.entrant} with the start on "
+                f"{config.comparison_games} fresh games each")
+            differences, pairs = games.compare(result.candidate.as_dict())
+        print_comparison(config.objective.describe(), differences, pairs)
+        written = write_results(config, result, start, differences, pairs)
+        written += write_progress(config, generations, start,
+                                  None if config.result == RESULT_BEST else result)
+        say(f"done in {time.perf_counter() - started:.0f}s; wrote {written[0]}, "
+            + ", ".join(p.name for p in written[1:]))
+    except KeyboardInterrupt:
+        if store is not None:
+            say(f"stopped: the games played are kept in {store.path}; run the same command "
+                "again to go on from there")
+        ended = SystemExit(STOPPED_STATUS)
+        raise ended from None
+    except TuneFailed as exc:
+        ended = SystemExit(1)
+        die(str(exc), 1)
+    except ClusterError as exc:
+        console.print(f"stopped: {exc}; the games played are kept", markup=False)
+        ended = SystemExit(1)
+        raise ended from None
+    except BaseException as exc:
+        ended = exc
+        raise
+    finally:
+        cache.remove()
+        if cluster is not None:
+            cluster.close()
+        if store is not None:
+            if run_id is not None:
+                store.close_run(run_id, ending_of(ended))
+            empty = store.is_empty()
+            store.close()
+            if created and empty and ended is not None:
+                remove_database(store.path)  # stopped before any game: leave nothing
+
+
+def _objective(value: float) -> str:
+    return "-" if math.isnan(value) else (f"{value:.3f}" if abs(value) <= 1 else f"{value:.1f}")
+
+
+def _value(found: Any) -> str:
+    return _objective(found.value) if found.feasible else "below the floor"
+
+
+def _stats(found: Any) -> str:
+    return (f"won {found.wins}/{found.games}, mean {_num(found.mean_score)}, "
+            f"over wins {_num(found.mean_score_wins)}")
+
+
+def print_comparison(objective: str, differences: Sequence[Any], pairs: int) -> None:
+    """The final comparison as a table, the objective's row first, and its verdict."""
+    table = Table(title=f"tuned against start on {pairs} fresh games, paired by seed "
+                        "(difference: tuned - start, 95% interval)")
+    for column in ("statistic", "start", "tuned", "difference", "interval", "verdict"):
+        table.add_column(column, justify="left" if column in ("statistic", "verdict")
+                         else "right")
+    for d in differences:
+        table.add_row(d.statistic, _objective(d.start), _objective(d.tuned),
+                      _objective(d.difference), f"[{_objective(d.low)}, {_objective(d.high)}]",
+                      d.verdict)
+    console.print(table)
+    if differences:
+        console.print(f"{objective}: {differences[0].verdict}", markup=False)
 
 
 # --- status ------------------------------------------------------------------------------------

@@ -552,8 +552,15 @@ def _agent_text(env: _Env, agent: str) -> str:
 
 
 def _layout(value: object, info: ValidationInfo) -> LayoutChoice:
+    return layout_choice(value, _env(info).base)
+
+
+def layout_choice(value: object, base: Path) -> LayoutChoice:
+    """A layout as `grid.layouts` takes one (a name found beside `base`, the file's folder, or
+    among the project's layouts, or a `.lay` file relative to `base`), checked as exactly;
+    other files of the organizer's that name a layout (a tune file) use it too."""
     text = _text("a layout name or a path to a .lay file")(value)
-    env = _env(info)
+    env = _Env(base, (None,))
     if text.endswith(".lay") or "/" in text or os.sep in text:
         file = env.path(text)
         if not file.is_file():
@@ -593,12 +600,20 @@ class _GhostIn(_Mapping):
 
 def _ghost_setting(value: object, info: ValidationInfo) -> GhostSetting:
     shape = _GhostIn.model_validate(value, context=info.context)
-    env = _env(info)
     try:
-        ref = resolve(_agent_text(env, shape.agent), (), kind="ghost", cwd=env.base)
+        agent = ghost_agent(shape.agent, _env(info).base)
     except SubmissionError as exc:
         _raise(("agent",), str(exc))
-    return GhostSetting(ref.name if ref.builtin else ref.label, shape.count)
+    return GhostSetting(agent, shape.count)
+
+
+def ghost_agent(text: str, base: Path) -> str:
+    """A grid's ghost reference (`grid.ghosts[i].agent`) as the config stores it: a built-in's
+    name or an absolute `file.py:Class`, relative paths read against `base`; SubmissionError
+    when it is no ghost. Other organizer files that name ghosts (a tune file) use it too."""
+    env = _Env(base, (None,))
+    ref = resolve(_agent_text(env, text), (), kind="ghost", cwd=env.base)
+    return ref.name if ref.builtin else ref.label
 
 
 _GHOST_SETTINGS = _list_of(
@@ -1348,3 +1363,25 @@ def _builtin_options(module: str, cls_name: str) -> list[str] | None:
         if p.name not in ("self", "index")
         and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     ]
+
+
+# ---- for other organizer files that name agents, layouts and limits (a tune file) ----------
+
+
+def agent_text(text: str, base: Path) -> str:
+    """An agent reference with a relative file or folder made absolute against `base`
+    (built-in names kept), as a config stores it."""
+    return _agent_text(_Env(base, (None,)), text)
+
+
+def agent_options(ref: AgentRef) -> list[str] | None:
+    """The option names an agent's constructor takes: a built-in's from its signature, a
+    file agent's read from its source (never run); None when they cannot be told."""
+    if ref.builtin:
+        return _builtin_options(ref.module, ref.name)
+    return _source_options(ref.path, ref.name, ref.team)
+
+
+def limits_value(value: object) -> Limits:
+    """A `limits:` mapping checked as a config's (its problems keyed by limit name)."""
+    return _limits(value)

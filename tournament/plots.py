@@ -92,3 +92,29 @@ def _svg(fig: Figure, salt: str) -> str:
     text = out.getvalue()
     start = text.find("<svg")
     return text[start:] if start >= 0 else text
+
+
+def objective_svg(generations: Any, objective: str, start: float) -> str:
+    """A tuning run's objective per generation (`tournament tune`): the best candidate's and
+    the mean over the generation's candidates, the best so far, and the starting weights' on
+    the same games (`start`, a level line; none when NaN). Every candidate of a run plays the
+    same games, so the curves compare like with like; a generation without a value (no
+    candidate reached the floor of `mean_score_wins`) leaves a gap."""
+    from matplotlib.figure import Figure
+
+    x = generations["generation"].to_numpy(dtype=float)
+    fig = Figure(figsize=(6.0, 4.0))
+    ax = fig.add_subplot()
+    ax.plot(x, generations["best"].to_numpy(dtype=float), marker="o", label="best")
+    ax.plot(x, generations["mean"].to_numpy(dtype=float), marker=".", label="mean")
+    ax.plot(x, generations["best_so_far"].to_numpy(dtype=float), linestyle="--",
+            label="best so far")
+    if start == start:  # not NaN
+        ax.axhline(start, color="grey", linestyle=":", label="start")
+    ax.set_xlabel("generation")
+    ax.set_ylabel(label(objective))
+    ax.set_title("Objective per generation (the same seeds for every candidate)")
+    if len(x):
+        ax.set_xticks(x if len(x) <= 20 else x[:: max(1, len(x) // 10)])
+    ax.legend()
+    return _svg(fig, "objective")

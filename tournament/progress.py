@@ -87,6 +87,13 @@ class ProgressLines:
             self.failures += failed
         self._maybe_say()
 
+    def stored(self, count: int) -> None:
+        """`count` games of the total were found stored (a resumed `tournament tune`, which
+        learns what it plays as it goes): they are not played, so they leave the total and
+        the estimate of the time left."""
+        with self._lock:
+            self.total = max(self.done, self.total - count)
+
     def _tick(self) -> None:
         while not self._stopped.wait(1.0):
             self._maybe_say()

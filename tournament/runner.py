@@ -372,16 +372,38 @@ def portable(ref: AgentRef, root: Path) -> AgentRef:
 
 
 def placed(ref: AgentRef, root: Path) -> AgentRef:
-    """A portable `ref` with its paths in the cache at `root` on this worker."""
+    """A portable `ref` with its paths in the cache at `root` on this worker.
+
+    A built-in that plays with files (`tournament tune`'s feature function) has their
+    snapshot as its `team` and names them in its options by their place in the cache
+    (`<digest>/<name>/features.py:phi`): those options are placed too."""
     if ref.path is None:
-        return ref
+        if not ref.team:
+            return ref
+        inside = ref.team + "/"
+        return dataclasses.replace(
+            ref, team=str(root / ref.team),
+            args=tuple((key, str(root / value) if value.startswith(inside) else value)
+                       for key, value in ref.args))
     return dataclasses.replace(ref, path=str(root / ref.path),
                                team=str(root / ref.team) if ref.team else None)
 
 
+def with_files(task: GameTask, snapshot: str) -> GameTask:
+    """`task` with its built-in Pacman playing with the files of `snapshot` (a cache id,
+    `<digest>/<name>`), which its options name as `<digest>/<name>/file`: brought to the
+    worker with the game's bundles and placed in its cache there (`placed`)."""
+    if task.pacman is None or not task.pacman.builtin:
+        return task
+    return dataclasses.replace(task, pacman=dataclasses.replace(task.pacman, team=snapshot),
+                               bundles=tuple(dict.fromkeys((*task.bundles, snapshot))))
+
+
 def _bundle_of(ref: AgentRef) -> str:
-    """The snapshot a portable ref plays from (`<digest>/<name>`; '' for a built-in)."""
-    return "/".join(Path(ref.path).parts[:2]) if ref.path else ""
+    """The snapshot a portable ref plays from (`<digest>/<name>`; '' for a built-in without
+    files)."""
+    where = ref.path or ref.team
+    return "/".join(Path(where).parts[:2]) if where else ""
 
 
 def replay_path(replay_dir: str, game_id: str) -> Path:

@@ -11,8 +11,9 @@ moves first, a transposition table kept across moves. Options (`-a`):
 - `focus`: with `mode=directional`, ghosts farther than this (Manhattan) from Pacman are
   searched along their likeliest moves only (default 6);
 - `maxDepth`: stop deepening at this many rounds (default: no limit);
-- `evalFn`, `weights`: as for the baselines (default `contest`: `better`'s features with
-  capsules kept for when ghosts are near, and death priced as the end of the game).
+- `evalFn`, `weights`, `features`: as for the baselines (default `contest`: `better`'s
+  features with capsules kept for when ghosts are near, and death priced as the end of the
+  game).
 
 Why `directional` and not `alphabeta`: against chasing ghosts a paranoid search sees most
 positions as lost six rounds ahead, and then prefers the earliest death, since the score falls by
@@ -61,6 +62,7 @@ class AnytimeAgent(Agent):
         evalFn: str | StateEvaluation = "contest",
         weights: str | None = None,
         focus: int | str = 6,
+        features: str | None = None,
     ) -> None:
         super().__init__(0)
         name = type(self).__name__
@@ -73,7 +75,7 @@ class AnytimeAgent(Agent):
         backup, self.ghosts = AGENT_MODES[mode]
         self.focus = whole_number(name, "focus", focus, 0)
         self.max_depth = None if maxDepth is None else whole_number(name, "maxDepth", maxDepth, 1)
-        self.evaluationFunction = evaluation_option(name, evalFn, weights)
+        self.evaluationFunction = evaluation_option(name, evalFn, weights, features, "contest")
         # Positions are keyed by flat tuples, not GameStates: see `_turn_key`.
         self.searcher: AnytimeSearch[Turn, str] = AnytimeSearch(
             backup, key=_turn_key, table_size=TABLE_SIZE

@@ -2,9 +2,13 @@
 
 `better` is linear, `Eval(s; w) = w . phi(s)`, over the features below. Each feature has a name
 and a weight, so a team can read what the baseline values and try its own weights
-(`-a weights=my-weights.yaml`, a mapping of feature name to weight; features not named keep
-the weight of the evaluation they start from). `contest` is the same features with the
-competition agent's weights (`CONTEST_WEIGHTS`).
+(`-a weights=my-weights.yaml`, a mapping of feature name to weight, or inline,
+`-a weights=food_left:-12;trapped:-150`; features not named keep the weight of the evaluation
+they start from). `contest` is the same features with the competition agent's weights
+(`CONTEST_WEIGHTS`). Other features, `-a features=file.py:function,weights=...` (a function
+of a state returning a mapping of feature name to number), are evaluated the same way,
+`w . phi(s)`, over exactly the weights given (`feature_evaluation`). `tournament tune` learns
+such weights from games.
 
 Features (distances are maze distances, `pacman.distances`):
 - `score`: the game score (it already counts food, ghosts eaten, time, winning and dying);
@@ -32,6 +36,8 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import math
+import numbers
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -209,26 +215,76 @@ def features(state: GameState) -> dict[str, float]:
 def check_weights(
     weights: Mapping[str, object],
     source: str = "weights",
-    base: Mapping[str, float] = DEFAULT_WEIGHTS,
+    base: Mapping[str, float] | None = DEFAULT_WEIGHTS,
 ) -> dict[str, float]:
-    """`base` (the defaults) overridden by `weights`; an unknown feature or a non-number is an
-    error."""
-    merged = dict(base)
+    """`base` (the defaults) overridden by `weights`; an unknown feature or a value that is
+    not a finite number is an error. With no `base` (a feature function's weights, whose
+    names only the function knows) any feature-like name is taken."""
+    merged = dict(base or {})
     for name, value in weights.items():
-        if name not in DEFAULT_WEIGHTS:
-            close = difflib.get_close_matches(str(name), FEATURES, n=1)
+        if base is not None and name not in base:
+            known = tuple(base)
+            close = difflib.get_close_matches(str(name), known, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise ValueError(
-                f"{source}: unknown feature {name!r}{hint}; features: {', '.join(FEATURES)}"
+                f"{source}: unknown feature {name!r}{hint}; features: {', '.join(known)}"
             )
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"{source}: {name!r} is not a feature name")
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError(f"{source}: {name}: expected a number, got {value!r}")
+        if not math.isfinite(value):
+            raise ValueError(f"{source}: {name}: expected a finite number, got {value!r}")
         merged[str(name)] = float(value)
     return merged
 
 
+#: What separates the weights of the inline form, and a name from its value: `-a` options are
+#: split on commas, so `food_left:-12;trapped:-150`.
+INLINE_SEPARATOR = ";"
+INLINE_PAIR = ":"
+
+
+def is_inline_weights(text: str) -> bool:
+    """Whether `weights=` holds the weights themselves rather than a YAML file's name: inline
+    weights hold a `name:value` pair; a file's name ends in `.yaml` or `.yml` (so that a file
+    whose name holds a colon is still read as a file)."""
+    return INLINE_PAIR in text and not text.strip().lower().endswith((".yaml", ".yml"))
+
+
+def parse_weights_text(
+    text: str, base: Mapping[str, float] | None = DEFAULT_WEIGHTS, source: str = "weights"
+) -> dict[str, float]:
+    """Inline weights, `name:value;name:value`, checked as strictly as a file's (each name
+    once, each value a finite number, names known to `base`), over `base`. An agent option
+    carries them as they are, so no file of the organizer's has to reach a worker."""
+    given: dict[str, object] = {}
+    for part in text.split(INLINE_SEPARATOR):
+        part = part.strip()
+        if not part:
+            continue
+        name, sep, value = part.partition(INLINE_PAIR)
+        name = name.strip()
+        if not sep:
+            raise ValueError(f"{source}: {part!r} is not name{INLINE_PAIR}value")
+        if name in given:
+            raise ValueError(f"{source}: {name} is given twice")
+        try:
+            given[name] = float(value.strip())
+        except ValueError:
+            raise ValueError(
+                f"{source}: {name}: expected a number, got {value.strip()!r}") from None
+    return check_weights(given, source, base)
+
+
+def weights_text(weights: Mapping[str, float]) -> str:
+    """Weights in the inline form; each value's `repr`, so that they read back exactly."""
+    return INLINE_SEPARATOR.join(f"{name}{INLINE_PAIR}{float(value)!r}"
+                                 for name, value in weights.items())
+
+
 def load_weights(
-    path: str | Path, base: Mapping[str, float] = DEFAULT_WEIGHTS
+    path: str | Path, base: Mapping[str, float] | None = DEFAULT_WEIGHTS
 ) -> dict[str, float]:
     """Weights from a YAML mapping `feature: weight` over `base`; errors name the file and the
     key."""
@@ -242,6 +298,13 @@ def load_weights(
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of feature: weight")
     return check_weights(data, str(path), base)
+
+
+def weights_option(text: str, base: Mapping[str, float] | None) -> dict[str, float]:
+    """`weights=`: inline (`name:value;...`) or a YAML file, over `base`."""
+    if is_inline_weights(text):
+        return parse_weights_text(text, base)
+    return load_weights(text, base)
 
 
 def linear_evaluation(
@@ -282,34 +345,89 @@ NAMED: dict[str, StateEvaluation] = {
 }
 
 
-def resolve_evaluation(name: str, weights: str | None = None) -> StateEvaluation:
+FeatureFunction = Callable[[GameState], Mapping[str, object]]
+
+
+def feature_value(found: object, name: str, source: str) -> float:
+    """Feature `name` of what a feature function returned, as a float. A result that is no
+    mapping, a missing feature or a value that is no finite number is an error naming the
+    function (in a game, that game's crash)."""
+    if not isinstance(found, Mapping):
+        raise ValueError(f"{source} returned {type(found).__name__}, not a mapping of "
+                         "feature name to number")
+    try:
+        value = found[name]
+    except KeyError:
+        raise ValueError(f"{source} returned no feature {name!r}") from None
+    if not isinstance(value, numbers.Real) or not math.isfinite(value):  # a bool is 0 or 1
+        raise ValueError(f"{source}: feature {name!r} is {value!r:.60}, not a finite number")
+    return float(value)
+
+
+def feature_evaluation(
+    function: FeatureFunction, weights: Mapping[str, float], source: str = "features"
+) -> StateEvaluation:
+    """`w . phi(s)` where `phi` is `function`, whose mapping must hold every weighted feature
+    on every state (a `util.Counter` counts a missing key as 0)."""
+    pairs = tuple((str(name), float(value)) for name, value in weights.items())
+
+    def evaluate(state: GameState) -> float:
+        found = function(state)
+        return sum(w * feature_value(found, name, source) for name, w in pairs)
+
+    evaluate.__doc__ = f"w . {source}(s) with " + ", ".join(f"{k}={v:g}" for k, v in pairs)
+    return evaluate
+
+
+def load_function(text: str, option: str) -> Callable[..., object]:
+    """`path/to/file.py:function` or `package.module:function`, loaded: the file runs in
+    this process, so only files one trusts are named so (a team's agent plays sandboxed);
+    errors name the option."""
+    where, sep, func = text.rpartition(":")
+    if not sep or not where or not func:
+        raise ValueError(f"{option}={text}: expected path/to/file.py:function or "
+                         "package.module:function")
+    try:
+        module = (
+            load_file(Path(where)) if where.endswith(".py") else importlib.import_module(where)
+        )
+    except (SubmissionError, ImportError) as exc:
+        raise ValueError(f"{option}={text}: {exc}") from exc
+    fn = getattr(module, func, None)
+    if not callable(fn):
+        raise ValueError(f"{option}={text}: {where} defines no function {func!r}")
+    return fn  # type: ignore[no-any-return]
+
+
+def resolve_evaluation(
+    name: str, weights: str | None = None, features: str | None = None
+) -> StateEvaluation:
     """`evalFn` as the baselines accept it: `score`, `better`, `contest`,
-    `path/to/file.py:function` or `package.module:function`. `weights` (a YAML file) applies to
-    the linear ones (`better`, `contest`) only, over their own weights."""
+    `path/to/file.py:function` or `package.module:function`. `weights` (inline,
+    `name:value;...`, or a YAML file) applies to the linear ones (`better`, `contest`) only,
+    over their own weights. With `features` (a feature function, `file.py:function`) the
+    evaluation is `w . phi(s)` over exactly the `weights` given, and `name` is not used."""
+    if features is not None:
+        if weights is None:
+            raise ValueError(f"features={features} needs weights=... (inline "
+                             "name:value;... or a YAML file)")
+        function = load_function(features, "features")
+        return feature_evaluation(function,  # type: ignore[arg-type]
+                                  weights_option(weights, None), features)
     if weights is not None:
         base = LINEAR_BASES.get(name)
         if base is None:
             raise ValueError(
                 f"weights=... applies to evalFn=better or evalFn=contest, not evalFn={name}"
             )
-        return linear_evaluation(load_weights(weights, base), base)
+        return linear_evaluation(weights_option(weights, base), base)
     if name in NAMED:
         return NAMED[name]
-    where, sep, func = name.rpartition(":")
-    if not sep:
+    if ":" not in name:
         close = difflib.get_close_matches(name, list(NAMED), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise ValueError(
             f"evalFn: unknown evaluation {name!r}{hint}; expected score, better, contest, "
             "path/to/file.py:function or package.module:function"
         )
-    try:
-        module = (
-            load_file(Path(where)) if where.endswith(".py") else importlib.import_module(where)
-        )
-    except (SubmissionError, ImportError) as exc:
-        raise ValueError(f"evalFn={name}: {exc}") from exc
-    fn = getattr(module, func, None)
-    if not callable(fn):
-        raise ValueError(f"evalFn={name}: {where} defines no function {func!r}")
-    return fn  # type: ignore[no-any-return]
+    return load_function(name, "evalFn")  # type: ignore[return-value]

@@ -9,7 +9,7 @@ Options, as strings from `-a` (`-a timeLimit=0.5,rolloutDepth=4`) or as values:
 - `rolloutDepth`: plies of uniformly random play (one agent moves per ply) before a new node
   is evaluated (default 0: the node is evaluated directly; random Pacman moves make the
   evaluation noisier than it is informative, see below);
-- `evalFn`, `weights`: the evaluation, resolved as the baselines do (default `better`);
+- `evalFn`, `weights`, `features`: the evaluation, resolved as the baselines do (default `better`);
 - `ghosts`: `chance` (default: ghosts move uniformly at random, right against RandomGhost) or
   `min` (ghosts choose by UCT against Pacman);
 - `exploration`: the UCB1 constant on values scaled to [0, 1] (default 0.25: the scale spans
@@ -88,6 +88,7 @@ class MCTSAgent(Agent):
         ghosts: str = CHANCE,
         exploration: float | str = 0.25,
         reuse: bool | str = False,
+        features: str | None = None,
     ) -> None:
         super().__init__(0)
         name = type(self).__name__
@@ -99,7 +100,7 @@ class MCTSAgent(Agent):
         else:
             self.timeLimit = positive_number(name, "timeLimit", timeLimit)
         self.rolloutDepth = whole_number(name, "rolloutDepth", rolloutDepth, 0)
-        self.evaluationFunction = evaluation_option(name, evalFn, weights)
+        self.evaluationFunction = evaluation_option(name, evalFn, weights, features, "better")
         kind = str(ghosts).strip().lower()
         if kind not in (CHANCE, MIN):
             raise ValueError(f"{name}: ghosts: expected {CHANCE} or {MIN}, got {ghosts!r}")

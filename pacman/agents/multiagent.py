@@ -43,12 +43,18 @@ def positive_number(owner: str, option: str, value: object) -> float:
 
 
 def evaluation_option(
-    owner: str, evalFn: str | StateEvaluation, weights: str | None
+    owner: str, evalFn: str | StateEvaluation, weights: str | None,
+    features: str | None = None, default: str | None = None,
 ) -> StateEvaluation:
+    """The agent's evaluation from its `evalFn`, `weights` and `features` options
+    (`resolve_evaluation`). `default` is the agent's own `evalFn`: with `features`, an
+    `evalFn` other than it is an error (the feature function's `w . phi` is the evaluation)."""
+    if features is not None and evalFn != default:
+        raise ValueError(f"{owner}: give evalFn or features=file.py:function, not both")
     if callable(evalFn):
         return evalFn
     try:
-        return resolve_evaluation(str(evalFn), weights)
+        return resolve_evaluation(str(evalFn), weights, features)
     except ValueError as exc:
         raise ValueError(f"{owner}: {exc}") from None
 
@@ -57,10 +63,12 @@ class ReflexAgent(Agent):
     """Looks one move ahead: the move whose successor evaluates best (never Stop by choice)."""
 
     def __init__(
-        self, evalFn: str | StateEvaluation = "better", weights: str | None = None
+        self, evalFn: str | StateEvaluation = "better", weights: str | None = None,
+        features: str | None = None,
     ) -> None:
         super().__init__(0)
-        self.evaluationFunction = evaluation_option(type(self).__name__, evalFn, weights)
+        self.evaluationFunction = evaluation_option(type(self).__name__, evalFn, weights,
+                                                    features, "better")
 
     def getAction(self, gameState: GameState) -> str:
         legal = gameState.getLegalActions(0)
@@ -84,11 +92,12 @@ class MultiAgentSearchAgent(Agent):
         evalFn: str | StateEvaluation = "score",
         depth: int | str = 2,
         weights: str | None = None,
+        features: str | None = None,
     ) -> None:
         super().__init__(0)
         name = type(self).__name__
         self.depth = whole_number(name, "depth", depth, minimum=1)
-        self.evaluationFunction = evaluation_option(name, evalFn, weights)
+        self.evaluationFunction = evaluation_option(name, evalFn, weights, features, "score")
         #: What the last `getAction` did, and the running totals (benchmarks read them).
         self.last_stats = SearchStats()
         self.total_stats = SearchStats()

@@ -1,0 +1,125 @@
+"""The tuner's objective and its honest verdict (`tournament.objective`), on hand-made games:
+values, the floor, the costs' order, and the paired comparison with its interval."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from tournament.objective import (
+    IMPROVED,
+    MEAN_SCORE,
+    MEAN_SCORE_WINS,
+    NO_IMPROVEMENT,
+    WIN_RATE,
+    WORSE,
+    Measure,
+    Objective,
+    compare,
+    cost,
+    measure,
+)
+
+SCORES = [1500.0, -200.0, 1700.0, 300.0]
+WINS = [True, False, True, False]
+
+
+def test_each_objective_over_the_same_games() -> None:
+    assert measure(Objective(MEAN_SCORE), SCORES, WINS).value == 825.0
+    assert measure(Objective(WIN_RATE), SCORES, WINS).value == 0.5
+    found = measure(Objective(MEAN_SCORE_WINS), SCORES, WINS)
+    assert (found.value, found.feasible, found.win_rate, found.mean_score) == (
+        1600.0, True, 0.5, 825.0)
+
+
+def test_below_the_floor_there_is_no_value() -> None:
+    found = measure(Objective(MEAN_SCORE_WINS, min_win_rate=0.75), SCORES, WINS)
+    assert not found.feasible and math.isnan(found.value)
+    assert found.mean_score_wins == 1600.0  # still measured, for the tables
+    none_won = measure(Objective(MEAN_SCORE_WINS), [10.0, 20.0], [False, False])
+    assert not none_won.feasible and math.isnan(none_won.value)
+    nothing = measure(Objective(MEAN_SCORE), [], [])
+    assert nothing.games == 0 and not nothing.feasible
+
+
+def test_an_objective_states_its_floor_only_where_it_has_one() -> None:
+    with pytest.raises(ValueError, match="floor for mean_score_wins, not mean_score"):
+        Objective(MEAN_SCORE, min_win_rate=0.5)
+    with pytest.raises(ValueError, match="unknown objective"):
+        Objective("median_score")
+    assert Objective(MEAN_SCORE_WINS, 0.95).describe() == \
+        "mean score over wins (win rate at least 95%)"
+
+
+def m(games: int, wins: int, mean: float, value: float, feasible: bool) -> Measure:
+    return Measure(games, wins, mean, math.nan, value, feasible)
+
+
+def test_costs_rank_feasible_first_then_the_closest_to_the_floor() -> None:
+    ranked = [
+        m(10, 10, 1700, 1750, True),
+        m(10, 10, 1600, 1650, True),
+        m(10, 9, 1400, math.nan, False),   # below the floor: after every feasible one
+        m(10, 8, 1500, math.nan, False),   # a lower win rate, whatever its score
+        m(10, 8, 1200, math.nan, False),   # the same win rate, a lower mean score
+        m(0, 0, math.nan, math.nan, False),  # no games at all: last
+    ]
+    costs = [cost(found) for found in ranked]
+    assert costs == sorted(costs) and len(set(costs)) == len(costs)
+    assert cost(m(10, 10, -3000, -3000, True)) < cost(ranked[2])
+
+
+def games(seed: int, n: int, shift: float, win_rate: float) -> list[tuple[float, bool]]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        won = rng.random() < win_rate
+        out.append(((1600.0 if won else 200.0) + rng.gauss(0, 80) + shift, won))
+    return out
+
+
+def test_a_real_improvement_has_an_interval_above_zero() -> None:
+    start = games(1, 200, 0.0, 0.8)
+    tuned = [(score + 40.0, won) for score, won in start]  # the same games, 40 points better
+    rows = compare(Objective(MEAN_SCORE), start, tuned)
+    assert [r.statistic for r in rows] == [MEAN_SCORE, WIN_RATE, MEAN_SCORE_WINS]
+    first = rows[0]
+    assert first.difference == pytest.approx(40.0)
+    # Paired: every difference is 40, so the interval is exactly that.
+    assert first.low == pytest.approx(40.0) and first.high == pytest.approx(40.0)
+    assert first.verdict == IMPROVED
+    assert rows[1].verdict == NO_IMPROVEMENT  # the same wins
+
+
+def test_noise_alone_is_no_improvement_and_worse_is_said() -> None:
+    start = games(2, 100, 0.0, 0.8)
+    noise = games(3, 100, 0.0, 0.8)
+    rows = compare(Objective(MEAN_SCORE), start, noise)
+    assert rows[0].low < 0 < rows[0].high and rows[0].verdict == NO_IMPROVEMENT
+    worse = [(score - 300.0, won) for score, won in start]
+    assert compare(Objective(MEAN_SCORE), start, worse)[0].verdict == WORSE
+
+
+def test_the_interval_is_seeded_and_pairs_must_match() -> None:
+    start, tuned = games(4, 60, 0.0, 0.7), games(5, 60, 30.0, 0.75)
+    assert compare(Objective(WIN_RATE), start, tuned) == compare(Objective(WIN_RATE), start,
+                                                                 tuned)
+    with pytest.raises(ValueError, match="pairs games by seed"):
+        compare(Objective(MEAN_SCORE), start, tuned[:-1])
+    one = compare(Objective(MEAN_SCORE), start[:1], tuned[:1])[0]
+    assert math.isnan(one.low) and one.verdict == NO_IMPROVEMENT
+
+
+def test_mean_score_over_wins_compares_means_of_different_subsets() -> None:
+    start = [(1500.0, True), (1500.0, True), (100.0, False), (1500.0, True)]
+    tuned = [(1700.0, True), (200.0, False), (1700.0, True), (1700.0, True)]
+    rows = compare(Objective(MEAN_SCORE_WINS), start, tuned, resamples=2000)
+    first = rows[0]
+    assert first.statistic == MEAN_SCORE_WINS
+    assert (first.start, first.tuned, first.difference) == (1500.0, 1700.0, 200.0)
+    assert first.low == pytest.approx(200.0) and first.verdict == IMPROVED
+    floored = compare(Objective(MEAN_SCORE_WINS, min_win_rate=0.9), start, tuned,
+                      resamples=2000)[0]
+    assert floored.verdict == f"{NO_IMPROVEMENT} (win rate below 90%)"

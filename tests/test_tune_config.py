@@ -1,0 +1,275 @@
+"""The tune file (`tournament.tuneconfig`): what it means when it is right, and every kind of
+bad input named by its key path: a weight the evaluation does not have, a feature function
+that raises or returns a non-number, an objective the protocol cannot compute, a budget of
+zero. Through the command: exit 2 and nothing written."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pacman.agents.evaluation import CONTEST_WEIGHTS, DEFAULT_WEIGHTS
+from tournament.objective import MEAN_SCORE, MEAN_SCORE_WINS
+from tournament.tuneconfig import TuneError, default_population, parse_tune
+
+REPO = Path(__file__).resolve().parent.parent
+
+BASE: dict[str, Any] = {
+    "name": "tune test",
+    "agent": "ExpectimaxAgent",
+    "evaluation": "better",
+    "weights": {"food_left": None, "trapped": {"low": -500, "high": 0}},
+    "protocol": {"layout": "testClassic", "num_ghosts": 1, "depth": 1, "rules": "cs221"},
+    "budget": {"generations": 2},
+}
+
+
+def tune(changes: dict[str, Any], base: Path) -> Any:
+    data = copy.deepcopy(BASE)
+    for key, value in changes.items():
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    return parse_tune(data, "tune.yaml", base)
+
+
+def problems(changes: dict[str, Any], base: Path) -> list[str]:
+    with pytest.raises(TuneError) as caught:
+        tune(changes, base)
+    return list(caught.value.problems)
+
+
+def test_a_good_file_means_what_it_says(tmp_path: Path) -> None:
+    config = tune({}, tmp_path)
+    assert [w.name for w in config.weights] == ["food_left", "trapped"]
+    food, trapped = config.weights
+    assert (food.start, food.scale) == (DEFAULT_WEIGHTS["food_left"], 10.0)
+    assert (trapped.start, trapped.low, trapped.high) == (-100.0, -500.0, 0.0)
+    assert config.population == default_population(2) == 6
+    assert config.generations == 2 and config.objective.kind == MEAN_SCORE
+    assert config.output == (tmp_path / "results" / "tune-test").resolve()
+    assert config.protocol.layout.name == "testClassic" and config.protocol.depth == 1
+    options = dict(config.options({"food_left": -3.0, "trapped": -7.5}))
+    assert options == {"evalFn": "better", "weights": "food_left:-3.0;trapped:-7.5"}
+    assert config.result == "mean" and tune({"result": "best"}, tmp_path).result == "best"
+    assert problems({"result": "bets"}, tmp_path) == [
+        "result: unknown result 'bets' (did you mean best?); expected one of mean, best"]
+
+
+def test_evaluations_round_up_to_whole_generations_and_contest_starts_from_its_own(
+        tmp_path: Path) -> None:
+    config = tune({"budget": {"evaluations": 13}, "population": 4, "evaluation": "contest",
+                   "weights": ["lost", "capsules_in_play"]}, tmp_path)
+    assert config.generations == 4
+    assert [w.start for w in config.weights] == [CONTEST_WEIGHTS["lost"],
+                                                 CONTEST_WEIGHTS["capsules_in_play"]]
+
+
+def test_an_anytime_agent_tunes_with_a_time_budget(tmp_path: Path) -> None:
+    config = tune({"agent": "AnytimeAgent", "evaluation": "contest", "weights": ["lost"],
+                   "protocol": {"layout": "testClassic", "time_limit": 0.05}}, tmp_path)
+    assert ("timeLimit", "0.05") in config.options({"lost": -1.0})
+    assert problems({"protocol": {"layout": "testClassic", "time_limit": 0.05}}, tmp_path) == [
+        "protocol.time_limit: ExpectimaxAgent has no time budget (no timeLimit option); give "
+        "depth for a depth-limited search"]
+
+
+def test_the_shape_is_checked_whole_with_key_paths(tmp_path: Path) -> None:
+    found = problems({
+        "evaluation": "beter",
+        "protocol": {"layout": "smalClassic", "depth": 0, "max_moves": 10, "speed": 3},
+        "games": 0,
+        "objective": {"kind": "win_rate", "min_win_rate": 0.5},
+        "budget": {"generations": 0},
+        "args": {"depth": 3, "focus": [1]},
+        "population": 1,
+        "weights": {"food_left": {"start": "low", "scale": 0}, "trapped": {"low": 1,
+                                                                         "high": 0}},
+        "comparison": {"games": 1},
+    }, tmp_path)
+    # In the file's order of top-level keys (the base's, then the ones added here).
+    assert sorted(found) == sorted([
+        "args.depth: set by the tuner for each candidate (weights, features, evalFn, depth, "
+        "timeLimit): the evaluation, weights and protocol keys say them",
+        "args.focus: expected a text, number or true/false, got a list",
+        "evaluation: expected better, contest or {features: file.py:function}, got 'beter' "
+        "(did you mean better?)",
+        "weights.food_left.start: expected a number, got 'low'",
+        "weights.food_left.scale: expected a number above 0, got 0",
+        "weights.trapped.high: expected above low (1), got 0",
+        "protocol.speed: unknown key; expected one of layout, ghosts, num_ghosts, depth, "
+        "time_limit, rules, max_moves, limits",
+        "protocol.layout: unknown layout 'smalClassic' (did you mean smallClassic?)",
+        "protocol.depth: expected a whole number >= 1, got 0",
+        "games: expected a whole number >= 1, got 0",
+        "objective.min_win_rate: a floor for mean_score_wins only, not for win_rate",
+        "budget.generations: expected a whole number >= 1, got 0",
+        "population: expected a whole number >= 2, got 1",
+        "comparison.games: expected a whole number >= 2, got 1",
+    ])
+    assert found[0].startswith("evaluation:") and found[-1].startswith("comparison.games:")
+
+
+def test_a_budget_of_zero_is_refused_either_way(tmp_path: Path) -> None:
+    assert problems({"budget": {"evaluations": 0}}, tmp_path) == [
+        "budget.evaluations: expected a whole number >= 1, got 0"]
+    assert problems({"budget": {}}, tmp_path) == [
+        "budget: expected one of generations: N (generations of candidates) or evaluations: "
+        "N (candidates in all)"]
+    assert problems({"budget": {"generations": 2, "evaluations": 9}}, tmp_path)[0].startswith(
+        "budget: expected one of")
+
+
+def test_weights_and_options_are_checked_against_the_agent_and_evaluation(
+        tmp_path: Path) -> None:
+    assert problems({"weights": {"food_lef": None, "won": None, "trapped": {"start": 5,
+                                                                          "high": 0}}},
+                    tmp_path) == [
+        "weights.food_lef: unknown feature 'food_lef' (did you mean food_left?) of better; "
+        "features: " + ", ".join(DEFAULT_WEIGHTS),
+        "weights.won.scale: required when the start is 0: the size of a change worth trying "
+        "(the search works in units of it)",
+        "weights.trapped.start: 5 is outside [None, 0.0]",
+    ]
+    assert problems({"agent": "GreedyAgent"}, tmp_path) == [
+        "agent: GreedyAgent takes no weights option, so it has nothing to tune; tune a search "
+        "agent (ReflexAgent, MinimaxAgent, AlphaBetaAgent, ExpectimaxAgent, AnytimeAgent, "
+        "MCTSAgent)",
+        "protocol.depth: GreedyAgent takes no depth option; give time_limit for an agent with "
+        "a time budget, or nothing"]
+    assert problems({"args": {"mood": "calm"}}, tmp_path)[0].startswith(
+        "args.mood: ExpectimaxAgent has no option 'mood'")
+    assert problems({"evaluation": None}, tmp_path) == [
+        "evaluation: required for a built-in agent: better, contest or {features: "
+        "file.py:function}"]
+    assert problems({"agent": "ReflexAgent"}, tmp_path) == [
+        "protocol.depth: ReflexAgent takes no depth option; give time_limit for an agent with "
+        "a time budget, or nothing"]
+
+
+def test_an_objective_no_game_can_reach_is_refused(tmp_path: Path) -> None:
+    # testClassic has 8 dots: with one ghost, Pacman's 8th move is move 15 of all agents.
+    short = {"layout": "testClassic", "num_ghosts": 1, "depth": 1, "max_moves": 14}
+    assert problems({"objective": "win_rate", "protocol": short}, tmp_path) == [
+        "objective: win_rate cannot be computed under this protocol: protocol.max_moves (14) "
+        "ends every game before Pacman can eat the 8 dots of testClassic (at least 15 moves "
+        "of all agents with 1 ghosts), so no game is ever won; raise max_moves or use "
+        "objective: mean_score"]
+    # The mean score is computed whatever the protocol; 15 moves can win.
+    tune({"objective": "mean_score", "protocol": short}, tmp_path)
+    tune({"objective": {"kind": MEAN_SCORE_WINS, "min_win_rate": 0.9},
+          "protocol": {**short, "max_moves": 15}}, tmp_path)
+
+
+FEATURES = """\
+def phi(state):
+    return {"score": state.getScore(), "dots": state.getNumFood(), "flag": True}
+
+def raises(state):
+    raise KeyError("no such thing")
+
+def words(state):
+    return {"score": state.getScore(), "dots": "many"}
+
+def nothing(state):
+    return None
+"""
+
+
+def test_a_feature_function_is_called_once_on_the_start_state(tmp_path: Path) -> None:
+    (tmp_path / "feats.py").write_text(FEATURES)
+
+    def with_function(function: str, weights: Any) -> dict[str, Any]:
+        return {"evaluation": {"features": f"feats.py:{function}"}, "weights": weights}
+
+    config = tune(with_function("phi", {"dots": -3, "score": {"start": 1, "scale": 0.5}}),
+                  tmp_path)
+    assert config.evaluation == "features"
+    assert config.features == f"{tmp_path / 'feats.py'}:phi"
+    assert [(w.name, w.start, w.scale) for w in config.weights] == [("dots", -3.0, 3.0),
+                                                                    ("score", 1.0, 0.5)]
+    assert problems(with_function("phi", {"dot": -3, "score": None}), tmp_path) == [
+        "weights.dot: feats.py:phi does not produce 'dot' (did you mean dots?); on the start "
+        "state it returns score, dots, flag",
+        "weights.score.start: required: the start of a weight of a feature function is not "
+        "known",
+    ]
+    # A true/false feature counts as 1/0.
+    assert tune(with_function("phi", {"flag": 1}), tmp_path).weights[0].name == "flag"
+    assert problems(with_function("raises", {"dots": 1}), tmp_path) == [
+        "evaluation.features: feats.py:raises raised on the start state of testClassic: "
+        "KeyError: \"'no such thing'\""]
+    assert problems(with_function("words", {"dots": 1}), tmp_path) == [
+        "evaluation.features: feats.py:words: feature 'dots' is 'many', not a finite number "
+        "(on the start state of testClassic)",
+        "weights.dots: feats.py:words does not produce 'dots'; on the start state it returns "
+        "score"]
+    assert problems(with_function("nothing", {"dots": 1}), tmp_path) == [
+        "evaluation.features: feats.py:nothing returned NoneType on the start state of "
+        "testClassic, not a mapping of feature name to number"]
+    assert problems(with_function("absent", {"dots": 1}), tmp_path)[0].startswith(
+        "evaluation.features: features=")
+    assert problems({"evaluation": {"features": "nowhere.py:phi"}}, tmp_path)[0].startswith(
+        "evaluation.features: no such file 'nowhere.py'")
+
+
+def test_a_file_agent_evaluates_with_its_own_code(tmp_path: Path) -> None:
+    (tmp_path / "myAgents.py").write_text(
+        "class Tuned:\n    def __init__(self, weights='', depth=2):\n        pass\n\n"
+        "class Fixed:\n    def __init__(self, depth=2):\n        pass\n")
+    config = tune({"agent": "myAgents.py:Tuned", "evaluation": None,
+                   "weights": {"a": 1.0, "b": {"start": 0, "scale": 2}}}, tmp_path)
+    assert not config.builtin and config.evaluation == "own"
+    assert config.agent == f"{tmp_path / 'myAgents.py'}:Tuned"
+    assert dict(config.options({"a": 2.0, "b": 1.5})) == {"weights": "a:2.0;b:1.5"}
+    assert problems({"agent": "myAgents.py:Fixed", "weights": {"a": 1.0}}, tmp_path) == [
+        "agent: myAgents.py:Fixed's constructor takes no weights option; the tuner builds each "
+        "candidate with weights=name:value;name:value",
+        "evaluation: myAgents.py:Fixed evaluates with its own code: leave evaluation out (the "
+        "tuner passes it weights=name:value;... only), or tune a built-in agent with "
+        "evaluation: {features: ...}",
+    ]
+    assert problems({"agent": "myAgents.py:Tuned", "evaluation": None,
+                     "weights": ["a"]}, tmp_path) == [
+        "weights.a.start: required: the start of a weight of an agent's own evaluation is not "
+        "known"]
+
+
+def tournament(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tournament", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_command_exits_2_naming_the_problems_and_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "feats.py").write_text(FEATURES)
+    (tmp_path / "bad.yaml").write_text(
+        "name: bad\nevaluation: {features: feats.py:raises}\nweights: {dots: 1}\n"
+        "protocol: {layout: testClassic, depth: 1}\nbudget: {generations: 1}\n"
+        "output: out\n")
+    out = tournament("tune", "bad.yaml", cwd=tmp_path)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "bad.yaml: evaluation.features: feats.py:raises raised on the start state" \
+        in out.stderr
+    assert "Traceback" not in out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml", "feats.py"]
+    out = tournament("tune", "missing.yaml", cwd=tmp_path)
+    assert out.returncode == 2 and "missing.yaml" in out.stderr
+
+
+def test_the_shipped_cs221_file_is_the_cs221_protocol() -> None:
+    from tournament.tuneconfig import load_tune
+    from tournament.tuning import total_games
+
+    config = load_tune(REPO / "tournaments" / "tune-cs221.yaml")
+    protocol = config.protocol
+    assert (protocol.layout.name, protocol.ghosts, protocol.num_ghosts, protocol.depth,
+            protocol.rules) == ("smallClassic", "RandomGhost", 2, 2, "cs221")
+    assert (config.agent, config.evaluation) == ("ExpectimaxAgent", "better")
+    assert "score" not in [w.name for w in config.weights]  # it fixes the scale
+    assert total_games(config) == 31_200  # the hour its comments measure

@@ -1,0 +1,316 @@
+"""`tournament tune` end to end, through the command: a real tiny tuning run (the smoke test
+CI runs: two generations of three candidates, two games each, on testClassic) with every file
+it writes checked, a second invocation that plays nothing, Ctrl-C in the middle of a run and
+the resumed run that plays only what is missing (counted game by game in the store's runs),
+a feature function's file played from the run's snapshot, and a team's own agent tuned in its
+sandbox."""
+
+from __future__ import annotations
+
+import csv
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pacman.agents.evaluation import DEFAULT_WEIGHTS, load_weights
+from tests.test_tournament_run import ctrl_c_for_children, stored, wait_until
+
+REPO = Path(__file__).resolve().parent.parent
+#: One secret for the runs that are compared: the same games in different folders.
+SECRET = "7a" * 32
+
+SMOKE = """\
+name: smoke
+agent: ExpectimaxAgent
+evaluation: better
+weights:
+  food_left:
+  nearest_food:
+  trapped: {low: -400, high: 0}
+protocol: {layout: testClassic, num_ghosts: 1, depth: 1, rules: cs221, max_moves: 400}
+games: 2
+objective: mean_score
+budget: {generations: 2}
+population: 3
+seed: 3
+comparison: {games: 2}
+workers: 2
+output: out
+"""
+
+
+def tournament(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run([sys.executable, "-m", "tournament", *args], cwd=cwd,
+                         capture_output=True, text=True, timeout=600)
+    if check:
+        assert out.returncode == 0, out.stdout + out.stderr
+    return out
+
+
+def runs(database: Path) -> list[tuple[str, int]]:
+    """(how it ended, games it stored) per run, in order."""
+    with sqlite3.connect(database) as conn:
+        return conn.execute("SELECT ended, games FROM runs ORDER BY run_id").fetchall()
+
+
+def table(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_a_tiny_tuning_run_writes_its_results_and_a_second_plays_nothing(
+        tmp_path: Path) -> None:
+    (tmp_path / "tune.yaml").write_text(SMOKE)
+    first = tournament("tune", "tune.yaml", cwd=tmp_path).stdout
+    out = tmp_path / "out"
+    assert "generation 1/2: best" in first and "generation 2/2: best" in first
+    assert "tuned against start on 2 fresh games" in first
+    # The start, 2 generations x 3 candidates and the final mean, 2 games each; 2 each for
+    # start and tuned.
+    assert runs(out / "results.sqlite") == [("finished", 20)]
+    assert "start: " in first and "on the games every candidate plays" in first
+    candidates = table(out / "candidates.csv")
+    assert [c["entrant"] for c in candidates] == [
+        "g0000-c00", "g0000-c01", "g0000-c02", "g0001-c00", "g0001-c01", "g0001-c02",
+        "final-mean"]
+    assert all(c["games"] == "2" for c in candidates)
+    *tried, final = candidates
+    assert (final["generation"], final["candidate"]) == ("2", "")
+    generations = table(out / "generations.csv")
+    assert [g["generation"] for g in generations] == ["0", "1"]
+    best_row = max(tried, key=lambda c: (float(c["objective"]), -tried.index(c)))
+    assert generations[-1]["best_so_far"] == best_row["objective"]
+    # weights.yaml: the search's final mean (result: mean, the default) over better's own
+    # weights, every feature listed.
+    weights = load_weights(out / "weights.yaml")
+    assert list(weights) == list(DEFAULT_WEIGHTS)
+    for name in ("food_left", "nearest_food", "trapped"):
+        assert weights[name] == float(final[name])
+    assert weights["ghost_threat"] == DEFAULT_WEIGHTS["ghost_threat"]
+    assert -400 <= weights["trapped"] <= 0
+    assert "the search's final mean (final-mean)" in (out / "weights.yaml").read_text()
+    comparison = table(out / "comparison.csv")
+    assert [c["statistic"] for c in comparison] == ["mean_score", "win_rate",
+                                                    "mean_score_wins"]
+    assert all(c["games"] == "2" for c in comparison)
+    assert comparison[0]["verdict"] in ("improvement", "no improvement", "worse")
+    assert f"mean score: {comparison[0]['verdict']}" in first
+    assert (out / "objective.svg").read_text().startswith("<svg")
+    # The weights play as they are written.
+    played = subprocess.run(
+        [sys.executable, "-m", "pacman.cli", "-l", "testClassic", "-p", "ExpectimaxAgent",
+         "-a", f"depth=1,evalFn=better,weights={out / 'weights.yaml'}", "-k", "1", "-q", "-n",
+         "1", "--max-moves", "400"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stderr
+    kept = {name: (out / name).read_bytes() for name in ("weights.yaml", "comparison.csv",
+                                                          "candidates.csv")}
+    tournament("tune", "tune.yaml", cwd=tmp_path)
+    assert runs(out / "results.sqlite") == [("finished", 20), ("finished", 0)]
+    assert {name: (out / name).read_bytes() for name in kept} == kept
+
+
+HANGING_FEATURES = """\
+import os
+import time
+
+def phi(state):
+    while os.path.exists({flag!r}):
+        time.sleep(0.05)
+    return {{"score": state.getScore(), "dots": state.getNumFood(),
+             "ghost_near": min(abs(state.getPacmanPosition()[0] - g[0])
+                               + abs(state.getPacmanPosition()[1] - g[1])
+                               for g in state.getGhostPositions())}}
+"""
+
+RESUMABLE = """\
+name: resumable
+evaluation: {{features: feats.py:phi}}
+weights:
+  score: {{start: 1, scale: 0.2}}
+  dots: -10
+  ghost_near: 2
+protocol:
+  layout: testClassic
+  num_ghosts: 1
+  depth: 1
+  max_moves: 400
+  limits: {{move_soft: null, move_hard: null}}
+games: 3
+budget: {{generations: 3}}
+population: 3
+seed: 5
+comparison: {{games: 3}}
+workers: 2
+output: out
+secret_file: {secret}
+"""
+
+
+def resumable(parent: Path, flag: Path, secret: Path) -> Path:
+    # The feature file's folder is named alike in both runs: a snapshot is named by its
+    # folder (and its content), which keys the games' random streams.
+    folder = parent / "run"
+    folder.mkdir(parents=True)
+    (folder / "feats.py").write_text(HANGING_FEATURES.format(flag=str(flag)))
+    (folder / "tune.yaml").write_text(RESUMABLE.format(secret=secret))
+    return folder
+
+
+def test_ctrl_c_keeps_what_is_stored_and_the_same_command_resumes_without_replaying(
+        tmp_path: Path) -> None:
+    """The feature function blocks while a flag file exists (and the protocol has no time
+    limit), so once the flag is set the run cannot end by itself: Ctrl-C must stop it. The
+    resumed run plays only the missing games (the runs' counts add up to the games stored,
+    each stored once) and ends where an uninterrupted run with the same secret ends."""
+    secret = tmp_path / "secret"
+    secret.write_text(SECRET)
+    secret.chmod(0o600)
+    flag = tmp_path / "hang"
+    reference = resumable(tmp_path / "reference", flag, secret)
+    tournament("tune", "tune.yaml", cwd=reference)
+    folder = resumable(tmp_path / "interrupted", flag, secret)
+    database = folder / "out" / "results.sqlite"
+    with ctrl_c_for_children():
+        proc = subprocess.Popen([sys.executable, "-m", "tournament", "tune", "tune.yaml"],
+                                cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True)
+    try:
+        wait_until(lambda: stored(database) >= 5, "fifth stored game", proc)
+        flag.touch()
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        flag.unlink(missing_ok=True)
+    assert proc.returncode == 130, out
+    assert "run the same command again to go on from there" in out
+    (ended, kept), = runs(database)
+    assert ended == "stopped" and 5 <= kept == stored(database) < 39
+    assert not (folder / "out" / "weights.yaml").exists()
+    tournament("tune", "tune.yaml", cwd=folder)
+    total = (1 + 3 * 3 + 1) * 3 + 2 * 3  # start, candidates, final mean; comparison
+    assert runs(database) == [("stopped", kept), ("finished", total - kept)]
+    assert stored(database) == total  # each game stored once: none played twice
+    for name in ("candidates.csv", "comparison.csv", "weights.yaml"):
+        assert (folder / "out" / name).read_text() == (reference / "out" / name).read_text()
+    weights = (folder / "out" / "weights.yaml").read_text()
+    assert "For features=feats.py:phi." in weights
+
+
+TEAM_AGENT = """\
+class TunedAgent:
+    \"\"\"Goes for food first and away from ghosts, as its weights say.\"\"\"
+
+    def __init__(self, weights=""):
+        pairs = [part.split(":") for part in weights.split(";") if part]
+        self.weights = {name: float(value) for name, value in pairs}
+        print("weights", sorted(self.weights.items()))
+
+    def getAction(self, state):
+        legal = [a for a in state.getLegalActions(0) if a != "Stop"] or ["Stop"]
+
+        def value(action):
+            after = state.generateSuccessor(0, action)
+            x, y = after.getPacmanPosition()
+            ghost = min(abs(x - gx) + abs(y - gy) for gx, gy in after.getGhostPositions())
+            return (self.weights["food"] * after.getNumFood()
+                    + self.weights["ghost"] * min(ghost, 3) + after.getScore())
+
+        return max(legal, key=value)
+"""
+
+
+def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
+    from tests.test_tournament_run import ACCEPT, UNAVAILABLE
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "myAgents.py").write_text(TEAM_AGENT)
+    accept = f"sandbox: {{accept_missing: [{ACCEPT}]}}\n" if ACCEPT else ""
+    (tmp_path / "tune.yaml").write_text(textwrap.dedent("""\
+        name: team
+        agent: team/myAgents.py:TunedAgent
+        weights: {food: -10, ghost: 5}
+        protocol: {layout: testClassic, num_ghosts: 1, max_moves: 200}
+        games: 1
+        budget: {generations: 1}
+        population: 2
+        comparison: {games: 2}
+        result: best
+        workers: 2
+        output: out
+        """) + accept)
+    first = tournament("tune", "tune.yaml", cwd=tmp_path).stdout
+    assert "sandbox layers on:" in first
+    out = tmp_path / "out"
+    assert runs(out / "results.sqlite") == [("finished", 7)]
+    with sqlite3.connect(out / "results.sqlite") as conn:
+        layers = {row[0] for row in conn.execute("SELECT sandbox FROM games")}
+    assert "" not in layers  # every game played sandboxed
+    candidates = table(out / "candidates.csv")
+    # Each candidate's own weights reached the team's agent (its log says what it got).
+    for row in candidates:
+        log = (out / "logs" / row["entrant"] / "testClassic" / "d-" / "RandomGhost1" /
+               "classic" / "0.log").read_text()
+        expected = sorted({"food": float(row["food"]), "ghost": float(row["ghost"])}.items())
+        assert f"weights {expected}" in log
+    # result: best: the best candidate's own weights, and no final mean played.
+    best = max(candidates, key=lambda c: (float(c["objective"]), -candidates.index(c)))
+    assert load_weights(out / "weights.yaml", None) == {"food": float(best["food"]),
+                                                        "ghost": float(best["ghost"])}
+    assert f"candidate {best['entrant']}. For agent myAgents.py:TunedAgent." in \
+        (out / "weights.yaml").read_text()
+    # A change to the team's file makes its games stale: played again, not taken as stored.
+    (team / "myAgents.py").write_text(TEAM_AGENT + "\n# changed\n")
+    tournament("tune", "tune.yaml", cwd=tmp_path)
+    assert runs(out / "results.sqlite") == [("finished", 7), ("finished", 7)]
+
+
+FEATURES = """\
+def phi(state):
+    return {"score": state.getScore(), "dots": state.getNumFood()}
+"""
+
+
+def test_on_dask_a_feature_function_travels_in_the_runs_snapshot(tmp_path: Path) -> None:
+    """The candidates name the feature function by its place in the run's snapshot
+    (`<digest>/<folder>/feats.py:phi`), which no worker's folder holds: a Dask worker plays
+    it from the bundle it was sent, and the games are those of the local pool."""
+    distributed = pytest.importorskip("distributed")
+    secret = tmp_path / "secret"
+    secret.write_text(SECRET)
+    secret.chmod(0o600)
+    results = {}
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        for where in ("pool", "dask"):
+            folder = tmp_path / where / "run"
+            folder.mkdir(parents=True)
+            (folder / "feats.py").write_text(FEATURES)
+            scheduler = f"scheduler: {cluster.scheduler_address}\n" if where == "dask" else ""
+            (folder / "tune.yaml").write_text(textwrap.dedent(f"""\
+                name: travels
+                evaluation: {{features: feats.py:phi}}
+                weights: {{score: {{start: 1, scale: 0.2}}, dots: -10}}
+                protocol: {{layout: testClassic, num_ghosts: 1, depth: 1, max_moves: 300}}
+                games: 2
+                budget: {{generations: 1}}
+                population: 2
+                comparison: {{games: 2}}
+                output: out
+                secret_file: {secret}
+                """) + scheduler)
+            log = tournament("tune", "tune.yaml", cwd=folder).stdout
+            assert ("Dask cluster at" in log) == (where == "dask")
+            with sqlite3.connect(folder / "out" / "results.sqlite") as conn:
+                assert conn.execute("SELECT count(*) FROM games WHERE outcome IN "
+                                    "('win', 'loss', 'move_limit')").fetchone() == (12,)
+            results[where] = (folder / "out" / "candidates.csv").read_text()
+    assert results["dask"] == results["pool"]

@@ -1,0 +1,188 @@
+"""The tuner's search without games (`tournament.tuning`): CMA-ES asks the same candidates
+from the same seed and the same answers, so a run that finds its evaluations stored asks
+again what an interrupted run asked and evaluates only what is missing; candidates keep to
+their bounds; every candidate plays the same seeds and the comparison's are fresh."""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from tournament.objective import Measure, Objective, measure
+from tournament.schedule import schedule
+from tournament.tuneconfig import TuneConfig, parse_tune
+from tournament.tuning import (
+    Candidate,
+    Evaluated,
+    Games,
+    Generation,
+    best_of,
+    comparison_seeds,
+    failure_of,
+    measures_of,
+    search,
+    tournament_config,
+    tuning_seeds,
+    weights_at,
+)
+
+TARGET = {"food_left": -4.0, "nearest_food": -6.0, "trapped": -250.0}
+
+
+def config(tmp_path: Path, **changes: Any) -> TuneConfig:
+    data: dict[str, Any] = {
+        "name": "search test",
+        "evaluation": "better",
+        "weights": {"food_left": None, "nearest_food": None,
+                    "trapped": {"low": -300, "high": -50}},
+        "protocol": {"layout": "testClassic", "num_ghosts": 1, "depth": 1},
+        "budget": {"generations": 12},
+        "population": 6,
+        "games": 3,
+        "seed": 7,
+    }
+    data.update(copy.deepcopy(changes))
+    return parse_tune(data, "tune.yaml", tmp_path)
+
+
+def quadratic(candidate: Candidate) -> Measure:
+    """A stand-in for games: the closer to TARGET (in each weight's own scale), the higher."""
+    w = candidate.as_dict()
+    value = -sum(((w[k] - TARGET[k]) / abs(TARGET[k])) ** 2 for k in TARGET)
+    return Measure(3, 3, value, value, value, True)
+
+
+class Store:
+    """What a run's store would hold: each candidate's measure by (entrant, weights), and how
+    many evaluations were 'played'."""
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple[str, tuple[tuple[str, float], ...]], Measure] = {}
+        self.played = 0
+        self.stop_after: int | None = None
+
+    def evaluate(self, generation: int, candidates: list[Candidate]) -> list[Measure]:
+        out = []
+        for c in candidates:
+            key = (c.entrant, c.weights)
+            if key not in self.kept:
+                if self.stop_after is not None and self.played >= self.stop_after:
+                    raise KeyboardInterrupt
+                self.kept[key] = quadratic(c)
+                self.played += 1
+            out.append(self.kept[key])
+        return out
+
+
+def asked(generations: list[Generation]) -> list[tuple[str, tuple[tuple[str, float], ...]]]:
+    return [(e.candidate.entrant, e.candidate.weights) for g in generations
+            for e in g.evaluated]
+
+
+def test_the_same_seed_asks_the_same_candidates(tmp_path: Path) -> None:
+    first = search(config(tmp_path), Store().evaluate).generations
+    again = search(config(tmp_path), Store().evaluate).generations
+    assert asked(first) == asked(again) and len(first) == 12
+    other = search(config(tmp_path, seed=8), Store().evaluate).generations
+    assert asked(other) != asked(first)
+    names = [name for name, _ in asked(first)]
+    assert names[:7] == ["g0000-c00", "g0000-c01", "g0000-c02", "g0000-c03", "g0000-c04",
+                         "g0000-c05", "g0001-c00"]
+
+
+def test_an_interrupted_search_resumes_evaluating_only_what_is_missing(
+        tmp_path: Path) -> None:
+    whole = search(config(tmp_path), Store().evaluate).generations
+    store = Store()
+    store.stop_after = 27  # in the middle of generation 4 (6 candidates each)
+    with pytest.raises(KeyboardInterrupt):
+        search(config(tmp_path), store.evaluate)
+    assert store.played == 27
+    store.stop_after = None
+    resumed = search(config(tmp_path), store.evaluate)
+    assert asked(resumed.generations) == asked(whole)
+    assert store.played == len(asked(whole)) == 72  # nothing evaluated twice
+    assert best_of(resumed.generations) == best_of(whole)
+    assert resumed.mean == search(config(tmp_path), Store().evaluate).mean
+
+
+def test_the_search_finds_better_weights_than_the_start(tmp_path: Path) -> None:
+    cfg = config(tmp_path, budget={"generations": 30})
+    generations = search(cfg, Store().evaluate).generations
+    start = quadratic(Candidate(0, 0, tuple((w.name, w.start) for w in cfg.weights)))
+    best = best_of(generations)
+    assert best.measure.value > start.value
+    # Within a tenth of each weight's own size of the optimum; the final mean too.
+    for name, value in best.candidate.weights:
+        assert abs(value - TARGET[name]) < 0.1 * abs(TARGET[name]), (name, value)
+    mean = search(cfg, Store().evaluate).mean
+    assert mean.entrant == "final-mean"
+    for name, value in mean.weights:
+        assert abs(value - TARGET[name]) < 0.1 * abs(TARGET[name]), (name, value)
+
+
+def test_candidates_keep_to_their_bounds_and_are_rounded(tmp_path: Path) -> None:
+    cfg = config(tmp_path, sigma=3.0)
+    generations = search(cfg, Store().evaluate).generations
+    trapped = [dict(c.candidate.weights)["trapped"] for g in generations for c in g.evaluated]
+    assert all(-300 <= t <= -50 for t in trapped)
+    assert min(trapped) < -250 and max(trapped) > -100  # the bounds are reached, not a wall
+    assert weights_at(cfg.weights, [1 / 3, 0.0, 100.0]) == (
+        ("food_left", -6.66667), ("nearest_food", -1.5), ("trapped", -50.0))
+
+
+def m(value: float) -> Measure:
+    return Measure(2, 2, value, value, value, True)
+
+
+def test_the_best_is_the_lowest_cost_and_the_earliest_among_equals() -> None:
+    a, b, c = (Candidate(0, i, (("w", float(i)),)) for i in range(3))
+    d = Candidate(1, 0, (("w", 9.0),))
+    generations = [Generation(0, (Evaluated(a, m(5)), Evaluated(b, m(7)), Evaluated(c, m(7)))),
+                   Generation(1, (Evaluated(d, m(7)),))]
+    assert best_of(generations).candidate == b
+    assert generations[0].mean == pytest.approx(19 / 3)
+
+
+def test_every_candidate_plays_the_same_seeds_and_the_comparison_fresh_ones(
+        tmp_path: Path) -> None:
+    cfg = config(tmp_path, games=5, comparison={"games": 40})
+    games = Games(cfg, lambda tournament, hashes: None)
+    entrants = [games.entrant(f"g0000-c0{i}", {"food_left": -i, "nearest_food": -1.0,
+                                                "trapped": -100.0}) for i in range(3)]
+    played = schedule(tournament_config(cfg, entrants, cfg.seed, cfg.games))
+    seeds = {e.name: [g.seed for g in played if g.entrant == e.name] for e in entrants}
+    assert len({tuple(s) for s in seeds.values()}) == 1
+    assert seeds["g0000-c00"] == tuning_seeds(cfg) and len(set(tuning_seeds(cfg))) == 5
+    fresh = comparison_seeds(cfg)
+    assert len(set(fresh)) == 40 and not set(fresh) & set(tuning_seeds(cfg))
+    assert comparison_seeds(config(tmp_path, seed=8, comparison={"games": 40})) != fresh
+    hashes = games.hashes(tournament_config(cfg, entrants, cfg.seed, cfg.games))
+    assert len(set(hashes.values())) == 3  # each candidate's weights are its own
+    assert dict(entrants[1].args)["weights"] == "food_left:-1.0;nearest_food:-1.0;trapped:-100.0"
+
+
+def rows(*games: tuple[str, int, str, float, bool, int | None]) -> Any:
+    return pd.DataFrame([{"game_id": f"{e}@cell#{i}", "entrant": e, "game_index": i,
+                          "outcome": o, "score": s, "win": w, "culprit": c, "message": o}
+                         for e, i, o, s, w, c in games])
+
+
+def test_measures_leave_out_the_platforms_failures_and_an_agent_failing_everywhere_stops(
+        tmp_path: Path) -> None:
+    cfg = config(tmp_path, objective="win_rate")
+    table = rows(("a", 0, "win", 500, True, None), ("a", 1, "loss", -300, False, None),
+                 ("a", 2, "infra_error", 0, False, None), ("b", 0, "crash", -20, False, 0))
+    found = measures_of(table, ["a", "b", "c"], cfg)
+    assert found[0] == measure(Objective("win_rate"), [500, -300], [True, False])
+    assert found[1].games == 1 and found[1].value == 0.0
+    assert found[2].games == 0 and math.isnan(found[2].value)
+    assert failure_of(table) == ""
+    broken = rows(("a", 0, "load_error", -501, False, 0), ("b", 0, "crash", -501, False, 0))
+    assert failure_of(broken) == "load_error: load_error"
+    assert failure_of(rows(("a", 0, "infra_error", 0, False, None))) == ""
