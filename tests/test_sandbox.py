@@ -3,6 +3,7 @@ source-only option check, the same game sandboxed and in-process, and the CLI's 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -410,16 +411,35 @@ def test_a_team_plays_only_code_from_its_own_folder(tmp_path: Path) -> None:
 
 @sandbox_needed
 def test_folders_left_by_a_dead_referee_are_swept(tmp_path: Path) -> None:
+    from pacman.sandbox.owners import pid_namespace
     from pacman.sandbox.process import Placement
 
-    stale = tmp_path / "pacman-agent0-999999-abcdef"  # pid 999999: no such process
+    ours = pid_namespace()
+    # pid 999999: no such process in this pid namespace.
+    stale = tmp_path / f"pacman-agent0-999999-{ours}-abcdef"
     (stale / "work").mkdir(parents=True)
-    alive = tmp_path / f"pacman-agent0-{os.getpid()}-abcdef"
+    alive = tmp_path / f"pacman-agent0-{os.getpid()}-{ours}-abcdef"
     alive.mkdir()
+    # A sandbox of a referee in another pid namespace (a containerised worker sharing this
+    # folder): its pid means nothing here, so it is never taken for a dead one.
+    elsewhere = tmp_path / "pacman-agent0-999999-4026532000-abcdef"
+    elsewhere.mkdir()
     spec = GameSpec(load_layout("smallClassic"), resolve(f"{ZOO}/honest.py:ZooAgent"),
                     resolve("RandomGhost", kind="ghost"), seed=1, max_moves=5)
     play(spec, placement=Placement(root=tmp_path))
-    assert not stale.exists() and alive.exists()
+    assert not stale.exists() and alive.exists() and elsewhere.exists()
+
+
+def test_only_leftovers_of_this_pid_namespace_are_judged() -> None:
+    from pacman.sandbox.owners import INITIAL_PID_NAMESPACE, pid_namespace, stale
+
+    ours = pid_namespace()
+    dead, living = (lambda pid: False), (lambda pid: True)
+    assert stale("999999", ours, dead) and not stale("999999", ours, living)
+    assert not stale("12", "4026532000" if ours != "4026532000" else "1", dead)
+    assert not stale("x", ours, dead)
+    # A name from before namespaces were recorded: judged in the initial namespace only.
+    assert stale("999999", None, dead) == (ours == INITIAL_PID_NAMESPACE)
 
 
 @sandbox_needed
@@ -605,3 +625,28 @@ def test_a_copy_of_other_bytes_than_hashed_never_plays(
     with pytest.raises(AgentFault, match="changed since the run hashed them") as fault:
         team_view(ref, tmp_path)
     assert fault.value.kind == "load_error"
+
+
+def test_a_cgroup_sweep_leaves_other_namespaces_groups_alone() -> None:
+    """The flake this fixes: a simulated cluster node (its own pid namespace) swept the live
+    sandboxes' cgroups of a run on the host, killing their agents (infra_error)."""
+    from pacman.sandbox import cgroup
+    from pacman.sandbox.owners import pid_namespace
+
+    bases = [b for b in (cgroup.ROOT / cgroup.GROUP, cgroup.ROOT / "memory" / cgroup.GROUP,
+                         cgroup.ROOT / "pids" / cgroup.GROUP) if b.is_dir()]
+    if not bases or not os.access(bases[0], os.W_OK):
+        pytest.skip("no cgroup tree of the platform's that this user can write")
+    base = bases[0]
+    other = "4026532000" if pid_namespace() != "4026532000" else "1"
+    ours = base / f"agent-999999-{pid_namespace()}-test{os.getpid() % 10000:04d}"
+    theirs = base / f"agent-999999-{other}-test{os.getpid() % 10000:04d}"
+    ours.mkdir()
+    theirs.mkdir()
+    try:
+        cgroup.sweep_cgroups(lambda pid: False)
+        assert not ours.exists() and theirs.exists()
+    finally:
+        for group in (ours, theirs):
+            with contextlib.suppress(FileNotFoundError):
+                group.rmdir()

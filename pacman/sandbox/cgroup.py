@@ -20,6 +20,8 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from pacman.sandbox.owners import owner_tag, stale
+
 ROOT = Path("/sys/fs/cgroup")
 GROUP = "pacman-arena"
 #: The agent's CPU share: QUOTA microseconds of CPU time per PERIOD, i.e. one CPU.
@@ -43,7 +45,7 @@ class AgentCgroup:
 
     @classmethod
     def create(cls, memory_bytes: int | None, processes: int) -> AgentCgroup:
-        name = f"agent-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        name = f"agent-{owner_tag()}-{uuid.uuid4().hex[:8]}"
         if (ROOT / "cgroup.controllers").is_file():
             base = ROOT / GROUP
             if not base.is_dir():
@@ -177,13 +179,15 @@ class AgentCgroup:
 
 
 def sweep_cgroups(alive: Callable[[int], bool]) -> None:
-    """Remove the groups of referees that are gone (named `agent-<referee pid>-...`)."""
+    """Remove the groups of referees that are gone (named `agent-<referee pid>-<its pid
+    namespace>-<id>`; `pacman.sandbox.owners` judges only those of this pid namespace)."""
     bases = [ROOT / GROUP, ROOT / "memory" / GROUP, ROOT / "pids" / GROUP,
              ROOT / "cpu" / GROUP, ROOT / "cpu,cpuacct" / GROUP]
     for base in bases:
         if not base.is_dir():
             continue
         for group in base.glob("agent-*-*"):
-            owner = group.name.split("-")[1]
-            if owner.isdigit() and not alive(int(owner)):
+            parts = group.name.split("-")
+            namespace = parts[2] if len(parts) == 4 else None
+            if stale(parts[1], namespace, alive):
                 AgentCgroup([group], 2 if base == ROOT / GROUP else 1).remove()

@@ -44,6 +44,7 @@ from pacman.loader import AgentRef
 from pacman.problems import FOLDER_REFUSED, Detail
 from pacman.sandbox import confine, guarantees, slots, wire
 from pacman.sandbox.cgroup import AgentCgroup, sweep_cgroups
+from pacman.sandbox.owners import owner_tag, stale
 from pacman.sandbox.zygote import Zygote, ZygoteGone, discard_zygote, zygote
 from pacman.state import GameState
 from pacman.teamfolder import TeamFolderError, team_digest
@@ -239,7 +240,7 @@ class AgentProcess:
         #: What interrupted the referee's wait for an answer (from `on_wait`), if anything.
         self.interruption: BaseException | None = None
         sweep_leftovers(self.placement.root)
-        self._home = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{self.index}-{os.getpid()}-",
+        self._home = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{self.index}-{owner_tag()}-",
                                            dir=self.placement.root))
         self.workdir = self._home / "work"
         self.workdir.mkdir()
@@ -832,7 +833,10 @@ def sweep_leftovers(root: Path | None) -> None:
     """Once per process and folder: remove what sandboxes of dead referees left behind.
 
     A referee killed outright (SIGKILL, a worker ended by its watchdog) cannot clean up; its
-    sandboxes' folders and cgroups carry its pid, so a later referee can tell they are stale.
+    sandboxes' folders and cgroups carry its pid and pid namespace
+    (`pacman-agent<index>-<pid>-<namespace>-<random>`), so a later referee of the same
+    namespace can tell they are stale (`pacman.sandbox.owners`), and never takes a live
+    sandbox of another namespace for a dead one.
     """
     folder = Path(root) if root is not None else Path(tempfile.gettempdir())
     key = (os.getpid(), str(folder))
@@ -840,8 +844,9 @@ def sweep_leftovers(root: Path | None) -> None:
         return
     _swept.add(key)
     for path in folder.glob(f"{SCRATCH_PREFIX}*-*-*"):
-        owner = path.name.split("-")[2]
-        if owner.isdigit() and not _alive(int(owner)):
+        parts = path.name.split("-")
+        namespace = parts[3] if len(parts) == 5 else None
+        if stale(parts[2], namespace, _alive):
             remove_tree(path)
     sweep_cgroups(_alive)
 
