@@ -482,3 +482,118 @@ def test_not_trapped_in_the_open_but_trapped_in_a_dead_end_room() -> None:
             "%  %%%%     %",
             "%%%%%%%%%%%%%"]
     assert _trapped(rows) == 1
+
+
+# --- the features against their plain definitions ---------------------------------------------
+#
+# `phi` reads precomputed tables (distance rings for the nearest food, a memo of the `trapped`
+# test): here every feature is recomputed from the definitions in evaluation.py's docstring,
+# with a breadth-first search per question, on states of random games (scared ghosts, ghosts
+# between cells, won and lost states included).
+
+
+def plain_distances(layout: object, source: tuple[int, int]) -> dict[tuple[int, int], int]:
+    neighbours = layout.neighbours  # type: ignore[attr-defined]
+    dist, frontier = {source: 0}, [source]
+    while frontier:
+        nxt = []
+        for cell in frontier:
+            for _, n in neighbours[cell]:
+                if n not in dist:
+                    dist[n] = dist[cell] + 1
+                    nxt.append(n)
+        frontier = nxt
+    return dist
+
+
+def plain_features(s: GameState) -> dict[str, float]:
+    layout = s.layout
+    far = 1 << 20
+    px, py = s.getPacmanPosition()
+    pacman = (int(px), int(py))
+    mine = plain_distances(layout, pacman)
+    food = [c for c in s.getFood().asList()]
+    edible = edible_distance = threats = 0
+    danger = []
+    for ghost in s.getGhostStates():
+        gx, gy = ghost.getPosition()  # type: ignore[misc]
+        cell = (int(gx + 0.5), int(gy + 0.5))
+        d = mine.get(cell, far)
+        timer = ghost.scaredTimer
+        if timer <= d <= evaluation.DANGER_RADIUS:
+            danger.append(cell)
+        if timer > d:
+            edible += 1
+            edible_distance += d
+        elif timer == 0 and d <= evaluation.THREAT_MOVES + 1:
+            moves = s.board.ghost_steps.get(((gx, gy), ghost.getDirection()))
+            reach = (1 + min(mine.get((int(x + 0.5), int(y + 0.5)), far)
+                             for x, y in moves.values()) if moves else d)
+            threats += reach <= evaluation.THREAT_MOVES
+    escapes = evaluation.escape_cells(layout)
+    theirs = [plain_distances(layout, c) for c in danger]
+    trapped = bool(danger) and not any(
+        all(t.get(j, far) > mine.get(j, far) for t in theirs) for j in escapes)
+    over = s.isWin() or s.isLose()
+    return {
+        "score": s.getScore(), "food_left": len(food),
+        "nearest_food": min((mine[c] for c in food if c in mine), default=0),
+        "capsules_left": len(s.getCapsules()),
+        "capsules_in_play": 0 if over else len(s.getCapsules()),
+        "edible_ghosts": edible, "edible_distance": edible_distance,
+        "ghost_threat": threats, "trapped": int(trapped),
+        "won": int(s.isWin()), "lost": int(s.isLose()),
+    }
+
+
+def every_state_of_random_games(name: str, ghosts: int, games: int, seed: int) -> list[GameState]:
+    """Every state of `games` games (any agent to move next) where Pacman heads for the
+    nearest capsule while one is left, at random otherwise, so ghosts are scared at times."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(games):
+        state = start(name, ghosts)
+        out.append(state)
+        while not state.isTerminal():
+            agent = len(out) % state.getNumAgents()  # any agent may come next: all states
+            legal = state.getLegalActions(agent)
+            action = rng.choice(legal)
+            if agent == 0 and state.getCapsules() and rng.random() < 0.8:
+                def to_capsule(a: str, s: GameState = state) -> int:
+                    cell = s.generateSuccessor(0, a).getPacmanPosition()
+                    here = plain_distances(s.layout, (int(cell[0]), int(cell[1])))
+                    return min(here.get(c, 1 << 20) for c in s.getCapsules())
+                action = min(legal, key=to_capsule)
+            state = state.generateSuccessor(agent, action)
+            out.append(state)
+    return out
+
+
+@pytest.mark.parametrize(("name", "ghosts", "games"), [
+    ("smallClassic", 2, 6), ("mediumClassic", 2, 6), ("contestClassic", 3, 6),
+    ("originalClassic", 4, 2)])
+def test_features_match_their_plain_definitions(name: str, ghosts: int, games: int) -> None:
+    states = every_state_of_random_games(name, ghosts, games, seed=len(name))
+    assert any(s.isWin() or s.isLose() for s in states)
+    assert any(t for s in states for _, _, t in s.agents[1:])  # scared ghosts were seen
+    seen = {"trapped": set(), "ghost_threat": set(), "edible_ghosts": set()}
+    for s in states:
+        expected = plain_features(s)
+        assert evaluation.features(s) == expected
+        for feature, values in seen.items():
+            values.add(expected[feature])
+    # Each ghost feature took both values: the comparison covered its branches.
+    assert all(values >= {0, 1} for values in seen.values()), seen
+
+
+def test_a_full_trapped_memo_starts_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evaluation, "TRAPPED_MEMO", 5)
+    evaluation._layout_tables.cache_clear()
+    states = every_state_of_random_games("mediumClassic", 2, games=2, seed=9)
+    memo = evaluation._layout_tables(states[0].layout).trapped
+    largest = 0
+    for s in states:
+        assert evaluation.features(s)["trapped"] == plain_features(s)["trapped"]
+        largest = max(largest, len(memo))
+    assert largest == 5
+    evaluation._layout_tables.cache_clear()
