@@ -41,6 +41,9 @@ class Turn(NamedTuple):
     agent: int
 
 
+_new_turn = tuple.__new__
+
+
 class PacmanGame:
     """Pacman and its ghosts as MAX against MIN (or CHANCE) layers."""
 
@@ -87,14 +90,16 @@ class PacmanGame:
         return _directional_chances(turn.state.board, pos, facing, pacman, timer > 0, far)
 
     def successor(self, turn: Turn, action: str) -> Turn:
-        nxt = turn.agent + 1
-        return Turn(
-            turn.state.generateSuccessor(turn.agent, action),
-            0 if nxt == self.num_agents else nxt,
-        )
+        state, agent = turn
+        nxt = agent + 1
+        # tuple.__new__ builds the Turn without the Python-level __new__ of a NamedTuple (a
+        # search makes one per node).
+        return _new_turn(Turn, (
+            state.generateSuccessor(agent, action), 0 if nxt == self.num_agents else nxt
+        ))
 
     def is_terminal(self, turn: Turn) -> bool:
-        return turn.state.isWin() or turn.state.isLose()
+        return turn.state.isTerminal()
 
     def utility(self, turn: Turn) -> float:
         return self.evaluation(turn.state)
