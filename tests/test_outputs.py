@@ -95,3 +95,20 @@ def test_a_worker_writes_nothing_outside_its_own_folders(
     outputs = [play_task(dataclasses.replace(t, replays="all"), cache) for t in tasks[:2]]
     assert all(isinstance(o, GameOutput) and o.replay for o in outputs)
     assert sorted(p for p in root.rglob("*") if "cache" not in p.parts) == before
+
+
+def test_a_worker_parses_each_layout_once_and_warm_tables_change_no_game(
+        made: tuple[list[GameTask], TeamCache, Path]) -> None:
+    from tournament.runner import task_layout
+
+    tasks, cache, _ = made
+    task = next(t for t in tasks if t.game.entrant != "alpha")  # a built-in: in-process
+    assert task_layout(task.layout_text, task.layout_name) is task_layout(
+        task.layout_text, task.layout_name)
+    assert task_layout(task.layout_text, "other") is not task_layout(
+        task.layout_text, task.layout_name)
+    task_layout.cache_clear()
+    cold = play_task(task, cache).row  # the layout's tables built during this game
+    warm = play_task(task, cache).row  # and reused by this one
+    same = ("outcome", "score", "moves", "win", "culprit")
+    assert [cold[k] for k in same] == [warm[k] for k in same]  # type: ignore[literal-required]

@@ -28,7 +28,7 @@ from pacman import __version__
 from pacman import replay as replays
 from pacman.describe import clean
 from pacman.game import MESSAGE_LIMIT, GameResult, GameSpec, play
-from pacman.layout import load_layout, parse_layout
+from pacman.layout import Layout, load_layout, parse_layout
 from pacman.limits import Limits
 from pacman.loader import AgentRef, FolderAgent, SubmissionError, resolve
 from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR, PACMAN
@@ -413,6 +413,15 @@ def replay_path(replay_dir: str, game_id: str) -> Path:
     return Path(replay_dir, entrant, *cell.split("/"), f"{index}.json")
 
 
+@functools.lru_cache(maxsize=16)
+def task_layout(text: str, name: str) -> Layout:
+    """A task's layout, parsed once per worker process. The engine keeps its tables per layout
+    object (legal moves, maze distances, the evaluation's memo): with one object for every
+    game on a layout, a worker's games after its first on that layout start with them built
+    (a fresh parse per game cost a game on smallClassic about 14% more instructions)."""
+    return parse_layout(text, name=name)
+
+
 def play_task(task: GameTask, cache: TeamCache | None = None,
               sandbox_root: str | None = None) -> GameOutput:
     """Play one game from the team snapshots in `cache` (by default the default cache) and
@@ -424,7 +433,7 @@ def play_task(task: GameTask, cache: TeamCache | None = None,
     logs: list[tuple[str, str]] = []
     try:
         root = (cache or default_cache()).root
-        layout = parse_layout(task.layout_text, name=task.layout_name)
+        layout = task_layout(task.layout_text, task.layout_name)
         if task.pacman is None and task.ghost_problem:
             # Neither side can play: the game counts for nobody (no culprit: no side gains).
             return _output(task, make_row(
