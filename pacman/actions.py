@@ -6,7 +6,12 @@ The legal-action order West, Stop, East, North, South is a fact of the reference
 
 from __future__ import annotations
 
-Position = tuple[float, float]
+#: A coordinate on the board: Pacman's are whole numbers (ints), a ghost's floats (its speed is
+#: 1.0, or 0.5 while scared), as in the course engine. A union rather than `float`, so that
+#: the compiled build (`pacman.fastbuild`) keeps an int an int: mypyc stores what it knows to
+#: be a float as a C double, which would turn Pacman's (1, 2) into (1.0, 2.0).
+Coordinate = int | float
+Position = tuple[Coordinate, Coordinate]
 
 
 class Directions:

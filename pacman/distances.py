@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections import deque
 from functools import lru_cache
 
-from pacman.actions import nearest_point
+from pacman.actions import Position, nearest_point
 from pacman.layout import Cell, Layout
-from pacman.rules import Position
 
 
 class MazeDistances:

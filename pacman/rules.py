@@ -15,10 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pacman.actions import ACTION_ORDER, VECTORS, Directions
+from pacman.actions import ACTION_ORDER, VECTORS, Directions, Position
 from pacman.layout import Cell, Layout
 
-Position = tuple[float, float]
 AgentTuple = tuple[Position, str, int]
 
 RUNNING, WON, LOST = 0, 1, 2
@@ -146,15 +145,15 @@ def pacman_step(
     nfood: int,
     caps: tuple[Cell, ...],
     score: int,
-    action: str,
+    action: object,
 ) -> tuple[tuple[AgentTuple, ...], int, int, tuple[Cell, ...], int, int, int]:
     """Apply a Pacman move: (agents, food, nfood, capsules, score, status, eaten), where
-    `eaten` has bit i set for each ghost i eaten in this move (the course's `_eaten`)."""
+    `eaten` has bit i set for each ghost i eaten in this move (the course's `_eaten`). Anything
+    but the name of a legal move (a string) is an `IllegalMove`."""
     pos, facing, _ = agents[0]
-    try:
-        nxt = board.pacman_moves[pos][action]
-    except (KeyError, TypeError):  # TypeError: an unhashable "action"
-        raise IllegalMove(f"Illegal action {action!r} for Pacman at {pos}") from None
+    nxt = board.pacman_moves[pos].get(action) if isinstance(action, str) else None
+    if nxt is None or not isinstance(action, str):  # (the second test is for the type checker)
+        raise IllegalMove(f"Illegal action {action!r} for Pacman at {pos}")
     score -= TIME_PENALTY
     status = RUNNING
     bit = board.bits[nxt]
@@ -191,18 +190,16 @@ def ghost_step(
     agents: tuple[AgentTuple, ...],
     index: int,
     score: int,
-    action: str,
+    action: object,
 ) -> tuple[tuple[AgentTuple, ...], int, int, int]:
     """Apply ghost `index`'s move: (agents, score, status, eaten), `eaten` the bit of this
     ghost if Pacman ate it in this move, else 0."""
     pos, facing, timer = agents[index]
     step = board.ghost_steps.get((pos, facing))
-    try:
-        # Between cells (no table entry: a scared ghost) only straight on is legal.
-        legal = action in step if step is not None else action == facing != STOP
-    except TypeError:  # an unhashable "action"
-        legal = False
-    if not legal:
+    # Between cells (no table entry: a scared ghost) only straight on is legal.
+    if not isinstance(action, str) or not (
+        action in step if step is not None else action == facing != STOP
+    ):
         raise IllegalMove(f"Illegal action {action!r} for ghost {index} at {pos}")
     if timer > 0:
         # Scared ghosts move at half speed; when the timer runs out on this move the ghost

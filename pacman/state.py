@@ -9,21 +9,20 @@ shared by every state. Whatever an agent does to them cannot change a state.
 
 from __future__ import annotations
 
+from functools import partialmethod
+from types import FunctionType
 from typing import Any
 
 from pacman import rules
-from pacman.actions import Actions, Directions
+from pacman.actions import Actions, Directions, Position
+from pacman.errors import TerminalStateError as TerminalStateError
 from pacman.grid import Grid
 from pacman.layout import Cell, Layout
-from pacman.rules import LOST, RUNNING, WON, AgentTuple, Board, Position
+from pacman.rules import LOST, RUNNING, WON, AgentTuple, Board
 from pacman.rules import ghost_step as _ghost_step
 from pacman.rules import pacman_step as _pacman_step
 
 _new = object.__new__
-
-
-class TerminalStateError(RuntimeError):
-    """`generateSuccessor` was called on a won or lost state."""
 
 
 class Configuration:
@@ -45,7 +44,7 @@ class Configuration:
         x, y = self.pos
         return x == int(x) and y == int(y)
 
-    def generateSuccessor(self, vector: tuple[float, float]) -> Configuration:
+    def generateSuccessor(self, vector: Position) -> Configuration:
         x, y = self.pos
         dx, dy = vector
         direction = Actions.vectorToDirection(vector)
@@ -64,7 +63,9 @@ class Configuration:
     def __str__(self) -> str:
         return f"(x={self.pos[0]},y={self.pos[1]}), {self.direction}"
 
-    __repr__ = __str__
+    # A method rather than `__repr__ = __str__`, an alias the compiled build would drop.
+    def __repr__(self) -> str:
+        return self.__str__()
 
 
 class AgentState:
@@ -105,7 +106,8 @@ class AgentState:
         kind = "Pacman" if self.isPacman else "Ghost"
         return f"{kind}: {self.configuration}"
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return self.__str__()
 
 
 class GameState:
@@ -127,14 +129,40 @@ class GameState:
     _status: int
     _eaten: int
 
-    def __init__(self, prevState: GameState | None = None) -> None:
-        if prevState is None:
+    def __init__(
+        self,
+        prevState: GameState | None = None,
+        _board: Board | None = None,
+        _agents: tuple[AgentTuple, ...] = (),
+        _food: int = 0,
+        _nfood: int = 0,
+        _caps: tuple[Cell, ...] = (),
+        _score: int = 0,
+        _status: int = RUNNING,
+        _eaten: int = 0,
+    ) -> None:
+        """`GameState(state)` copies `state`, as the course's constructor does. (The other
+        parameters are how `_make` builds a state in the compiled build; see there.)"""
+        if prevState is not None:
+            _board, _agents, _food, _nfood = (
+                prevState._board, prevState._agents, prevState._food, prevState._nfood)
+            _caps, _score, _status, _eaten = (
+                prevState._caps, prevState._score, prevState._status, prevState._eaten)
+        elif _board is None:
             raise TypeError(
                 "build a start state with GameState.initial(layout) (or copy one with "
                 "GameState(state))"
             )
-        for slot in GameState.__slots__:
-            object.__setattr__(self, slot, getattr(prevState, slot))
+        # object.__setattr__ passes by the __setattr__ below that refuses every change; in
+        # the compiled build each of these is a plain store.
+        object.__setattr__(self, "_board", _board)
+        object.__setattr__(self, "_agents", _agents)
+        object.__setattr__(self, "_food", _food)
+        object.__setattr__(self, "_nfood", _nfood)
+        object.__setattr__(self, "_caps", _caps)
+        object.__setattr__(self, "_score", _score)
+        object.__setattr__(self, "_status", _status)
+        object.__setattr__(self, "_eaten", _eaten)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"GameState is immutable; cannot set {name!r}")
@@ -161,7 +189,9 @@ class GameState:
 
     # --- successors -------------------------------------------------------------------------
 
-    def generateSuccessor(self, agentIndex: int, action: str) -> GameState:
+    def generateSuccessor(self, agentIndex: int, action: object) -> GameState:
+        """The state after agent `agentIndex` plays `action`; anything but the name of one of
+        its legal moves is an `IllegalMove` (`pacman.rules`)."""
         if self._status:
             raise TerminalStateError("Can't generate a successor of a terminal state.")
         board = self._board
@@ -187,17 +217,22 @@ class GameState:
 
         The engine's own searches never pay for this: recording starts at the first call, in
         the process that makes it (so that first call returns an empty set; the course's would
-        also hold everything generated before, which no caller relies on).
+        also hold everything generated before, which no caller relies on). In the compiled
+        build (`pacman.fastbuild`) the compiled searches' own successors are not recorded,
+        course code's are.
         """
         global _explored
         found = _explored
         if found is None:
-            GameState.generateSuccessor = _recording_successor  # type: ignore[method-assign]
+            # partialmethod binds the state whether the function is Python or compiled (a
+            # compiled function is no descriptor).
+            GameState.generateSuccessor = partialmethod(  # type: ignore[method-assign, assignment]
+                _recording_successor)
             found = set()
         _explored = set()
         return found
 
-    def generatePacmanSuccessor(self, action: str) -> GameState:
+    def generatePacmanSuccessor(self, action: object) -> GameState:
         return self.generateSuccessor(0, action)
 
     def getLegalActions(self, agentIndex: int = 0) -> list[str]:
@@ -272,7 +307,8 @@ class GameState:
             return False
         return bool(self._food >> (x * layout.height + y) & 1)
 
-    def hasWall(self, x: int, y: int) -> bool:
+    def hasWall(self, x: float, y: float) -> bool:
+        """(A ghost's coordinates are floats: (3.0, 4.0) is the cell (3, 4).)"""
         return (x, y) in self._board.layout.wall_cells
 
     def isWin(self) -> bool:
@@ -362,7 +398,15 @@ def _make(
     status: int,
     eaten: int = 0,
 ) -> GameState:
-    """The one constructor of states: slot stores, nothing copied."""
+    """The one constructor of states: slot stores, nothing copied.
+
+    Interpreted, a state is allocated bare and its slots are stored through their descriptors
+    (the cheapest way past `__setattr__`: a search makes millions of states). Compiled
+    (`pacman.fastbuild`), a class cannot be allocated bare from outside, and the constructor,
+    whose stores are then plain, is the fast way.
+    """
+    if _COMPILED:
+        return GameState(None, board, agents, food, nfood, caps, score, status, eaten)
     s = _new(GameState)
     _set_board(s, board)
     _set_agents(s, agents)
@@ -375,21 +419,24 @@ def _make(
     return s
 
 
-_set_board = GameState._board.__set__  # type: ignore[misc, attr-defined]
-_set_agents = GameState._agents.__set__  # type: ignore[misc, attr-defined]
-_set_food = GameState._food.__set__  # type: ignore[misc, attr-defined]
-_set_nfood = GameState._nfood.__set__  # type: ignore[misc, attr-defined]
-_set_caps = GameState._caps.__set__  # type: ignore[misc, attr-defined]
-_set_score = GameState._score.__set__  # type: ignore[misc, attr-defined]
-_set_status = GameState._status.__set__  # type: ignore[misc, attr-defined]
-_set_eaten = GameState._eaten.__set__  # type: ignore[misc, attr-defined]
+#: Whether this module runs compiled (a compiled function is no Python function object).
+_COMPILED = not isinstance(_make, FunctionType)
+_slots = vars(GameState)
+_set_board = _slots["_board"].__set__
+_set_agents = _slots["_agents"].__set__
+_set_food = _slots["_food"].__set__
+_set_nfood = _slots["_nfood"].__set__
+_set_caps = _slots["_caps"].__set__
+_set_score = _slots["_score"].__set__
+_set_status = _slots["_status"].__set__
+_set_eaten = _slots["_eaten"].__set__
 
 #: The course's `GameState.explored`: None until `getAndResetExplored` is first called.
 _explored: set[GameState] | None = None
 _plain_successor = GameState.generateSuccessor
 
 
-def _recording_successor(self: GameState, agentIndex: int, action: str) -> GameState:
+def _recording_successor(self: GameState, agentIndex: int, action: object) -> GameState:
     """`generateSuccessor` once course code has asked for explored states: records the state
     and its successor, as the course does (a move that raises records nothing)."""
     state = _plain_successor(self, agentIndex, action)

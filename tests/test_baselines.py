@@ -59,13 +59,21 @@ def test_minimax_values_of_minimaxClassic(depth: int, value: int) -> None:
 # --- the exact states generated -----------------------------------------------------------------
 
 
-class Recording(PacmanGame):
+class Recording:
+    """A PacmanGame that logs every successor the search asks for. (It wraps one rather than
+    subclassing it: in the compiled build, `pacman.fastbuild`, a Python class cannot inherit
+    from a compiled one.)"""
+
     def __init__(self, root: GameState, ghosts: str) -> None:
-        super().__init__(root, evaluation.scoreEvaluationFunction, ghosts)
+        self.game = PacmanGame(root, evaluation.scoreEvaluationFunction, ghosts)
+        self.start, self.player, self.actions = (
+            self.game.start, self.game.player, self.game.actions)
+        self.is_terminal, self.utility, self.evaluate, self.plies = (
+            self.game.is_terminal, self.game.utility, self.game.evaluate, self.game.plies)
         self.log: list[tuple[int, str, int]] = []
 
     def successor(self, turn: Turn, action: str) -> Turn:
-        nxt = super().successor(turn, action)
+        nxt = self.game.successor(turn, action)
         self.log.append((turn.agent, action, hash(nxt.state)))
         return nxt
 

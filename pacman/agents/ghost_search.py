@@ -215,19 +215,27 @@ def _team_of(start: GameState) -> _Team:
         return team
 
 
-class _RootOrder(PacmanGame):
+class _RootOrder:
     """The Pacman game with the root ghost's moves in a given order: the anytime search keeps
-    the first best move, so the order is the tie-break."""
+    the first best move, so the order is the tie-break. It takes a `PacmanGame`'s methods as its
+    own rather than subclassing it: in the compiled build (`pacman.fastbuild`) a Python class
+    cannot inherit from a compiled one."""
 
     def __init__(self, root: Turn, order: list[str], evaluation: StateEvaluation) -> None:
-        super().__init__(root.state, evaluation, MIN)
+        game = PacmanGame(root.state, evaluation, MIN)
+        self.num_agents = game.num_agents
+        self.start, self.player, self.successor, self.chances = (
+            game.start, game.player, game.successor, game.chances)
+        self.is_terminal, self.utility, self.evaluate, self.plies = (
+            game.is_terminal, game.utility, game.evaluate, game.plies)
+        self._actions = game.actions
         self.root_turn = root
         self.order = order
 
     def actions(self, turn: Turn) -> list[str]:
         if turn is self.root_turn:
             return self.order
-        return super().actions(turn)
+        return self._actions(turn)
 
 
 class AnytimeGhost(SearchGhost):

@@ -24,8 +24,9 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+from pacman.actions import Position
 from pacman.ghost_model import directional_weights
-from pacman.rules import Board, Position
+from pacman.rules import Board
 from pacman.search.core import CHANCE, MAX, MIN
 from pacman.state import GameState
 

@@ -15,6 +15,10 @@ states a search generates:
   the horizon the evaluation function is called, at a terminal state the utility;
 - the root returns the first action (in `actions()` order) whose value is best.
 
+Expectations sum a list, never a generator: compiled (`pacman.fastbuild`), `sum(generator)` would
+become a loop of additions, while the builtin `sum` that both builds then call adds floats
+with compensation from Python 3.12 on; the same sum keeps the two builds' games the same.
+
 `SearchStats` counts what a search did: `nodes` is every state visited including the root, so
 `nodes - 1` is the number of successors generated.
 """
@@ -22,14 +26,16 @@ states a search generates:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Protocol, TypeVar
+
+from pacman.search.decision import A as A
+from pacman.search.decision import Decision as Decision
 
 MAX, MIN, CHANCE = "max", "min", "chance"
 
 S = TypeVar("S")
-A = TypeVar("A", bound=Hashable)
 
 
 class Game(Protocol[S, A]):
@@ -76,14 +82,6 @@ class SearchStats:
     def generated(self) -> int:
         """Successors generated: what a course autograder counts."""
         return self.nodes - 1 if self.nodes else 0
-
-
-@dataclass(frozen=True)
-class Decision(Generic[A]):
-    """The value of the root and the first action that reaches it (None at a terminal root)."""
-
-    value: float
-    action: A | None
 
 
 Evaluation = Callable[[S], float]
@@ -168,7 +166,7 @@ def expectimax(
         if game.player(s) == MAX:
             return max(value(game.successor(s, a), d - 1) for a in game.actions(s))
         actions = game.actions(s)
-        return sum(value(game.successor(s, a), d - 1) for a in actions) / len(actions)
+        return sum([value(game.successor(s, a), d - 1) for a in actions]) / len(actions)
 
     return _root(game, state, limit, evaluate, stats, value, chance=True)
 
@@ -188,7 +186,7 @@ def _root(
     kind = game.player(state)
     values = [(value(game.successor(state, a), limit - 1), a) for a in game.actions(state)]
     if kind == CHANCE or (chance and kind == MIN):
-        return Decision(sum(v for v, _ in values) / len(values), None)
+        return Decision(sum([v for v, _ in values]) / len(values), None)
     v, action = _decide(values, kind)
     return Decision(v, action)
 
@@ -229,7 +227,7 @@ def alphabeta(
                 beta = min(beta, v)
             return v
         actions = game.actions(s)
-        total = sum(value(game.successor(s, a), d - 1, -math.inf, math.inf) for a in actions)
+        total = sum([value(game.successor(s, a), d - 1, -math.inf, math.inf) for a in actions])
         return total / len(actions)
 
     leaf = _leaf(game, state, limit, evaluate, stats)
