@@ -9,7 +9,7 @@ export SDL_AUDIODRIVER ?= dummy
 # The browser the report's tests drive (tests/browser.py reads the same variable).
 export PACMAN_ARENA_CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: setup browser demo test bench bench-short
+.PHONY: setup browser demo test bench bench-short build-fast clean-fast test-fast
 
 setup: $(STAMP) browser
 
@@ -48,6 +48,23 @@ test: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(PY) -m pytest
+
+# The optional compiled build (pacman/fastbuild.py): the engine's hot modules compiled with
+# mypyc in place; `clean-fast` goes back to the sources. `test-fast` builds it and runs the
+# tests of the rules, the course API, the searches and the baselines on it (CI runs both).
+build-fast: $(STAMP)
+	$(PY) -m pacman.fastbuild build
+
+clean-fast:
+	@if [ -x $(PY) ]; then $(PY) -m pacman.fastbuild clean; fi
+
+FAST_TESTS := tests/test_fastbuild.py tests/test_rules.py tests/test_compat.py \
+	tests/test_perft.py tests/test_golden.py tests/test_reference_transcripts.py \
+	tests/test_search.py tests/test_baselines.py tests/test_tictactoe.py \
+	tests/test_ghost_search.py tests/test_game.py tests/test_frames.py tests/test_outputs.py
+
+test-fast: build-fast
+	PACMAN_ARENA_EXPECT_COMPILED=1 $(PY) -m pytest $(FAST_TESTS)
 
 bench: $(STAMP)
 	$(PY) benchmarks/engine.py

@@ -3,8 +3,13 @@
 `from pacman import GameState` works as in the course, so student files run unchanged.
 """
 
-from pacman.actions import Actions, Directions
-from pacman.state import GameState
+# First: whether the compiled build (if one is there) or the sources run (`pacman.compiled`).
+from pacman import compiled
+
+compiled.choose()
+
+from pacman.actions import Actions, Directions  # noqa: E402
+from pacman.state import GameState  # noqa: E402
 
 # The course's pacman.py exposes these too; course files import them from `pacman`.
 __all__ = ["Actions", "Directions", "GameState"]

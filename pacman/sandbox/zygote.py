@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pacman
+from pacman import compiled
 
 PACKAGE_ROOT = Path(pacman.__file__).resolve().parent.parent
 BOOT = (
@@ -39,8 +40,11 @@ BOOT = (
 PR_SET_PDEATHSIG = 1
 
 
-#: The zygote's whole environment: nothing of the organizer's (tokens, keys, passwords).
-ZYGOTE_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+#: The zygote's whole environment: nothing of the organizer's (tokens, keys, passwords). Its
+#: sandboxes run the engine's Python sources even where the compiled build is (`pacman.compiled`):
+#: a team's code meets the course API exactly as the sources define it, and has the same speed
+#: whichever build the organizer runs, so a tournament's results do not depend on it.
+ZYGOTE_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", compiled.PURE_VARIABLE: "1"}
 #: Variables passed on where set, because an interpreter may need them to start.
 PASSED_ON = ("LD_LIBRARY_PATH",)
 
