@@ -4,10 +4,16 @@
    evaluation, on smallClassic (the reference engine: about 30,000/s on this machine class).
 2. Moves per second of random play (RandomAgent against RandomGhosts) on mediumClassic through
    the full game runner, agents' decisions included (the reference: about 8,300/s).
-3. Traced memory of batches of 20, 200 and 2,000 games: what is retained after the batch must
+3. Games per second of the CS221 protocol, the game a tuning run plays: `pacman -l smallClassic
+   -p ExpectimaxAgent -a evalFn=better -k 2 --rules cs221 -q`, in-process through the game
+   runner, on fixed seeds (the same games every run).
+4. Traced memory of batches of 20, 200 and 2,000 games: what is retained after the batch must
    stay flat (nothing grows with the number of games); the peak is shown too.
 
-Run: `python benchmarks/engine.py` (or `--short` for CI's quick pass).
+The first line says which build ran: the Python sources, or the compiled build (`make
+build-fast`, `pacman.fastbuild`); `PACMAN_ARENA_PURE=1` measures the sources beside a build.
+
+Run: `python benchmarks/engine.py` (or `--short` for CI's quick pass, `--only cs221` for 3).
 """
 
 from __future__ import annotations
@@ -18,9 +24,10 @@ import random
 import time
 import tracemalloc
 
+from pacman import compiled
 from pacman.game import GameSpec, play
 from pacman.layout import load_layout
-from pacman.loader import resolve
+from pacman.loader import parse_agent_args, resolve
 from pacman.seeds import derive_seed
 from pacman.state import GameState
 
@@ -89,6 +96,22 @@ def batch(games: int, layout_name: str = "mediumClassic") -> tuple[int, float]:
     return moves, time.perf_counter() - t0
 
 
+#: The CS221 protocol of the strength benchmark (`benchmarks/strength.py --only cs221`).
+CS221 = ("smallClassic", "ExpectimaxAgent", "evalFn=better,depth=2", 2, "cs221")
+
+
+def cs221_games(games: int) -> tuple[int, float]:
+    """(games, seconds) of the CS221 protocol on fixed seeds, in-process."""
+    name, agent, args, ghosts, rules = CS221
+    layout = load_layout(name)
+    pacman = resolve(agent, parse_agent_args(args))
+    ghost = resolve("RandomGhost", kind="ghost")
+    t0 = time.perf_counter()
+    for i in range(games):
+        play(GameSpec(layout, pacman, ghost, ghosts, derive_seed(221, i), rules))
+    return games, time.perf_counter() - t0
+
+
 def memory(games: int) -> tuple[int, int]:
     """(retained after the batch, peak during it) in bytes of traced allocations.
 
@@ -107,25 +130,40 @@ def memory(games: int) -> tuple[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--short", action="store_true", help="a quick pass for CI")
+    parser.add_argument("--only", choices=("search", "random", "cs221", "memory"),
+                        help="one figure only")
     args = parser.parse_args()
     decisions, games, repeats = (10, 20, 1) if args.short else (400, 1000, 5)
+    cs221, cs221_repeats = (4, 1) if args.short else (40, 5)
     mem_games = (5, 50) if args.short else (20, 200, 2000)
+    running = compiled.running()
+    print("build: " + ("compiled (make build-fast)" if all(running.values())
+                       else "Python sources"))
 
     # Best of several runs: interference from other processes only ever slows a run down.
-    best = max(
-        (bench_search(decisions) for _ in range(repeats)), key=lambda r: r[0] / r[1]
-    )
-    print(f"alpha-beta depth 3, smallClassic: {best[0]} successors in {best[1]:.2f} s "
-          f"= {best[0] / best[1]:,.0f} successors/s, best of {repeats} "
-          "(target 300,000; reference ~30,000)")
-    best = max((batch(games) for _ in range(repeats)), key=lambda r: r[0] / r[1])
-    print(f"random play, mediumClassic, {games} games through play(): {best[0]} moves in "
-          f"{best[1]:.2f} s = {best[0] / best[1]:,.0f} moves/s, best of {repeats} "
-          "(target 100,000; reference ~8,300)")
-    for n in mem_games:
-        retained, peak = memory(n)
-        print(f"memory, {n} games on smallClassic: {retained / 1e3:.0f} kB retained after the "
-              f"batch, {peak / 1e3:.0f} kB peak")
+    if args.only in (None, "search"):
+        best = max(
+            (bench_search(decisions) for _ in range(repeats)), key=lambda r: r[0] / r[1]
+        )
+        print(f"alpha-beta depth 3, smallClassic: {best[0]} successors in {best[1]:.2f} s "
+              f"= {best[0] / best[1]:,.0f} successors/s, best of {repeats} "
+              "(target 300,000; reference ~30,000)")
+    if args.only in (None, "random"):
+        best = max((batch(games) for _ in range(repeats)), key=lambda r: r[0] / r[1])
+        print(f"random play, mediumClassic, {games} games through play(): {best[0]} moves in "
+              f"{best[1]:.2f} s = {best[0] / best[1]:,.0f} moves/s, best of {repeats} "
+              "(target 100,000; reference ~8,300)")
+    if args.only in (None, "cs221"):
+        best = max((cs221_games(cs221) for _ in range(cs221_repeats)),
+                   key=lambda r: r[0] / r[1])
+        print(f"CS221 protocol (pacman -l smallClassic -p ExpectimaxAgent -a evalFn=better "
+              f"-k 2 --rules cs221 -q), {best[0]} games in-process: {best[1]:.2f} s = "
+              f"{best[0] / best[1]:.1f} games/s, best of {cs221_repeats}")
+    if args.only in (None, "memory"):
+        for n in mem_games:
+            retained, peak = memory(n)
+            print(f"memory, {n} games on smallClassic: {retained / 1e3:.0f} kB retained after "
+                  f"the batch, {peak / 1e3:.0f} kB peak")
 
 
 if __name__ == "__main__":
