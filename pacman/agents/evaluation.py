@@ -165,9 +165,9 @@ class _LayoutTables:
         self.trapped: dict[tuple[Cell, ...], int] = {}
 
 
-#: Answers of the `trapped` test kept per layout (a dict entry of a few hundred bytes each;
-#: about 4,500 distinct ones in 20 games on smallClassic). When full, it starts afresh.
-TRAPPED_MEMO = 1 << 16
+#: Answers of the `trapped` test kept per layout, about 300 bytes each (4,500 distinct ones
+#: in 20 games on smallClassic, 12,600 in 100). When full, it starts afresh: at most ~10 MB.
+TRAPPED_MEMO = 1 << 15
 
 
 @lru_cache(maxsize=32)
