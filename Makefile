@@ -61,7 +61,8 @@ clean-fast:
 FAST_TESTS := tests/test_fastbuild.py tests/test_rules.py tests/test_compat.py \
 	tests/test_perft.py tests/test_golden.py tests/test_reference_transcripts.py \
 	tests/test_search.py tests/test_baselines.py tests/test_tictactoe.py \
-	tests/test_ghost_search.py tests/test_game.py tests/test_frames.py tests/test_outputs.py
+	tests/test_ghost_search.py tests/test_game.py tests/test_frames.py tests/test_outputs.py \
+	tests/test_tune_evaluation.py
 
 test-fast: build-fast
 	PACMAN_ARENA_EXPECT_COMPILED=1 $(PY) -m pytest $(FAST_TESTS)
