@@ -136,9 +136,7 @@ def main() -> None:
     decisions, games, repeats = (10, 20, 1) if args.short else (400, 1000, 5)
     cs221, cs221_repeats = (4, 1) if args.short else (40, 5)
     mem_games = (5, 50) if args.short else (20, 200, 2000)
-    running = compiled.running()
-    print("build: " + ("compiled (make build-fast)" if all(running.values())
-                       else "Python sources"))
+    print("build: " + compiled.build_name())
 
     # Best of several runs: interference from other processes only ever slows a run down.
     if args.only in (None, "search"):

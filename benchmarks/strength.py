@@ -2,8 +2,9 @@
 
 Each protocol is a batch of games with per-game seeds (derived from the protocol's name, so
 every run plays the same games), and reports wins, mean score, mean score over won games and
-the mean decision time of Pacman. The targets are issue 3's; the README's table of baselines
-holds the figures measured with this script.
+the mean decision time of Pacman. The targets are issue 3's, raised by issue 16 for the CS221
+and CS188 protocols once `better`'s weights were tuned; the README's table of baselines holds
+the figures measured with this script (the first line says which build played).
 
 The ghost section (`--only ghosts`, issue 13) turns it round: one Pacman
 (`ExpectimaxAgent evalFn=better depth=2`, smallClassic, 2 ghosts) against each built-in ghost
@@ -33,6 +34,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from pacman import compiled
 from pacman.game import GameSpec, play
 from pacman.layout import load_layout
 from pacman.loader import parse_agent_args, resolve
@@ -61,6 +63,9 @@ class Protocol:
     #: Moves of all agents after which a game ends (`move_limit`, not a win): deterministic
     #: ghosts and a deterministic Pacman can go round in circles for ever.
     max_moves: int | None = None
+    #: Games per batch, for a target stated per batch (the course's autograder plays 10): the
+    #: report then gives each batch's wins and mean, and the worst batch.
+    batch: int | None = None
 
     @property
     def seed_label(self) -> str:
@@ -79,12 +84,11 @@ class Protocol:
 
 PROTOCOLS = (
     Protocol("cs221", "smallClassic", "ExpectimaxAgent", "evalFn=better,depth=2",
-             "RandomGhost", 2, 20, "cs221",
-             ">= 95% wins, mean over wins >= 1500 (aim 1700)"),
-    Protocol("cs221-100", "smallClassic", "ExpectimaxAgent", "evalFn=better,depth=2",
-             "RandomGhost", 2, 100, "cs221", "the same, 100 games", short_games=0),
+             "RandomGhost", 2, 100, "cs221",
+             ">= 95% wins, mean over wins >= 1700, over 100 games on any seeds"),
     Protocol("cs188", "smallClassic", "ExpectimaxAgent", "evalFn=better,depth=2",
-             "RandomGhost", 1, 10, "classic", "10/10 wins, mean >= 1300"),
+             "RandomGhost", 1, 100, "classic",
+             "10/10 wins and mean >= 1300 in every batch of 10", batch=10),
     Protocol("medium", "mediumClassic", "ExpectimaxAgent", "evalFn=better,depth=2",
              "RandomGhost", 2, 20, "classic", ">= 90% wins"),
     Protocol("anytime", "contestClassic", "AnytimeAgent",
@@ -179,6 +183,14 @@ def report(protocol: Protocol, games: list[GameFigures], seconds: float, setup: 
           f"  distinct games {distinct}"
           f"  mean moves {statistics.fmean(g.moves for g in games):.0f}"
           f"  wall {seconds:.1f} s" + (f"  other outcomes {failures}" if failures else ""))
+    if protocol.batch and len(games) >= 2 * protocol.batch:
+        batches = [games[i:i + protocol.batch]
+                   for i in range(0, len(games) - protocol.batch + 1, protocol.batch)]
+        wins_of = [sum(g.win for g in b) for b in batches]
+        means = [statistics.fmean(g.score for g in b) for b in batches]
+        print(f"   {len(batches)} batches of {protocol.batch}: wins {wins_of}, means "
+              f"{[round(m) for m in means]}; worst batch: {min(wins_of)}/{protocol.batch} "
+              f"wins, mean {min(means):.0f}")
     print(f"   target: {protocol.target}", flush=True)
 
 
@@ -206,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{flag}: name exactly one protocol with --only (each has its own "
                          "agents)")
     print(f"# strength of the baselines ({os.cpu_count()} cores, "
-          f"{'short' if options.short else 'full'} pass)")
+          f"{'short' if options.short else 'full'} pass; build: {compiled.build_name()})")
     for protocol in chosen:
         games = options.games or (protocol.short_games if options.short else protocol.games)
         if games <= 0:

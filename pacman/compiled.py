@@ -126,3 +126,9 @@ def choose() -> None:
 def running() -> dict[str, bool]:
     """Per compiled module: whether this process runs it compiled (imports them)."""
     return {m: not str(importlib.import_module(m).__file__).endswith(".py") for m in MODULES}
+
+
+def build_name() -> str:
+    """Which build this process plays, in words, for the first line of a benchmark's output:
+    figures of one build say nothing of the other's."""
+    return ("compiled (make build-fast)" if all(running().values()) else "Python sources")

@@ -380,11 +380,11 @@ def test_capsules_in_play_count_only_while_the_game_goes_on() -> None:
     assert phi["capsules_left"] == 1 and phi["capsules_in_play"] == 0
 
 
-def test_contest_weights_differ_from_better_where_documented(tmp_path: Path) -> None:
-    changed = {k for k in evaluation.FEATURES
-               if evaluation.CONTEST_WEIGHTS[k] != evaluation.DEFAULT_WEIGHTS[k]}
-    assert changed == {"capsules_left", "capsules_in_play", "lost"}
+def test_contest_weights_keep_capsules_and_price_death(tmp_path: Path) -> None:
+    assert list(evaluation.CONTEST_WEIGHTS) == list(evaluation.FEATURES)
     assert evaluation.CONTEST_WEIGHTS["capsules_in_play"] > 0  # a capsule is kept, not spent
+    assert evaluation.CONTEST_WEIGHTS["capsules_left"] == 0
+    assert evaluation.CONTEST_WEIGHTS["lost"] < 0
     weights = tmp_path / "w.yaml"
     weights.write_text("lost: -5000\n")
     custom = evaluation.resolve_evaluation("contest", str(weights))

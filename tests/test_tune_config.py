@@ -49,8 +49,10 @@ def test_a_good_file_means_what_it_says(tmp_path: Path) -> None:
     config = tune({}, tmp_path)
     assert [w.name for w in config.weights] == ["food_left", "trapped"]
     food, trapped = config.weights
-    assert (food.start, food.scale) == (DEFAULT_WEIGHTS["food_left"], 10.0)
-    assert (trapped.start, trapped.low, trapped.high) == (-100.0, -500.0, 0.0)
+    # A weight starts from the evaluation's own, in steps of its size unless the file says.
+    assert (food.start, food.scale) == (DEFAULT_WEIGHTS["food_left"],
+                                        abs(DEFAULT_WEIGHTS["food_left"]))
+    assert (trapped.start, trapped.low, trapped.high) == (DEFAULT_WEIGHTS["trapped"], -500.0, 0.0)
     assert config.population == default_population(2) == 6
     assert config.generations == 2 and config.objective.kind == MEAN_SCORE
     assert config.output == (tmp_path / "results" / "tune-test").resolve()
@@ -262,14 +264,32 @@ def test_the_command_exits_2_naming_the_problems_and_writes_nothing(tmp_path: Pa
     assert out.returncode == 2 and "missing.yaml" in out.stderr
 
 
-def test_the_shipped_cs221_file_is_the_cs221_protocol() -> None:
+@pytest.mark.parametrize(("name", "games"), [("tune-cs221", 31_200), ("tune-cs221-2", 31_300)])
+def test_the_shipped_cs221_files_are_the_cs221_protocol(name: str, games: int) -> None:
     from tournament.tuneconfig import load_tune
     from tournament.tuning import total_games
 
-    config = load_tune(REPO / "tournaments" / "tune-cs221.yaml")
+    config = load_tune(REPO / "tournaments" / f"{name}.yaml")
     protocol = config.protocol
     assert (protocol.layout.name, protocol.ghosts, protocol.num_ghosts, protocol.depth,
             protocol.rules) == ("smallClassic", "RandomGhost", 2, 2, "cs221")
     assert (config.agent, config.evaluation) == ("ExpectimaxAgent", "better")
     assert "score" not in [w.name for w in config.weights]  # it fixes the scale
-    assert total_games(config) == 31_200  # the hour its comments measure
+    assert total_games(config) == games  # what its comments measure
+
+
+def test_the_second_stage_plays_none_of_the_first_stages_games() -> None:
+    """`better`'s weights come from two runs; each stage's verdict is on games no run tuned on,
+    and the first stage starts from the hand-set weights (those `contest` changed a few of)."""
+    from tournament.tuneconfig import load_tune
+    from tournament.tuning import comparison_seeds, tuning_seeds
+
+    first = load_tune(REPO / "tournaments" / "tune-cs221.yaml")
+    second = load_tune(REPO / "tournaments" / "tune-cs221-2.yaml")
+    assert not set(tuning_seeds(second)) & (set(tuning_seeds(first))
+                                            | set(comparison_seeds(first)))
+    assert not set(comparison_seeds(second)) & (set(tuning_seeds(first))
+                                                | set(comparison_seeds(first)))
+    hand_set = {w.name: w.start for w in first.weights
+                if w.name not in ("capsules_left", "capsules_in_play", "lost")}
+    assert hand_set == {k: CONTEST_WEIGHTS[k] for k in hand_set}

@@ -38,8 +38,9 @@ def config(tmp_path: Path, **changes: Any) -> TuneConfig:
     data: dict[str, Any] = {
         "name": "search test",
         "evaluation": "better",
-        "weights": {"food_left": None, "nearest_food": None,
-                    "trapped": {"low": -300, "high": -50}},
+        # Starts given, so that the search's figures do not move when `better` is re-tuned.
+        "weights": {"food_left": {"start": -10}, "nearest_food": {"start": -1.5},
+                    "trapped": {"start": -100, "low": -300, "high": -50}},
         "protocol": {"layout": "testClassic", "num_ghosts": 1, "depth": 1},
         "budget": {"generations": 12},
         "population": 6,
