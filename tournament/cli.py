@@ -72,6 +72,7 @@ from tournament.standings import Standings, anchor_of, standings
 from tournament.store import Store, StoreError
 
 if TYPE_CHECKING:
+    from tournament.bundles import TeamCache
     from tournament.validation import ValidationRow
 
 console = Console(highlight=False, soft_wrap=True)
@@ -189,16 +190,25 @@ def run(config_path: Path, workers: int | None) -> None:
         ended = exc
         raise
     finally:
-        cache.remove()
-        if cluster is not None:
-            cluster.close()
-        if store is not None:
-            if run_id is not None:
-                store.close_run(run_id, ending_of(ended))
-            empty = store.is_empty()
-            store.close()
-            if created and empty and ended is not None:
-                remove_database(store.path)  # stopped before any game: leave nothing
+        end_run(cache, cluster, store, run_id, created=created, ended=ended)
+
+
+def end_run(cache: TeamCache, cluster: Any, store: Store | None, run_id: int | None, *,
+            created: bool, ended: BaseException | None) -> None:
+    """The end of a command that plays games (`run`, `tune`), however it ended: the teams'
+    cache and the cluster's connection released, the run's record closed with how it ended,
+    and a results store this command created removed when it stopped before any game, so
+    that a run stopped at once leaves nothing behind."""
+    cache.remove()
+    if cluster is not None:
+        cluster.close()
+    if store is not None:
+        if run_id is not None:
+            store.close_run(run_id, ending_of(ended))
+        empty = store.is_empty()
+        store.close()
+        if created and empty and ended is not None:
+            remove_database(store.path)
 
 
 def connect_cluster(config: TournamentConfig) -> Any:
@@ -543,16 +553,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
         ended = exc
         raise
     finally:
-        cache.remove()
-        if cluster is not None:
-            cluster.close()
-        if store is not None:
-            if run_id is not None:
-                store.close_run(run_id, ending_of(ended))
-            empty = store.is_empty()
-            store.close()
-            if created and empty and ended is not None:
-                remove_database(store.path)  # stopped before any game: leave nothing
+        end_run(cache, cluster, store, run_id, created=created, ended=ended)
 
 
 def _objective(value: float) -> str:
