@@ -14,7 +14,8 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -120,7 +121,6 @@ def run(config_path: Path, workers: int | None) -> None:
     """Play every game not yet stored (all of them the first time), then print the ranking
     and write it (leaderboard.csv, .md, .json and games.csv in the output folder; with match
     games also their ratings and crosstable, ratings.csv and crosstable.csv)."""
-    from tournament.bundles import TeamCache
     from tournament.executors import ClusterError, Executor, LocalExecutor
     from tournament.resume import Hashes
     from tournament.runner import iter_tasks
@@ -128,16 +128,8 @@ def run(config_path: Path, workers: int | None) -> None:
     config = load(config_path)
     if workers is not None and workers < 1:
         die("--workers: expected at least 1")
-    cluster = connect_cluster(config) if config.scheduler else None
-    lock_output(config)
-    cache = TeamCache.temporary()
-    created = not (config.output / "results.sqlite").exists()
-    store: Store | None = None
-    run_id: int | None = None
-    ended: BaseException | None = None
-    try:
-        store = open_store(config)
-        run_id = store.open_run(__version__)
+    with playing(config) as held:
+        cache, cluster, store, run_id = held.cache, held.cluster, held.store, held.run_id
         snapshots = take_snapshots(config, cache)
         hashes = Hashes(*snapshots.hashes(config))
         split = store_plan(config, store, hashes)
@@ -186,29 +178,53 @@ def run(config_path: Path, workers: int | None) -> None:
         results = current_results(config, store)
         show_results(config, results)  # a ratings problem is shown; the run itself went well
         warn_outdated(config, config_path, store, during_run=True)
+
+
+@dataclass
+class Playing:
+    """What a command that plays games holds while it plays: the teams' cache, the cluster
+    (None for the local pool), the results store and this run's record in it."""
+
+    cache: TeamCache
+    cluster: Any
+    store: Store
+    run_id: int
+
+
+@contextlib.contextmanager
+def playing(config: TournamentConfig) -> Iterator[Playing]:
+    """The start and end of a command that plays games (`run`, `tune`): the cluster connected,
+    the output folder locked, a cache for the teams, the store opened and a run recorded;
+    then, however the command ends, the cache and the cluster's connection released, the
+    run's record closed with how it ended, and a store this command created removed when it
+    stopped before any game, so that a run stopped at once leaves nothing behind."""
+    from tournament.bundles import TeamCache
+
+    cluster = connect_cluster(config) if config.scheduler else None
+    lock_output(config)
+    cache = TeamCache.temporary()
+    created = not (config.output / "results.sqlite").exists()
+    store: Store | None = None
+    run_id: int | None = None
+    ended: BaseException | None = None
+    try:
+        store = open_store(config)
+        run_id = store.open_run(__version__)
+        yield Playing(cache, cluster, store, run_id)
     except BaseException as exc:
         ended = exc
         raise
     finally:
-        end_run(cache, cluster, store, run_id, created=created, ended=ended)
-
-
-def end_run(cache: TeamCache, cluster: Any, store: Store | None, run_id: int | None, *,
-            created: bool, ended: BaseException | None) -> None:
-    """The end of a command that plays games (`run`, `tune`), however it ended: the teams'
-    cache and the cluster's connection released, the run's record closed with how it ended,
-    and a results store this command created removed when it stopped before any game, so
-    that a run stopped at once leaves nothing behind."""
-    cache.remove()
-    if cluster is not None:
-        cluster.close()
-    if store is not None:
-        if run_id is not None:
-            store.close_run(run_id, ending_of(ended))
-        empty = store.is_empty()
-        store.close()
-        if created and empty and ended is not None:
-            remove_database(store.path)
+        cache.remove()
+        if cluster is not None:
+            cluster.close()
+        if store is not None:
+            if run_id is not None:
+                store.close_run(run_id, ending_of(ended))
+            empty = store.is_empty()
+            store.close()
+            if created and empty and ended is not None:
+                remove_database(store.path)
 
 
 def connect_cluster(config: TournamentConfig) -> Any:
@@ -420,7 +436,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
     plays the same seeds; then the best against the start on fresh seeds. Writes weights.yaml,
     comparison.csv, candidates.csv, generations.csv and objective.svg in the output folder.
     Ctrl-C keeps the games stored; the same command resumes without playing them again."""
-    from tournament.bundles import TeamCache, snapshot_digest
+    from tournament.bundles import snapshot_digest
     from tournament.executors import ClusterError, Executor, LocalExecutor
     from tournament.outputs import Keeper
     from tournament.progress import ProgressLines
@@ -451,109 +467,96 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
     if workers is not None and workers < 1:
         die("--workers: expected at least 1")
     base = tournament_config(config, [], config.seed, config.games)
-    cluster = connect_cluster(base) if config.scheduler else None
-    lock_output(base)
-    cache = TeamCache.temporary()
-    created = not (config.output / "results.sqlite").exists()
-    store: Store | None = None
-    run_id: int | None = None
-    ended: BaseException | None = None
 
     def say(text: str) -> None:
         console.print(text, markup=False)
 
+    held: Playing | None = None
     try:
-        store = open_store(base)
-        run_id = store.open_run(__version__)
-        try:
-            secret = checked_secret(base, store)
-        except SecretError as exc:
-            die(str(exc))
-        snapshots = Snapshots(cache)
-        features = snapshot = files = ""
-        where, _, function = config.features.rpartition(":")
-        if config.evaluation == FEATURE_FUNCTION and where.endswith(".py"):
-            taken = snapshots.of_file(Path(where))
-            if not taken.id:
-                die(f"evaluation.features: {taken.problem}")
-            snapshot = taken.id
-            features = f"{snapshot}/{Path(where).name}:{function}"
-        elif config.evaluation == FEATURE_FUNCTION:
-            features = config.features  # a module: the workers import it themselves
-        if not config.builtin:
-            agent = Path(config.agent.rpartition(":")[0] if ":" in config.agent
-                         else config.agent)
-            taken = snapshots.of_folder(agent) if agent.is_dir() else snapshots.of_file(agent)
-            if not taken.id:
-                die(f"agent: {taken.problem}")
-            files = snapshot_digest(taken.id)
-        layers = () if config.builtin else check_sandbox(base, teams=True)
-        executor: Executor
-        if cluster is not None:
-            cluster.cache = cache
-            executor = cluster
-        else:
-            executor = LocalExecutor(workers or base.worker_count, cache=cache)
-        keeper = Keeper(config.output, store, snapshots.localize, run_id)
-        say(f"{config.name}: {len(config.weights)} weights, {config.generations} generations "
-            f"of {config.population} candidates, {config.games} games each, then "
-            f"{config.comparison_games} fresh games each for the start and the result: "
-            f"{total_games(config)} games at most; objective: "
-            f"{config.objective.describe()}")
-        started = time.perf_counter()
-        with ProgressLines(total_games(config), say) as lines:
-            games = Games(config, store_player(store, executor, keeper, snapshots, secret,
-                                               layers, lines, snapshot), features, files)
-            start = games.start_seen()
-            say(f"start: {_value(start)} ({_stats(start)}) on the games every candidate plays")
+        with playing(base) as held:
+            cache, cluster, store, run_id = held.cache, held.cluster, held.store, held.run_id
+            try:
+                secret = checked_secret(base, store)
+            except SecretError as exc:
+                die(str(exc))
+            snapshots = Snapshots(cache)
+            features = snapshot = files = ""
+            where, _, function = config.features.rpartition(":")
+            if config.evaluation == FEATURE_FUNCTION and where.endswith(".py"):
+                taken = snapshots.of_file(Path(where))
+                if not taken.id:
+                    die(f"evaluation.features: {taken.problem}")
+                snapshot = taken.id
+                features = f"{snapshot}/{Path(where).name}:{function}"
+            elif config.evaluation == FEATURE_FUNCTION:
+                features = config.features  # a module: the workers import it themselves
+            if not config.builtin:
+                agent = Path(config.agent.rpartition(":")[0] if ":" in config.agent
+                             else config.agent)
+                taken = snapshots.of_folder(agent) if agent.is_dir() else snapshots.of_file(agent)
+                if not taken.id:
+                    die(f"agent: {taken.problem}")
+                files = snapshot_digest(taken.id)
+            layers = () if config.builtin else check_sandbox(base, teams=True)
+            executor: Executor
+            if cluster is not None:
+                cluster.cache = cache
+                executor = cluster
+            else:
+                executor = LocalExecutor(workers or base.worker_count, cache=cache)
+            keeper = Keeper(config.output, store, snapshots.localize, run_id)
+            say(f"{config.name}: {len(config.weights)} weights, {config.generations} generations "
+                f"of {config.population} candidates, {config.games} games each, then "
+                f"{config.comparison_games} fresh games each for the start and the result: "
+                f"{total_games(config)} games at most; objective: "
+                f"{config.objective.describe()}")
+            started = time.perf_counter()
+            with ProgressLines(total_games(config), say) as lines:
+                games = Games(config, store_player(store, executor, keeper, snapshots, secret,
+                                                   layers, lines, snapshot), features, files)
+                start = games.start_seen()
+                say(f"start: {_value(start)} ({_stats(start)}) on the games every candidate plays")
 
-            def on_generation(generation: Any, done: list[Any]) -> None:
-                best, overall = generation.best, best_of(done)
-                say(f"generation {generation.number + 1}/{config.generations}: best "
-                    f"{_value(best.measure)} ({best.candidate.entrant}: "
-                    f"{_stats(best.measure)}), mean {_objective(generation.mean)}; best so "
-                    f"far {_value(overall.measure)} ({overall.candidate.entrant})")
-                write_progress(config, done, start)
+                def on_generation(generation: Any, done: list[Any]) -> None:
+                    best, overall = generation.best, best_of(done)
+                    say(f"generation {generation.number + 1}/{config.generations}: best "
+                        f"{_value(best.measure)} ({best.candidate.entrant}: "
+                        f"{_stats(best.measure)}), mean {_objective(generation.mean)}; best so "
+                        f"far {_value(overall.measure)} ({overall.candidate.entrant})")
+                    write_progress(config, done, start)
 
-            searched = search(config, games.evaluate, on_generation)
-            generations = searched.generations
-            if searched.stopped:
-                say(f"CMA-ES stopped by itself after {len(generations)} generations: "
-                    f"{searched.stopped}")
-            best = best_of(generations)
-            say(f"best candidate: {best.candidate.entrant}, {_value(best.measure)} "
-                f"({_stats(best.measure)})")
-            result = games.result(searched)
-            if config.result != RESULT_BEST:
-                say(f"the search's final mean: {_value(result.measure)} "
-                    f"({_stats(result.measure)}), {describe_weights(result.candidate.as_dict())}")
-            say(f"comparing {result.candidate.entrant} with the start on "
-                f"{config.comparison_games} fresh games each")
-            differences, pairs = games.compare(result.candidate.as_dict())
-        print_comparison(config.objective.describe(), differences, pairs)
-        written = write_results(config, result, start, differences, pairs)
-        written += write_progress(config, generations, start,
-                                  None if config.result == RESULT_BEST else result)
-        say(f"done in {time.perf_counter() - started:.0f}s; wrote {written[0]}, "
-            + ", ".join(p.name for p in written[1:]))
+                searched = search(config, games.evaluate, on_generation)
+                generations = searched.generations
+                if searched.stopped:
+                    say(f"CMA-ES stopped by itself after {len(generations)} generations: "
+                        f"{searched.stopped}")
+                best = best_of(generations)
+                say(f"best candidate: {best.candidate.entrant}, {_value(best.measure)} "
+                    f"({_stats(best.measure)})")
+                result = games.result(searched)
+                if config.result != RESULT_BEST:
+                    weights = describe_weights(result.candidate.as_dict())
+                    say(f"the search's final mean: {_value(result.measure)} "
+                        f"({_stats(result.measure)}), {weights}")
+                say(f"comparing {result.candidate.entrant} with the start on "
+                    f"{config.comparison_games} fresh games each")
+                differences, pairs = games.compare(result.candidate.as_dict())
+            print_comparison(config.objective.describe(), differences, pairs)
+            written = write_results(config, result, start, differences, pairs)
+            written += write_progress(config, generations, start,
+                                      None if config.result == RESULT_BEST else result)
+            say(f"done in {time.perf_counter() - started:.0f}s; wrote {written[0]}, "
+                + ", ".join(p.name for p in written[1:]))
     except KeyboardInterrupt:
-        if store is not None:
-            say(f"stopped: the games played are kept in {store.path}; run the same command "
-                "again to go on from there")
-        ended = SystemExit(STOPPED_STATUS)
-        raise ended from None
+        if held is not None:
+            say(f"stopped: the games played are kept in {held.store.path}; run the same "
+                "command again to go on from there")
+        raise SystemExit(STOPPED_STATUS) from None
     except TuneFailed as exc:
-        ended = SystemExit(1)
         die(str(exc), 1)
     except ClusterError as exc:
         console.print(f"stopped: {exc}; the games played are kept", markup=False)
-        ended = SystemExit(1)
-        raise ended from None
-    except BaseException as exc:
-        ended = exc
-        raise
-    finally:
-        end_run(cache, cluster, store, run_id, created=created, ended=ended)
+        raise SystemExit(1) from None
 
 
 def _objective(value: float) -> str:
