@@ -151,8 +151,7 @@ def pacman_step(
     `eaten` has bit i set for each ghost i eaten in this move (the course's `_eaten`). Anything
     but the name of a legal move (a string) is an `IllegalMove`."""
     pos, facing, _ = agents[0]
-    nxt = board.pacman_moves[pos].get(action) if isinstance(action, str) else None
-    if nxt is None or not isinstance(action, str):  # (the second test is for the type checker)
+    if not isinstance(action, str) or (nxt := board.pacman_moves[pos].get(action)) is None:
         raise IllegalMove(f"Illegal action {action!r} for Pacman at {pos}")
     score -= TIME_PENALTY
     status = RUNNING
