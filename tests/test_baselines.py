@@ -351,6 +351,7 @@ def test_features_on_a_hand_made_position() -> None:
     phi = evaluation.features(state)
     assert phi["food_left"] == 2 and phi["capsules_left"] == 1
     assert phi["nearest_food"] == 3  # (4, 3) is three steps east of Pacman at (1, 3)
+    assert phi["capsule_distance"] == 5  # the capsule at (6, 3)
     # The ghost at (1, 1) is two steps below: one ghost move to (1, 2), one onto Pacman.
     assert phi["ghost_threat"] == 1 and phi["edible_ghosts"] == 0
     assert phi["score"] == 0 and phi["won"] == phi["lost"] == 0
@@ -361,6 +362,7 @@ def test_features_on_a_hand_made_position() -> None:
         s = s.generateSuccessor(1, s.getLegalActions(1)[0])
     phi = evaluation.features(s)
     assert phi["capsules_left"] == 0 and phi["edible_ghosts"] == 1
+    assert phi["capsule_distance"] == 0  # none left
     assert phi["edible_distance"] == evaluation.maze_distances(layout).between(
         s.getPacmanPosition(), s.getGhostPosition(1))
 
@@ -548,6 +550,7 @@ def plain_features(s: GameState) -> dict[str, float]:
         "nearest_food": min((mine[c] for c in food if c in mine), default=0),
         "capsules_left": len(s.getCapsules()),
         "capsules_in_play": 0 if over else len(s.getCapsules()),
+        "capsule_distance": min((mine[c] for c in s.getCapsules() if c in mine), default=0),
         "edible_ghosts": edible, "edible_distance": edible_distance,
         "ghost_threat": threats, "trapped": int(trapped),
         "won": int(s.isWin()), "lost": int(s.isLose()),
