@@ -64,6 +64,28 @@ def test_a_good_file_means_what_it_says(tmp_path: Path) -> None:
         "result: unknown result 'bets' (did you mean best?); expected one of mean, best"]
 
 
+def test_fixed_weights_reach_every_candidate_and_are_checked(tmp_path: Path) -> None:
+    """`fixed:` keeps weights at given values whatever the evaluation's own become later, so a
+    shipped tune file replays its run; a fixed weight is a known feature, not also tuned."""
+    config = tune({"fixed": {"capsules_in_play": 600, "capsule_distance": 0}}, tmp_path)
+    options = dict(config.options({"food_left": -3.0, "trapped": -7.5}))
+    assert options["weights"] == ("capsules_in_play:600.0;capsule_distance:0.0;"
+                                  "food_left:-3.0;trapped:-7.5")
+    assert config.base_weights["capsules_in_play"] == 600.0
+    assert config.base_weights["lost"] == DEFAULT_WEIGHTS["lost"]  # the rest: the evaluation's
+    assert problems({"fixed": {"trapped": -1, "capsules_in_ply": 1, "lost": "much"}},
+                    tmp_path) == [
+        "fixed.lost: expected a number, got 'much'",
+    ]
+    assert problems({"fixed": {"trapped": -1, "capsules_in_ply": 1}}, tmp_path) == [
+        "fixed.trapped: also under weights: a weight is either tuned or fixed",
+        "fixed.capsules_in_ply: unknown feature 'capsules_in_ply' (did you mean "
+        "capsules_in_play?) of better; features: " + ", ".join(DEFAULT_WEIGHTS),
+    ]
+    assert problems({"fixed": ["lost"]}, tmp_path) == [
+        "fixed: expected a mapping of weight name to a number, got a list"]
+
+
 def test_evaluations_round_up_to_whole_generations_and_contest_starts_from_its_own(
         tmp_path: Path) -> None:
     config = tune({"budget": {"evaluations": 13}, "population": 4, "evaluation": "contest",
@@ -264,7 +286,8 @@ def test_the_command_exits_2_naming_the_problems_and_writes_nothing(tmp_path: Pa
     assert out.returncode == 2 and "missing.yaml" in out.stderr
 
 
-@pytest.mark.parametrize(("name", "games"), [("tune-cs221", 31_200), ("tune-cs221-2", 31_300)])
+@pytest.mark.parametrize(("name", "games"), [("tune-cs221", 31_200), ("tune-cs221-2", 31_300),
+                                                   ("tune-cs221-3", 31_300)])
 def test_the_shipped_cs221_files_are_the_cs221_protocol(name: str, games: int) -> None:
     from tournament.tuneconfig import load_tune
     from tournament.tuning import total_games
@@ -278,18 +301,21 @@ def test_the_shipped_cs221_files_are_the_cs221_protocol(name: str, games: int) -
     assert total_games(config) == games  # what its comments measure
 
 
-def test_the_second_stage_plays_none_of_the_first_stages_games() -> None:
-    """`better`'s weights come from two runs; each stage's verdict is on games no run tuned on,
-    and the first stage starts from the hand-set weights (those `contest` changed a few of)."""
+def test_no_stage_plays_an_earlier_stages_games() -> None:
+    """`better`'s weights come from three runs; each stage's verdict is on games no run tuned
+    on, and the first stage starts from the hand-set weights (those `contest` changed a few
+    of)."""
     from tournament.tuneconfig import load_tune
     from tournament.tuning import comparison_seeds, tuning_seeds
 
-    first = load_tune(REPO / "tournaments" / "tune-cs221.yaml")
-    second = load_tune(REPO / "tournaments" / "tune-cs221-2.yaml")
-    assert not set(tuning_seeds(second)) & (set(tuning_seeds(first))
-                                            | set(comparison_seeds(first)))
-    assert not set(comparison_seeds(second)) & (set(tuning_seeds(first))
-                                                | set(comparison_seeds(first)))
+    stages = [load_tune(REPO / "tournaments" / f"{name}.yaml")
+              for name in ("tune-cs221", "tune-cs221-2", "tune-cs221-3")]
+    for i, later in enumerate(stages):
+        for earlier in stages[:i]:
+            played = set(tuning_seeds(earlier)) | set(comparison_seeds(earlier))
+            assert not set(tuning_seeds(later)) & played
+            assert not set(comparison_seeds(later)) & played
+    first = stages[0]
     hand_set = {w.name: w.start for w in first.weights
                 if w.name not in ("capsules_left", "capsules_in_play", "lost")}
     assert hand_set == {k: CONTEST_WEIGHTS[k] for k in hand_set}

@@ -164,20 +164,24 @@ class TuneConfig:
     #: Where the run's secret is kept (None: in the output folder), as a config's.
     secret_file: Path | None = None
     source: Path | None = None
+    #: Weights every candidate keeps (`fixed:`), so that a run replays the same games when an
+    #: evaluation's own weights change later.
+    fixed: tuple[tuple[str, float], ...] = ()
 
     @property
     def base_weights(self) -> Mapping[str, float]:
-        """The weights a candidate's tuned ones override: a linear evaluation's own, else
-        none (the candidate's weights are all there is)."""
-        return LINEAR.get(self.evaluation, {})
+        """The weights a candidate's tuned ones override: a linear evaluation's own, then
+        the fixed ones (with neither, the candidate's weights are all there is)."""
+        return {**LINEAR.get(self.evaluation, {}), **dict(self.fixed)}
 
     def options(self, weights: Mapping[str, float]) -> tuple[tuple[str, str], ...]:
         """A candidate's agent options: the fixed ones, the evaluation, its `weights` inline
-        (`features` is added with the run's snapshot of the file), the time budget."""
+        with the fixed weights before them (`features` is added with the run's snapshot of
+        the file), the time budget."""
         out = list(self.args)
         if self.evaluation in LINEAR:
             out.append(("evalFn", self.evaluation))
-        out.append(("weights", weights_text(weights)))
+        out.append(("weights", weights_text({**dict(self.fixed), **weights})))
         if self.protocol.time_limit is not None:
             out.append((TIME_OPTION, repr(self.protocol.time_limit)))
         return tuple(out)
@@ -265,6 +269,23 @@ def _args(value: object) -> tuple[tuple[str, str], ...]:
             problems.add((key,), f"expected a text, number or true/false, got {show(item)}")
         else:
             out.append((key, str(item)))
+    problems.raise_any()
+    return tuple(out)
+
+
+def _fixed(value: object) -> tuple[tuple[str, float], ...]:
+    """`fixed:`, a mapping of weight name to the number it keeps in every candidate."""
+    if not isinstance(value, dict):
+        raise problem(f"expected a mapping of weight name to a number, got {show(value)}")
+    problems = Problems()
+    out: list[tuple[str, float]] = []
+    for name, given in value.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            problems.add((), f"{show(name)} is not a feature name")
+            continue
+        number = problems.run(partial(_number, given), (name,))
+        if number is not None:
+            out.append((name, number))
     problems.raise_any()
     return tuple(out)
 
@@ -423,6 +444,7 @@ class _TuneIn(StrictMapping):
     evaluation: Annotated[tuple[str, str] | None, PlainValidator(_evaluation)] = None
     weights: Annotated[tuple[_WeightGiven, ...], PlainValidator(_weights)] = Field(
         description="the weights to tune (a mapping of name to start, or a list of names)")
+    fixed: Annotated[tuple[tuple[str, float], ...], PlainValidator(_fixed)] = ()
     protocol: _ProtocolIn = Field(description="the games: layout, ghosts, depth, rules")
     games: Positive = DEFAULT_GAMES
     objective: Annotated[Objective, PlainValidator(_objective)] = Objective(MEAN_SCORE)
@@ -560,6 +582,18 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weigh
             problems.add((*at, "start"), f"{start:g} is outside [{given.low}, {given.high}]")
             continue
         out.append(Weight(given.name, start, scale, given.low, given.high))
+    tuned = {given.name for given in shape.weights}
+    for name, _ in shape.fixed:
+        at = ("fixed", name)
+        if name in tuned:
+            problems.add(at, "also under weights: a weight is either tuned or fixed")
+        elif known is not None and name not in known:
+            problems.add(at, f"unknown feature {name!r}{did_you_mean(name, known)} of {kind}; "
+                         "features: " + ", ".join(known))
+        elif produced is not None and name not in produced:
+            problems.add(at, f"{function.rpartition('/')[2]} does not produce {name!r}"
+                         f"{did_you_mean(name, produced)}; on the start state it returns "
+                         f"{', '.join(produced) or 'no feature'}")
     return tuple(out)
 
 
@@ -620,6 +654,7 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
         accept_missing=shape.sandbox.accept_missing,
         secret_file=None if shape.secret_file is None else
         (base / Path(shape.secret_file).expanduser()).resolve(),
+        fixed=shape.fixed,
     )
     if ref.builtin:
         _try_building(config, problems)
