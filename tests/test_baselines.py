@@ -19,8 +19,10 @@ from pacman.agents.multiagent import (
     MinimaxAgent,
     ReflexAgent,
 )
+from pacman.game import GameSpec, play
 from pacman.games.pacman_game import DIRECTIONAL, PacmanGame, Turn
 from pacman.layout import load_layout, parse_layout
+from pacman.loader import resolve
 from pacman.rules import RUNNING
 from pacman.search.anytime import AnytimeSearch
 from pacman.search.core import CHANCE, MIN, SearchStats, alphabeta, minimax
@@ -380,6 +382,20 @@ def test_capsules_in_play_count_only_while_the_game_goes_on() -> None:
     assert lost.isLose()
     phi = evaluation.features(lost)
     assert phi["capsules_left"] == 1 and phi["capsules_in_play"] == 0
+
+
+@pytest.mark.parametrize("rules", ["classic", "cs221"])
+@pytest.mark.parametrize("name", ["smallClassic", "mediumClassic"])
+def test_better_finishes_a_game_with_no_ghost_to_eat(name: str, rules: str) -> None:
+    """A capsule kept is worth something while the game goes on; that must never outweigh
+    winning, nor eating the capsule, or a Pacman with no ghost to eat waits for ever (with
+    `capsules_in_play` above the win's 510 points, he stood beside the last dots until the
+    move limit)."""
+    spec = GameSpec(layout=load_layout(name), pacman=resolve("ExpectimaxAgent", (
+        ("evalFn", "better"), ("depth", "2"))), ghost=resolve("RandomGhost", kind="ghost"),
+        num_ghosts=0, seed=3, ruleset=rules, max_moves=1500)
+    result = play(spec)
+    assert result.outcome == "win", (result.outcome, result.score, result.moves)
 
 
 def test_contest_weights_keep_capsules_and_price_death(tmp_path: Path) -> None:
