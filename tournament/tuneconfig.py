@@ -551,18 +551,24 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weigh
     function = shape.evaluation[1] if shape.evaluation is not None else ""
     if kind == FEATURE_FUNCTION:
         produced = _features_of(shape, function, problems)
+
+    def unknown(name: str) -> str | None:
+        """Why the evaluation has no weight `name` (None: it has)."""
+        if known is not None and name not in known:
+            return (f"unknown feature {name!r}{did_you_mean(name, known)} of {kind}; "
+                    "features: " + ", ".join(known))
+        if produced is not None and name not in produced:
+            return (f"{function.rpartition('/')[2]} does not produce {name!r}"
+                    f"{did_you_mean(name, produced)}; on the start state it returns "
+                    f"{', '.join(produced) or 'no feature'}")
+        return None
+
     out = []
     for given in shape.weights:
         at = ("weights", given.name)
-        if known is not None and given.name not in known:
-            problems.add(at, f"unknown feature {given.name!r}"
-                         f"{did_you_mean(given.name, known)} of {kind}; features: "
-                         + ", ".join(known))
-            continue
-        if produced is not None and given.name not in produced:
-            problems.add(at, f"{function.rpartition('/')[2]} does not produce "
-                         f"{given.name!r}{did_you_mean(given.name, produced)}; on the start "
-                         f"state it returns {', '.join(produced) or 'no feature'}")
+        why = unknown(given.name)
+        if why is not None:
+            problems.add(at, why)
             continue
         start = given.start
         if start is None:
@@ -584,16 +590,10 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weigh
         out.append(Weight(given.name, start, scale, given.low, given.high))
     tuned = {given.name for given in shape.weights}
     for name, _ in shape.fixed:
-        at = ("fixed", name)
-        if name in tuned:
-            problems.add(at, "also under weights: a weight is either tuned or fixed")
-        elif known is not None and name not in known:
-            problems.add(at, f"unknown feature {name!r}{did_you_mean(name, known)} of {kind}; "
-                         "features: " + ", ".join(known))
-        elif produced is not None and name not in produced:
-            problems.add(at, f"{function.rpartition('/')[2]} does not produce {name!r}"
-                         f"{did_you_mean(name, produced)}; on the start state it returns "
-                         f"{', '.join(produced) or 'no feature'}")
+        why = ("also under weights: a weight is either tuned or fixed" if name in tuned
+               else unknown(name))
+        if why is not None:
+            problems.add(("fixed", name), why)
     return tuple(out)
 
 
