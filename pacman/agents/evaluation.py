@@ -140,14 +140,16 @@ FEATURES: tuple[str, ...] = (
 #: over 3,000 games each the mean score stays at 1,620-1,637 while wins trade against the score
 #: of a win (93.4% and 1,714 over wins for the tuned weights). Two changes by hand followed.
 #: `ghost_threat` and `trapped` at -60 and -100: the point of that front with stage 2's win
-#: rate. And the capsule weights below: with `capsules_in_play` above the win's 510 points, a
-#: Pacman with no ghost to eat never won (he waited beside the last dots for ever), so it is
-#: 400, and eating a capsule gains 45, more than `capsule_distance` loses when a next capsule
-#: up to 45 steps away becomes the nearest (tested: games without ghosts end in a win, on the
-#: small and medium classic layouts; on contestClassic and originalClassic too, by hand). Over 3,000 CS221 games
-#: these weights won 95.1% (mean 1,628, 1,685 over wins; stage 2: 94.9%, 1,633, 1,695 over
-#: 6,000), and over 1,000 CS188 games 99% ate the ghost twice: mean 1,355, standard deviation
-#: 23, against stage 2's 1,315 and 84.
+#: rate. And the three capsule weights, from the run's 600, -584.738 and -1.41044 to 400, -445
+#: and -1: with `capsules_in_play` above the win's 510 points, a Pacman with no ghost to eat
+#: never won (he waited beside the last dots for ever), and with eating a capsule worth less
+#: than `capsule_distance` loses when the next capsule becomes the nearest, he waited beside a
+#: capsule until ghosts came near (for ever, with none). Now eating a capsule gains 45, more
+#: than that loss for a next capsule up to 45 steps away (the classic layouts' are 27 at most;
+#: tested: games without ghosts end in a win, on smallClassic and mediumClassic; on all eleven
+#: layouts, by hand). Over 3,000 CS221 games these weights won 95.1% (mean 1,628, 1,685 over
+#: wins; stage 2: 94.9%, 1,633, 1,695 over 6,000), and over 1,000 CS188 games 99% ate the
+#: ghost twice: mean 1,355, standard deviation 23, against stage 2's 1,315 and 84.
 #: What was learned: chase a scared ghost harder, price death above ghosts nearby, and let the
 #: score's 10 points a dot do the work of `food_left`.
 DEFAULT_WEIGHTS: dict[str, float] = {
