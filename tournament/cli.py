@@ -74,6 +74,7 @@ from tournament.store import Store, StoreError
 
 if TYPE_CHECKING:
     from tournament.bundles import TeamCache
+    from tournament.executors import Executor
     from tournament.validation import ValidationRow
 
 console = Console(highlight=False, soft_wrap=True)
@@ -121,7 +122,7 @@ def run(config_path: Path, workers: int | None) -> None:
     """Play every game not yet stored (all of them the first time), then print the ranking
     and write it (leaderboard.csv, .md, .json and games.csv in the output folder; with match
     games also their ratings and crosstable, ratings.csv and crosstable.csv)."""
-    from tournament.executors import ClusterError, Executor, LocalExecutor
+    from tournament.executors import ClusterError
     from tournament.resume import Hashes
     from tournament.runner import iter_tasks
 
@@ -149,12 +150,7 @@ def run(config_path: Path, workers: int | None) -> None:
                 die(str(exc))
             tasks = iter_tasks(config, todo, hashes.pacman, secret, layers, hashes.ghosts,
                                snapshots)
-            executor: Executor
-            if cluster is not None:
-                cluster.cache = cache
-                executor = cluster
-            else:
-                executor = LocalExecutor(workers or config.worker_count, cache=cache)
+            executor = held.executor(workers or config.worker_count)
             started = time.perf_counter()
             try:
                 play_with_progress(config, store, executor, tasks, len(todo),
@@ -189,6 +185,16 @@ class Playing:
     cluster: Any
     store: Store
     run_id: int
+
+    def executor(self, workers: int) -> Executor:
+        """Where the games run: the cluster, handed the teams' cache, or a local pool of
+        `workers` processes."""
+        from tournament.executors import LocalExecutor
+
+        if self.cluster is not None:
+            self.cluster.cache = self.cache
+            return self.cluster  # type: ignore[no-any-return]
+        return LocalExecutor(workers, cache=self.cache)
 
 
 @contextlib.contextmanager
@@ -437,7 +443,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
     comparison.csv, candidates.csv, generations.csv and objective.svg in the output folder.
     Ctrl-C keeps the games stored; the same command resumes without playing them again."""
     from tournament.bundles import snapshot_digest
-    from tournament.executors import ClusterError, Executor, LocalExecutor
+    from tournament.executors import ClusterError
     from tournament.outputs import Keeper
     from tournament.progress import ProgressLines
     from tournament.runner import Snapshots
@@ -474,7 +480,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
     held: Playing | None = None
     try:
         with playing(base) as held:
-            cache, cluster, store, run_id = held.cache, held.cluster, held.store, held.run_id
+            cache, store, run_id = held.cache, held.store, held.run_id
             try:
                 secret = checked_secret(base, store)
             except SecretError as exc:
@@ -498,12 +504,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
                     die(f"agent: {taken.problem}")
                 files = snapshot_digest(taken.id)
             layers = () if config.builtin else check_sandbox(base, teams=True)
-            executor: Executor
-            if cluster is not None:
-                cluster.cache = cache
-                executor = cluster
-            else:
-                executor = LocalExecutor(workers or base.worker_count, cache=cache)
+            executor = held.executor(workers or base.worker_count)
             keeper = Keeper(config.output, store, snapshots.localize, run_id)
             say(f"{config.name}: {len(config.weights)} weights, {config.generations} generations "
                 f"of {config.population} candidates, {config.games} games each, then "
