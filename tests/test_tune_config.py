@@ -304,7 +304,7 @@ def test_the_shipped_cs221_files_are_the_cs221_protocol(name: str, games: int) -
 def test_no_stage_plays_an_earlier_stages_games() -> None:
     """`better`'s weights come from three runs; each stage's verdict is on games no run tuned
     on, and the first stage starts from the hand-set weights (those `contest` changed a few
-    of)."""
+    of, as `tune-contest.yaml`, the run that tuned `contest`, records)."""
     from tournament.tuneconfig import load_tune
     from tournament.tuning import comparison_seeds, tuning_seeds
 
@@ -318,4 +318,25 @@ def test_no_stage_plays_an_earlier_stages_games() -> None:
     first = stages[0]
     hand_set = {w.name: w.start for w in first.weights
                 if w.name not in ("capsules_left", "capsules_in_play", "lost")}
-    assert hand_set == {k: CONTEST_WEIGHTS[k] for k in hand_set}
+    contest_start = {w.name: w.start
+                     for w in load_tune(REPO / "tournaments" / "tune-contest.yaml").weights}
+    assert hand_set == {k: contest_start[k] for k in hand_set}
+
+
+def test_the_shipped_contest_file_is_the_anytime_protocol() -> None:
+    """`contest`'s weights were tuned on the strength benchmark's anytime protocol, cut to a
+    fixed depth; the file pins every other weight, so it replays that run whatever `contest`
+    ships, and it starts from the hand-set weights that `contest` shipped before."""
+    from tournament.tuneconfig import load_tune
+    from tournament.tuning import total_games
+
+    config = load_tune(REPO / "tournaments" / "tune-contest.yaml")
+    protocol = config.protocol
+    assert (protocol.layout.name, protocol.ghosts, protocol.num_ghosts, protocol.rules) == (
+        "contestClassic", "DirectionalGhost", 3, "classic")
+    assert (config.agent, config.evaluation) == ("AnytimeAgent", "contest")
+    assert dict(config.args)["maxDepth"] == "3"
+    fixed = dict(config.fixed)
+    assert sorted([*(w.name for w in config.weights), *fixed]) == sorted(CONTEST_WEIGHTS)
+    assert fixed["score"] == 1
+    assert total_games(config) == 3_480  # what its comments measure
