@@ -384,28 +384,49 @@ def test_capsules_in_play_count_only_while_the_game_goes_on() -> None:
     assert phi["capsules_left"] == 1 and phi["capsules_in_play"] == 0
 
 
+#: The baselines' linear evaluations as their agents play them (`contest` is the anytime
+#: agent's, here stopped at 2 rounds with a time limit it never reaches, so the games are the
+#: same on any machine).
+LINEAR_BASELINES = {
+    "better": ("ExpectimaxAgent", (("evalFn", "better"), ("depth", "2"))),
+    "contest": ("AnytimeAgent", (("evalFn", "contest"), ("maxDepth", "2"), ("timeLimit", "30"))),
+}
+
+
 @pytest.mark.parametrize("rules", ["classic", "cs221"])
-@pytest.mark.parametrize("name", ["smallClassic", "mediumClassic"])
-def test_better_finishes_a_game_with_no_ghost_to_eat(name: str, rules: str) -> None:
+@pytest.mark.parametrize(("evaluation_name", "name"), [
+    *(("better", name)
+      for name in ("smallClassic", "mediumClassic", "contestClassic", "powerClassic")),
+    ("contest", "smallClassic"), ("contest", "powerClassic"),
+])
+def test_linear_baselines_finish_a_game_with_no_ghost_to_eat(
+    evaluation_name: str, name: str, rules: str
+) -> None:
     """A capsule kept is worth something while the game goes on; that must never outweigh
-    winning, nor eating the capsule, or a Pacman with no ghost to eat waits for ever (with
-    `capsules_in_play` above the win's 510 points, he stood beside the last dots until the
-    move limit)."""
-    spec = GameSpec(layout=load_layout(name), pacman=resolve("ExpectimaxAgent", (
-        ("evalFn", "better"), ("depth", "2"))), ghost=resolve("RandomGhost", kind="ghost"),
-        num_ghosts=0, seed=3, ruleset=rules, max_moves=1500)
+    winning, nor, for `better`, eating the capsule, or a Pacman with no ghost to eat waits for
+    ever (with `capsules_in_play` above the win's 510 points, `better` stood beside the last
+    dots until the move limit; `contest`'s hand-set weights did the same with powerClassic's
+    eight capsules, and a `capsule_distance` steeper than `nearest_food` held `contest` beside
+    a capsule on smallClassic). `contest` keeps a capsule for ghosts to come near, so where
+    the only way to some dots passes over a capsule (mediumClassic, contestClassic) it waits
+    for ghosts that never come: a known limit (README, Baselines), not tested here."""
+    agent, args = LINEAR_BASELINES[evaluation_name]
+    spec = GameSpec(layout=load_layout(name), pacman=resolve(agent, args),
+                    ghost=resolve("RandomGhost", kind="ghost"), num_ghosts=0, seed=3,
+                    ruleset=rules, max_moves=1500)
     result = play(spec)
     assert result.outcome == "win", (result.outcome, result.score, result.moves)
 
 
 def test_contest_weights_keep_capsules_and_price_death(tmp_path: Path) -> None:
     assert list(evaluation.CONTEST_WEIGHTS) == list(evaluation.FEATURES)
-    assert evaluation.CONTEST_WEIGHTS["capsules_in_play"] > 0  # a capsule is kept, not spent
-    assert evaluation.CONTEST_WEIGHTS["capsules_left"] == 0
-    assert evaluation.CONTEST_WEIGHTS["lost"] < 0
-    weights = tmp_path / "w.yaml"
-    weights.write_text("lost: -5000\n")
-    custom = evaluation.resolve_evaluation("contest", str(weights))
+    weights = evaluation.CONTEST_WEIGHTS
+    # A capsule is kept, not spent: eating one with no ghost near loses both capsule features.
+    assert weights["capsules_in_play"] + weights["capsules_left"] > 0
+    assert weights["lost"] < 0
+    weights_file = tmp_path / "w.yaml"
+    weights_file.write_text("lost: -5000\n")
+    custom = evaluation.resolve_evaluation("contest", str(weights_file))
     expected = evaluation.CONTEST_WEIGHTS | {"lost": -5000.0}
     for s in states_along_a_game("contestClassic", 3, 8, seed=2):
         phi = evaluation.features(s)
