@@ -326,7 +326,8 @@ def test_no_stage_plays_an_earlier_stages_games() -> None:
 def test_the_shipped_contest_file_is_the_anytime_protocol() -> None:
     """`contest`'s weights were tuned on the strength benchmark's anytime protocol, cut to a
     fixed depth; the file pins every other weight, so it replays that run whatever `contest`
-    ships, and it starts from the hand-set weights that `contest` shipped before."""
+    ships (that it starts from the hand-set weights is checked above, against `better`'s first
+    stage)."""
     from tournament.tuneconfig import load_tune
     from tournament.tuning import total_games
 
