@@ -125,8 +125,7 @@ FEATURES: tuple[str, ...] = (
 #: mean) in three stages on the CS221 protocol, from the hand-set weights (`contest` was
 #: tuned from them too). `tournaments/tune-cs221.yaml` (seed 221, 30 generations of 10
 #: candidates on 100 common games) against the hand-set weights, on 500 fresh games paired by
-#: seed: mean score
-#: +67 [+29, +105], mean over wins +69 [+53, +85], win rate unchanged. Then
+#: seed: mean score +67 [+29, +105], mean over wins +69 [+53, +85], win rate unchanged. Then
 #: `tournaments/tune-cs221-2.yaml` (seed 222, from that result, capsules_in_play tuned too, 20
 #: generations on 150 games) against the first stage's result on 500 other fresh games: mean
 #: score +52 [+13, +91], win rate +3.6 points [+0.6, +6.6].
