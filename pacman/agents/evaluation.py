@@ -14,11 +14,14 @@ Features (distances are maze distances, `pacman.distances`):
 - `score`: the game score (it already counts food, ghosts eaten, time, winning and dying);
 - `food_left`: dots left, so that eating one now beats eating it later;
 - `nearest_food`: distance to the closest dot, a slope towards food where the score is flat;
-- `capsules_left`: capsules left;
+- `capsules_left`: capsules left. The three capsule features count only in a game with ghosts:
+  a capsule scares ghosts and does nothing else, so without them it is a cell like any other
+  (kept or sought, it held a Pacman with no ghost to eat back from the dots until the move
+  limit);
 - `capsules_in_play`: capsules left while the game goes on (0 once it is won or lost): with a
   positive weight, a capsule is worth keeping until ghosts are near enough to eat, and a win
   with capsules left is worth less (the layout's capsules together must weigh less than the
-  win's 510 points and the `won` weight, or a Pacman with no ghost to eat would never finish);
+  win's 510 points and the `won` weight, or Pacman would rather keep them than finish);
 - `capsule_distance`: distance to the closest capsule (0 when none is left), a slope towards a
   capsule, such as the last one before the last dot. Eating a capsule must gain more than
   this feature loses when the next capsule becomes the closest, or Pacman waits beside it;
@@ -184,15 +187,15 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 #: +233 [+96, +370] (9 points more wins). A capsule kept is worth 126 here, and keeping them
 #: matters: at 20 (eaten on the way to a dot) the mean fell by 211 [81, 342] at 4 rounds.
 #: By hand: `won` at 1,000, because contestClassic has six capsules and powerClassic eight, and
-#: the hand-set weights' 100 points for each capsule in hand outweighed the win's 510, so with
-#: no ghost to eat Pacman never took the last dot (the capsules in hand now outweigh a win only
+#: the hand-set weights' 100 points for each capsule in hand outweighed the win's 510, so Pacman
+#: would rather keep them than take the last dot (the capsules in hand now outweigh a win only
 #: beyond twelve of them); and `capsule_distance` at -0.7 rather than the average's -0.86, less
-#: than `nearest_food`'s slope, so that walking from a capsule towards a dot always pays (at
-#: -0.86 he stood beside a capsule on smallClassic when no ghost came; at 0 the mean fell by 68
-#: [-31, 167], within noise). Tested: games without ghosts end in a win on smallClassic and
-#: powerClassic. Where the only way to some dots passes over a capsule (mediumClassic,
-#: contestClassic), Pacman keeps it and waits for ghosts that never come, as the hand-set
-#: weights did: the price of keeping capsules (README, Baselines).
+#: than `nearest_food`'s slope, so that walking from a capsule towards a dot always pays (at 0
+#: the mean fell by 68 [-31, 167], within noise). Both were found in games without ghosts, where
+#: Pacman waited until the move limit; since then capsules count only in games with ghosts to
+#: scare (`phi`), and games without ghosts end in a win on every classic layout (tested on
+#: five). With ghosts, a Pacman keeping capsules waits for ghosts to come near: the price of
+#: keeping them (README, Baselines).
 CONTEST_WEIGHTS: dict[str, float] = {
     "score": 1.0,
     "food_left": -16.0,
@@ -293,7 +296,10 @@ def phi(state: GameState) -> tuple[float, ...]:
                 threats += 1
     # Trapped: no escape cell that Pacman reaches strictly before every dangerous ghost.
     trapped = _trapped(tables, pacman, danger) if danger else 0
-    capsule_cells = state.getCapsules()
+    # A capsule matters for the ghosts it scares: in a game without ghosts it is a cell like
+    # any other, and the capsule features are 0 (kept or sought, it would only hold Pacman
+    # back from the dots).
+    capsule_cells = state.getCapsules() if len(agents) > 1 else []
     capsules = len(capsule_cells)
     near_capsule = min(
         (d for d in map(from_pacman.get, capsule_cells) if d is not None), default=0)
