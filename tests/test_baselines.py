@@ -601,6 +601,7 @@ def plain_features(s: GameState) -> dict[str, float]:
         "capsules_in_play": 0 if over else len(capsules),
         "capsule_distance": min((mine[c] for c in capsules if c in mine), default=0),
         "edible_ghosts": edible, "edible_distance": edible_distance,
+        "edible_with_capsule": edible * (0 if over else len(capsules)),
         "ghost_threat": threats, "trapped": int(trapped),
         "won": int(s.isWin()), "lost": int(s.isLose()),
     }
