@@ -203,6 +203,29 @@ def words(state):
 
 def nothing(state):
     return None
+
+def stub(state):
+    import sys
+    sys.exit(1)  # what the course's util.raiseNotDefined() does
+
+def huge(state):
+    return {"score": state.getScore(), "dots": 10 ** 400}
+
+class Picky(dict):
+    def __getitem__(self, name):
+        raise TypeError("nope")
+
+def picky(state):
+    return Picky(dots=1)
+
+class Counter(dict):  # the course's util.Counter: a feature it lacks counts 0
+    def __missing__(self, name):
+        return 0
+
+def counter(state):
+    found = Counter()
+    found["score"] = state.getScore()
+    return found
 """
 
 
@@ -231,9 +254,20 @@ def test_a_feature_function_is_called_once_on_the_start_state(tmp_path: Path) ->
         "KeyError: \"'no such thing'\""]
     assert problems(with_function("words", {"dots": 1}), tmp_path) == [
         "evaluation.features: feats.py:words: feature 'dots' is 'many', not a finite number "
-        "(on the start state of testClassic)",
-        "weights.dots: feats.py:words does not produce 'dots'; on the start state it returns "
-        "score"]
+        "(on the start state of testClassic)"]
+    # Whatever the function does is the file's problem, never a crash of the command.
+    assert problems(with_function("stub", {"dots": 1}), tmp_path) == [
+        "evaluation.features: feats.py:stub raised on the start state of testClassic: "
+        "SystemExit: \"1\""]
+    assert problems(with_function("huge", {"dots": 1}), tmp_path) == [
+        "evaluation.features: feats.py:huge: feature 'dots' is " + repr(10 ** 400)[:77]
+        + "..., not a finite number (on the start state of testClassic)"]
+    assert problems(with_function("picky", {"dots": 1}), tmp_path) == [
+        "evaluation.features: feats.py:picky: reading feature 'dots' raised TypeError: "
+        "\"nope\" (on the start state of testClassic)"]
+    # A util.Counter answers for a feature it does not hold yet (such as dots eaten), as it
+    # does in games.
+    assert tune(with_function("counter", {"dots": 1}), tmp_path).weights[0].name == "dots"
     assert problems(with_function("nothing", {"dots": 1}), tmp_path) == [
         "evaluation.features: feats.py:nothing returned NoneType on the start state of "
         "testClassic, not a mapping of feature name to number"]
@@ -298,6 +332,9 @@ def test_the_shipped_cs221_files_are_the_cs221_protocol(name: str, games: int) -
             protocol.rules) == ("smallClassic", "RandomGhost", 2, 2, "cs221")
     assert (config.agent, config.evaluation) == ("ExpectimaxAgent", "better")
     assert "score" not in [w.name for w in config.weights]  # it fixes the scale
+    # Every weight tuned or pinned: the file replays its run whatever `better` ships.
+    assert sorted([*(w.name for w in config.weights), *dict(config.fixed)]) == sorted(
+        DEFAULT_WEIGHTS)
     assert total_games(config) == games  # what its comments measure
 
 

@@ -509,9 +509,14 @@ def _agent_checks(shape: _TuneIn, problems: Problems) -> str:
     return kind
 
 
-def _features_of(shape: _TuneIn, reference: str, problems: Problems) -> dict[str, float] | None:
+def _features_of(
+    shape: _TuneIn, reference: str, problems: Problems
+) -> tuple[dict[str, float], bool] | None:
     """What the feature function returns on the protocol's start state, checked (every
-    value a finite number); None with the problem recorded when it cannot be called."""
+    value a finite number), and whether its mapping answers every name (a `util.Counter`
+    counts a feature it lacks as 0, as the games do); None with the problem recorded when it
+    cannot be called. Whatever the function does (raise, exit, return a mapping that raises)
+    is a problem of the file, not a crash of the command."""
     at = ("evaluation", FEATURE_FUNCTION)
     try:
         function = load_function(reference, FEATURE_FUNCTION)
@@ -524,7 +529,7 @@ def _features_of(shape: _TuneIn, reference: str, problems: Problems) -> dict[str
     shown = Path(reference.rpartition(":")[0]).name + ":" + reference.rpartition(":")[2]
     try:
         found = function(state)
-    except Exception as exc:  # the organizer's own code, called once to check it
+    except (Exception, SystemExit) as exc:  # the course's stub calls sys.exit
         problems.add(at, f"{shown} raised on the start state of {protocol.layout.name}: "
                      f"{clean(describe(exc), 300)}")
         return None
@@ -533,12 +538,18 @@ def _features_of(shape: _TuneIn, reference: str, problems: Problems) -> dict[str
                      f"{protocol.layout.name}, not a mapping of feature name to number")
         return None
     values: dict[str, float] = {}
-    for name in found:
-        try:
-            values[str(name)] = feature_value(found, name, shown)
-        except ValueError as exc:
-            problems.add(at, f"{exc} (on the start state of {protocol.layout.name})")
-    return values
+    try:
+        for name in found:
+            try:
+                values[str(name)] = feature_value(found, name, shown)
+            except ValueError as exc:
+                problems.add(at, f"{exc} (on the start state of {protocol.layout.name})")
+                values[str(name)] = math.nan  # produced, though not a number
+    except (Exception, SystemExit) as exc:  # a mapping whose iteration raises
+        problems.add(at, f"{shown}'s result raised on the start state of "
+                     f"{protocol.layout.name}: {clean(describe(exc), 300)}")
+        return None
+    return values, hasattr(type(found), "__missing__")
 
 
 def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weight, ...]:
@@ -550,7 +561,9 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weigh
     produced: dict[str, float] | None = None
     function = shape.evaluation[1] if shape.evaluation is not None else ""
     if kind == FEATURE_FUNCTION:
-        produced = _features_of(shape, function, problems)
+        checked = _features_of(shape, function, problems)
+        if checked is not None and not checked[1]:
+            produced = checked[0]
 
     def unknown(name: str) -> str | None:
         """Why the evaluation has no weight `name` (None: it has)."""

@@ -57,6 +57,7 @@ from operator import mul
 from pathlib import Path
 
 from pacman.actions import Directions, nearest_point
+from pacman.describe import describe, safe_text
 from pacman.distances import maze_distances
 from pacman.layout import Cell, Layout
 from pacman.loader import SubmissionError, load_file
@@ -494,9 +495,16 @@ def feature_value(found: object, name: str, source: str) -> float:
         value = found[name]
     except KeyError:
         raise ValueError(f"{source} returned no feature {name!r}") from None
-    if not isinstance(value, numbers.Real) or not math.isfinite(value):  # a bool is 0 or 1
-        raise ValueError(f"{source}: feature {name!r} is {value!r:.60}, not a finite number")
-    return float(value)
+    except Exception as exc:  # the function's mapping, which may raise anything
+        raise ValueError(f"{source}: reading feature {name!r} raised {describe(exc)}") from None
+    try:  # an int too large for a float overflows
+        number = float(value) if isinstance(value, numbers.Real) else math.nan  # bool: 0, 1
+    except (OverflowError, ValueError, TypeError):
+        number = math.nan
+    if not math.isfinite(number):
+        raise ValueError(f"{source}: feature {name!r} is {safe_text(value)}, not a finite "
+                         "number")
+    return number
 
 
 def feature_evaluation(
