@@ -314,3 +314,35 @@ def test_on_dask_a_feature_function_travels_in_the_runs_snapshot(tmp_path: Path)
                                     "('win', 'loss', 'move_limit')").fetchone() == (12,)
             results[where] = (folder / "out" / "candidates.csv").read_text()
     assert results["dask"] == results["pool"]
+
+
+def test_candidates_meet_the_same_ghosts_on_the_same_seed(tmp_path: Path) -> None:
+    """Common random numbers: on testClassic (no capsule) the capsule weights never change a
+    move, so candidates that differ only there must play identical games, random ghosts
+    included: the same scores as the start, and comparison differences of exactly 0. (With
+    each candidate's streams keyed by its own submission, as tournaments key entrants, their
+    random ghosts drew apart and so did the scores.)"""
+    (tmp_path / "tune.yaml").write_text(
+        "name: crn\nagent: ExpectimaxAgent\nevaluation: better\n"
+        "weights:\n  capsules_left: {start: -600, scale: 300}\n"
+        "  edible_with_capsule: {start: 100, scale: 300}\n"
+        "protocol: {layout: testClassic, num_ghosts: 1, depth: 1, rules: cs221, "
+        "max_moves: 400}\n"
+        "games: 6\nobjective: mean_score\nbudget: {generations: 1}\npopulation: 4\nseed: 5\n"
+        "comparison: {games: 6}\nworkers: 2\noutput: out\n")
+    tournament("tune", "tune.yaml", cwd=tmp_path)
+    out = tmp_path / "out"
+    candidates = table(out / "candidates.csv")
+    assert len(candidates) == 5  # 4 candidates and the final mean
+    assert len({c["capsules_left"] for c in candidates}) == 5  # different weights, ...
+    assert len({c["mean_score"] for c in candidates}) == 1  # ... the same games
+    scores = sqlite3.connect(out / "results.sqlite").execute(
+        "SELECT entrant, seed, score, moves FROM games").fetchall()
+    by_game: dict[int, set[tuple[float, int]]] = {}
+    for _, seed, score, moves in scores:
+        by_game.setdefault(seed, set()).add((score, moves))
+    assert len(by_game) == 12  # the tuning's 6 seeds and the comparison's 6
+    assert all(len(found) == 1 for found in by_game.values())
+    assert len({next(iter(found)) for found in by_game.values()}) > 1  # the ghosts do vary
+    comparison = table(out / "comparison.csv")
+    assert all(float(c["difference"]) == 0 for c in comparison)

@@ -233,21 +233,27 @@ def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
               hashes: dict[str, str], secret: str | None = None,
               layers: tuple[str, ...] = (),
               ghost_hashes: dict[str, str] | None = None,
-              snapshots: Snapshots | None = None) -> list[GameTask]:
+              snapshots: Snapshots | None = None,
+              stream: str | None = None) -> list[GameTask]:
     """`iter_tasks` as a list (for tests and small schedules)."""
-    return list(iter_tasks(config, games, hashes, secret, layers, ghost_hashes, snapshots))
+    return list(iter_tasks(config, games, hashes, secret, layers, ghost_hashes, snapshots,
+                           stream))
 
 
 def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
                hashes: dict[str, str], secret: str | None = None,
                layers: tuple[str, ...] = (),
                ghost_hashes: dict[str, str] | None = None,
-               snapshots: Snapshots | None = None) -> Iterator[GameTask]:
+               snapshots: Snapshots | None = None,
+               stream: str | None = None) -> Iterator[GameTask]:
     """The tasks of `games`, one at a time as an executor takes them (a run's memory does not
     grow with the number of games); `hashes` maps each Pacman entrant to its submission hash,
     `ghost_hashes` each ghost entrant (computed when not given), `secret` is the tournament's
     (by default read from, or made in, its results folder) and `snapshots` the run's (taken
-    now, into the default cache, when not given)."""
+    now, into the default cache, when not given). A game's random streams are keyed with the
+    secret and its entrant's submission (`tournament.secret.game_key`), or, given `stream`,
+    with the secret and `stream` for every entrant alike: a tuning's candidates, versions of
+    one agent, then meet the same ghosts' draws on the same seed (common random numbers)."""
     if secret is None:
         secret = game_secret(config)
     if snapshots is None:
@@ -307,7 +313,7 @@ def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
                     raise RuntimeError(f"the grid's ghosts {cell.ghost!r}: {why}")
                 fixed_ghosts[cell.ghost] = ref
             ghost = fixed_ghosts[cell.ghost]
-            key = game_key(secret, hashes[entrant.name])
+            key = game_key(secret, hashes[entrant.name] if stream is None else stream)
         if cell.layout not in layouts:
             layout = load_layout(config.grid.layout_path(cell.layout))
             layouts[cell.layout] = (layout.name, layout.text)

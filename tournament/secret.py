@@ -14,7 +14,8 @@ The streams of an entrant's games are keyed with its submission too (`game_key`)
 play the same boards with the same seeds, but no game ever played, by an earlier submission
 of the same team or by another team (whose replays and logs may be public), shows an agent the
 ghosts' draws of its own games. (The price: entrants do not share the ghosts' random draws, so
-differences between them carry that chance as well; the leaderboard's intervals say how much.)
+differences between them carry that chance as well; the leaderboard's intervals say how much.
+A tuning's candidates, versions of one agent, share their streams instead: `tournament.tuning`.)
 The store keeps the secret's fingerprint: a results folder never mixes games of two secrets.
 """
 

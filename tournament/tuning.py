@@ -74,6 +74,12 @@ FINAL_MEAN = "final-mean"
 #: The starting weights on the tuning's own games: the reference the generations are drawn
 #: against (a name of its own: the comparison's `start` plays other seeds).
 START_SEEN = "start-tuning"
+#: What keys the random streams of every game of a tuning (`tournament.runner.iter_tasks`),
+#: with the output folder's secret, in place of each candidate's submission: candidates are
+#: versions of one agent, so on one seed they meet the same ghosts' draws, and differ by their
+#: weights, not by their luck. It is part of every candidate's hash too, so that games stored
+#: by a tuning that drew each candidate's streams apart are played again, never mixed in.
+COMMON_STREAM = "tuning: one stream per seed"
 #: Significant digits a candidate's weights are rounded to.
 DIGITS = 6
 #: The label the comparison's master seed is derived with (never the tuning's seeds).
@@ -340,15 +346,15 @@ class Games:
 
     def hashes(self, tournament: TournamentConfig) -> dict[str, str]:
         """Each entrant's submission hash: its agent, options and the platform's version
-        (`tournament.runner.submission_hash`), and a file agent's files."""
+        (`tournament.runner.submission_hash`), a file agent's files, and how its games' streams
+        are keyed (`COMMON_STREAM`)."""
         from tournament.runner import submission_hash
 
         out = {}
         for entrant in tournament.entrants:
             own = submission_hash(entrant)
-            out[entrant.name] = (own if not self.files else
-                                 hashlib.sha256(f"{own}|{self.files}".encode())
-                                 .hexdigest()[:16])
+            out[entrant.name] = hashlib.sha256(
+                f"{own}|{self.files}|{COMMON_STREAM}".encode()).hexdigest()[:16]
         return out
 
     def evaluate(self, generation: int, candidates: list[Candidate]) -> list[Measure]:
@@ -556,7 +562,8 @@ def store_player(store: Any, executor: Any, keeper: Any, snapshots: Any, secret:
         split = plan(games, store.hashes(), both)
         progress.stored(len(split.done))
         if split.todo:
-            tasks = iter_tasks(tournament, split.todo, hashes, secret, layers, {}, snapshots)
+            tasks = iter_tasks(tournament, split.todo, hashes, secret, layers, {}, snapshots,
+                               stream=COMMON_STREAM)
             if features_snapshot:
                 tasks = (with_files(task, features_snapshot) for task in tasks)
             executor.run(tasks, lambda task, output: progress.advance(
