@@ -20,8 +20,10 @@ Features (distances are maze distances, `pacman.distances`):
   limit);
 - `capsules_in_play`: capsules left while the game goes on (0 once it is won or lost): with a
   positive weight, a capsule is worth keeping until ghosts are near enough to eat, and a win
-  with capsules left is worth less (the layout's capsules together must weigh less than the
-  win's 510 points and the `won` weight, or Pacman would rather keep them than finish);
+  with capsules left is worth less. Weighed above the win's 510 points and the `won` weight,
+  the capsules in hand make Pacman spend them on ghosts before he takes the last dot (as
+  `better`'s do); below, he may finish with one unused (`contest`, so that he never waits at
+  the last dot for ghosts that keep away);
 - `capsule_distance`: distance to the closest capsule (0 when none is left), a slope towards a
   capsule, such as the last one before the last dot. Eating a capsule must gain more than
   this feature loses when the next capsule becomes the closest, or Pacman waits beside it;
