@@ -137,6 +137,21 @@ def test_candidates_keep_to_their_bounds_and_are_rounded(tmp_path: Path) -> None
         ("food_left", -6.66667), ("nearest_food", -1.5), ("trapped", -50.0))
 
 
+def test_one_weight_between_close_bounds_is_searched(tmp_path: Path) -> None:
+    """cma 4.5 cannot fit a single coordinate's step into a narrow bound range by itself (it
+    raised once the start's games were played); the tuner fits it."""
+    cfg = config(tmp_path, weights={"ghost_threat": {"start": -100, "low": -140, "high": -60}},
+                 budget={"generations": 4})
+    def evaluate(generation: int, candidates: list[Candidate]) -> list[Measure]:
+        return [m(-(dict(c.weights)["ghost_threat"] + 90) ** 2) for c in candidates]
+
+    generations = search(cfg, evaluate).generations
+    threat = [dict(c.candidate.weights)["ghost_threat"] for g in generations
+              for c in g.evaluated]
+    assert len(threat) == 4 * cfg.population
+    assert all(-140 <= t <= -60 for t in threat) and len(set(threat)) > 1
+
+
 def m(value: float) -> Measure:
     return Measure(2, 2, value, value, value, True)
 

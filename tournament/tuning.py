@@ -178,10 +178,18 @@ class Optimizer:
             "verb_log": 0,
             "verb_disp": 0,
         }
+        sigma = config.sigma
         if any(b is not None for b in lower + upper):
             options["bounds"] = [lower, upper]
+            low, high = lower[0], upper[0]
+            if len(weights) == 1 and low is not None and high is not None:
+                # cma keeps each coordinate's step within a third of its bound range, but
+                # with one coordinate (cma 4.5) that fails ("not yet initialized") once games
+                # are played: the same limit, applied here.
+                options["maxstd_boundrange"] = np.inf
+                sigma = min(sigma, (high - low) / 3)
         self.weights = weights
-        self.es = cma.CMAEvolutionStrategy([0.0] * len(weights), config.sigma, options)
+        self.es = cma.CMAEvolutionStrategy([0.0] * len(weights), sigma, options)
         self._asked: list[Any] = []
 
     def ask(self, generation: int) -> list[Candidate]:
