@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from tournament.resume import Hashes, plan
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from tournament.resume import Hashes, changed_settings, plan
 from tournament.schedule import Cell, MatchCell, ScheduledGame
 from tournament.store import StoredGame
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def games(*ids: str) -> list[ScheduledGame]:
@@ -50,3 +58,61 @@ def test_a_match_game_is_stale_when_either_side_changed() -> None:
     assert counts["a", "pacman"] == {"done": 1, "missing": 0, "stale": 1, "infra": 0}
     assert ("a", "ghosts") not in counts  # a ghost entrant of that name played no game
 
+
+
+def test_only_a_setting_both_sides_know_can_change() -> None:
+    stored = {"max_moves": "400", "layout a": "1f", "layout b": "2e"}
+    assert changed_settings(stored, {"max_moves": "400", "layout a": "1f", "layout c": "9"}) == []
+    assert changed_settings(stored, {"max_moves": "5", "layout a": "00", "layout b": "2e"}) == [
+        "max_moves", "layout a"]
+
+
+def test_a_folder_never_mixes_games_of_other_settings(tmp_path: Path) -> None:
+    """A stored game is done when its cell, submissions and seed match: the move limit, the
+    agents' limits and the layout's text are not in its row. Changed under stored games, they
+    would have been counted as the new settings' games; `run` refuses instead, naming them,
+    and leaves the store as it was. A layout added to the grid is no change."""
+    shutil.copy(REPO / "layouts" / "testClassic.lay", tmp_path / "mine.lay")
+    config = tmp_path / "t.yaml"
+
+    def write(max_moves: int, layouts: str) -> None:
+        config.write_text(textwrap.dedent(f"""\
+            name: settings
+            seed: 3
+            entrants:
+              baselines: [{{name: greedy, agent: GreedyAgent}}]
+            grid:
+              layouts: {layouts}
+              depths: [1]
+              ghosts: [{{agent: RandomGhost, count: 1}}]
+              max_moves: {max_moves}
+            games_per_cell: 2
+            workers: 1
+            output: out
+            """))
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "tournament", "run", str(config)],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+
+    write(300, "[mine.lay]")
+    assert run().returncode == 0
+    store = tmp_path / "out" / "results.sqlite"
+    before = store.read_bytes()
+    write(5, "[mine.lay]")
+    refused = run()
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert (f"{tmp_path / 'out' / 'results.sqlite'}: its stored games were played with other "
+            "settings: max_moves (300, now 5);") in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert store.read_bytes() == before
+    write(300, "[mine.lay]")
+    (tmp_path / "mine.lay").write_text(
+        (tmp_path / "mine.lay").read_text().replace("%. .%", "%.  %"))
+    refused = run()
+    assert refused.returncode == 2 and "layout mine (its file changed)" in refused.stderr
+    shutil.copy(REPO / "layouts" / "testClassic.lay", tmp_path / "mine.lay")
+    write(300, "[mine.lay, minimaxClassic]")
+    added = run()
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert "2 already stored" in added.stdout

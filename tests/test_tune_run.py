@@ -38,6 +38,9 @@ objective: mean_score
 budget: {generations: 2}
 population: 3
 seed: 3
+# Wide steps: on so small a protocol, candidates near the start play the start's very games
+# (common random numbers), and CMA-ES, finding the objective flat, stops by itself.
+sigma: 2
 comparison: {games: 2}
 workers: 2
 output: out
@@ -144,6 +147,7 @@ games: 3
 budget: {{generations: 3}}
 population: 3
 seed: 5
+sigma: 2
 comparison: {{games: 3}}
 workers: 2
 output: out
@@ -153,7 +157,7 @@ secret_file: {secret}
 
 def resumable(parent: Path, flag: Path, secret: Path) -> Path:
     # The feature file's folder is named alike in both runs: a snapshot is named by its
-    # folder (and its content), which keys the games' random streams.
+    # folder (and its content), which is part of every candidate's hash.
     folder = parent / "run"
     folder.mkdir(parents=True)
     (folder / "feats.py").write_text(HANGING_FEATURES.format(flag=str(flag)))

@@ -60,6 +60,8 @@ from tournament.recreate import recreate
 from tournament.results import GameRow, split_formats
 from tournament.resume import (
     PLAN_LISTS,
+    SettingsChanged,
+    check_settings,
     current_results,
     entrant_hashes,
     store_outdated,
@@ -215,6 +217,10 @@ def playing(config: TournamentConfig) -> Iterator[Playing]:
     ended: BaseException | None = None
     try:
         store = open_store(config)
+        try:
+            check_settings(config, store, str(config.output / "results.sqlite"))
+        except SettingsChanged as exc:
+            die(str(exc))
         run_id = store.open_run(__version__)
         yield Playing(cache, cluster, store, run_id)
     except BaseException as exc:
@@ -1271,7 +1277,8 @@ def recreate_replays_of(config: TournamentConfig, games: Any,
     try:
         with open_store(config) as store:
             checked_secret(config, store)
-    except SecretError as exc:
+            check_settings(config, store, str(config.output / "results.sqlite"))
+    except (SecretError, SettingsChanged) as exc:
         die(str(exc))
     console.print(f"re-creating the replays of {len(rows)} game(s), one at a time")
     kept = 0

@@ -9,8 +9,10 @@ error (the platform failed it) otherwise, and then the next run plays it. `plan`
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pacman.outcomes import GHOSTS, INFRA_ERROR, PACMAN
@@ -156,3 +158,74 @@ def current_results(config: TournamentConfig, store: Store, split: Plan | None =
     (`split`: the store's plan, when the caller has it already)."""
     split = split if split is not None else store_plan(config, store)
     return store.frame(g.game_id for g in split.current)
+
+
+#: The store's fact (`Store.meta`) holding what its games were played with, beyond what each
+#: game's row records (`game_settings`).
+SETTINGS_META = "game-settings"
+
+
+class SettingsChanged(ValueError):
+    """The config would play a stored folder's games under other settings; names each."""
+
+
+def game_settings(config: TournamentConfig) -> dict[str, str]:
+    """What decides a game besides its cell's name, its entrants' submissions and its seed,
+    which a stored row does not record: the move limit, the limits on agents, each layout's
+    text and each grid ghost's code (a file's digest). Changed under a stored game, the game
+    would be counted as done though the config now plays another."""
+    import dataclasses
+    import hashlib
+
+    from pacman.layout import load_layout
+
+    def digest(text: str | bytes) -> str:
+        data = text.encode() if isinstance(text, str) else text
+        return hashlib.sha256(data).hexdigest()[:16]
+
+    grid = config.grid
+    base = config.source.parent if config.source is not None else Path.cwd()
+    out = {"max_moves": str(grid.max_moves)}
+    for item in dataclasses.fields(config.limits):
+        out[f"limits.{item.name}"] = repr(getattr(config.limits, item.name))
+    for choice in grid.layouts:
+        try:
+            out[f"layout {choice.name}"] = digest(load_layout(choice.path).text)
+        except Exception:  # unreadable now: the run reports it where it loads the layout
+            continue
+    for ghost in grid.ghosts:
+        where, colon, _ = ghost.agent.rpartition(":")
+        if colon and where.endswith(".py"):
+            try:
+                out[f"ghost {ghost.agent}"] = digest((base / where).read_bytes())
+            except OSError:
+                continue
+    return out
+
+
+def changed_settings(stored: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
+    """The settings whose value differs between the stored games and the config (pure): a
+    setting only one side knows (a layout added to the grid) is no change."""
+    return [key for key in now if key in stored and stored[key] != now[key]]
+
+
+def check_settings(config: TournamentConfig, store: Store, where: str) -> None:
+    """Refuse to mix games of other settings into a results folder (`SettingsChanged`,
+    naming each setting), as `tournament.secret.checked_secret` refuses another secret; then
+    record the config's settings, so that the next run is checked against them."""
+    now = game_settings(config)
+    text = store.meta(SETTINGS_META)
+    stored: dict[str, str] = json.loads(text) if text else {}
+    changed = changed_settings(stored, now)
+    if changed and store.hashes():
+        def shown(key: str) -> str:
+            if key.startswith(("layout ", "ghost ")):
+                return f"{key} (its file changed)"
+            return f"{key} ({stored[key]}, now {now[key]})"
+
+        raise SettingsChanged(
+            f"{where}: its stored games were played with other settings: "
+            + ", ".join(shown(k) for k in changed)
+            + "; they would be mixed with games of the new ones (put the settings back, or "
+            "play into another output folder)")
+    store.set_meta(SETTINGS_META, json.dumps({**stored, **now}, sort_keys=True))
