@@ -88,3 +88,27 @@ def test_each_submission_plays_streams_of_its_own(tmp_path: Path) -> None:
     assert [t.secret for t in first] == [t.secret for t in again]
     assert all(a.secret != b.secret for a, b in zip(first, changed))
     assert [t.game.seed for t in first] == [t.game.seed for t in changed]  # same boards
+
+
+def test_a_first_run_with_an_unusable_secret_file_names_the_key_and_keeps_no_store(
+        tmp_path: Path) -> None:
+    """No game is stored yet: the problem is the config's `secret_file`, not games played with
+    another secret; a file where its folder should be is the same kind of problem."""
+    from click.testing import CliRunner
+
+    from tournament.cli import main
+
+    (tmp_path / "bad.secret").write_text("nothex")
+    config = config_in(tmp_path, "secret_file: bad.secret\n")
+    result = CliRunner().invoke(main, ["run", str(config)])
+    assert result.exit_code == 2
+    assert "secret_file: " in result.output and "bad.secret: expected 64 hexadecimal" in (
+        result.output)
+    assert "stored games" not in result.output
+    assert not (tmp_path / "out" / "results.sqlite").exists()
+    (tmp_path / "afile").write_text("")
+    result = CliRunner().invoke(main, ["run", str(config_in(tmp_path,
+                                                            "secret_file: afile/cup.secret\n"))])
+    assert result.exit_code == 2, result.output
+    assert "afile/cup.secret: cannot make the secret" in result.output
+    assert "Traceback" not in result.output

@@ -237,6 +237,9 @@ def playing(config: TournamentConfig) -> Iterator[Playing]:
             store.close()
             if created and empty and ended is not None:
                 remove_database(store.path)
+        elif created and (config.output / "results.sqlite").exists():
+            # Stopped while the store was being made: what it made holds no game.
+            remove_database(config.output / "results.sqlite")
 
 
 def connect_cluster(config: TournamentConfig) -> Any:

@@ -102,8 +102,13 @@ def checked_secret(config: TournamentConfig, store: Store) -> str:
     try:
         secret = game_secret(config, create=stored is None and not has_games)
     except SecretError as exc:
+        if not has_games:
+            raise SecretError(f"secret_file: {exc}") from None
         raise SecretError(f"{exc}; the stored games were played with it, so the others must "
                           "be too (restore it, or start a new results folder)") from None
+    except OSError as exc:  # a folder to make it in that cannot be made
+        raise SecretError(f"{secret_path(config)}: cannot make the secret: "
+                          f"{exc.strerror or exc}") from None
     if stored is None:
         store.set_meta("secret", fingerprint(secret))
     elif stored != fingerprint(secret):
