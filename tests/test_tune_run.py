@@ -350,3 +350,25 @@ def test_candidates_meet_the_same_ghosts_on_the_same_seed(tmp_path: Path) -> Non
     assert len({next(iter(found)) for found in by_game.values()}) > 1  # the ghosts do vary
     comparison = table(out / "comparison.csv")
     assert all(float(c["difference"]) == 0 for c in comparison)
+
+
+def test_a_second_tuning_may_not_replace_the_games_of_another_in_its_folder(
+        tmp_path: Path) -> None:
+    """Two tune files share candidate names, so the second would mark the first's games stale
+    and replace them; it is refused (its attempt is in the runs table), and the first's games
+    are left as they were."""
+    (tmp_path / "tune.yaml").write_text(SMOKE)
+    tournament("tune", "tune.yaml", cwd=tmp_path)
+    database = tmp_path / "out" / "results.sqlite"
+
+    def games() -> list[tuple[object, ...]]:
+        with sqlite3.connect(database) as conn:
+            return conn.execute("SELECT * FROM games ORDER BY game_id").fetchall()
+
+    before = games()
+    (tmp_path / "other.yaml").write_text(SMOKE.replace("name: smoke", "name: other"))
+    refused = tournament("tune", "other.yaml", cwd=tmp_path, check=False)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert ("holds the games of tuning 'smoke'; tuning 'other' would replace them"
+            in refused.stderr)
+    assert games() == before and len(before) == 20

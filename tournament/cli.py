@@ -467,6 +467,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
         Games,
         TuneFailed,
         best_of,
+        claim_store,
         search,
         store_player,
         total_games,
@@ -492,7 +493,8 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
             cache, store, run_id = held.cache, held.store, held.run_id
             try:
                 secret = checked_secret(base, store)
-            except SecretError as exc:
+                claim_store(store, config.name, str(store.path))
+            except (SecretError, ValueError) as exc:
                 die(str(exc))
             snapshots = Snapshots(cache)
             features = snapshot = files = ""
