@@ -131,23 +131,44 @@ def test_the_shape_is_checked_whole_with_key_paths(tmp_path: Path) -> None:
         "time_limit, rules, max_moves, limits",
         "protocol.layout: unknown layout 'smalClassic' (did you mean smallClassic?)",
         "protocol.depth: expected a whole number >= 1, got 0",
-        "games: expected a whole number >= 1, got 0",
+        "games: expected a whole number >= 1 and <= 1,000,000, got 0",
         "objective.min_win_rate: a floor for mean_score_wins only, not for win_rate",
-        "budget.generations: expected a whole number >= 1, got 0",
-        "population: expected a whole number >= 2, got 1",
-        "comparison.games: expected a whole number >= 2, got 1",
+        "budget.generations: expected a whole number >= 1 and <= 1,000,000, got 0",
+        "population: expected a whole number >= 2 and <= 1,000, got 1",
+        "comparison.games: expected a whole number >= 2 and <= 1,000,000, got 1",
     ])
     assert found[0].startswith("evaluation:") and found[-1].startswith("comparison.games:")
 
 
 def test_a_budget_of_zero_is_refused_either_way(tmp_path: Path) -> None:
     assert problems({"budget": {"evaluations": 0}}, tmp_path) == [
-        "budget.evaluations: expected a whole number >= 1, got 0"]
+        "budget.evaluations: expected a whole number >= 1 and <= 1,000,000, got 0"]
     assert problems({"budget": {}}, tmp_path) == [
         "budget: expected one of generations: N (generations of candidates) or evaluations: "
         "N (candidates in all)"]
     assert problems({"budget": {"generations": 2, "evaluations": 9}}, tmp_path)[0].startswith(
         "budget: expected one of")
+
+
+def test_sizes_a_typo_would_make_endless_are_refused(tmp_path: Path) -> None:
+    """Found by a review: `games: 9223372036854775807` ran out of memory making the schedule,
+    `population: 100000000` sat in CMA-ES for minutes."""
+    assert problems({"games": 2 ** 63}, tmp_path) == [
+        f"games: expected a whole number >= 1 and <= 1,000,000, got {2 ** 63}"]
+    assert problems({"population": 10 ** 8}, tmp_path) == [
+        "population: expected a whole number >= 2 and <= 1,000, got 100000000"]
+    assert problems({"population": 1000, "games": 100_000}, tmp_path) == [
+        "games: 1000 candidates x 100,000 games is 100,000,000 games a generation; at most "
+        "1,000,000"]
+
+
+def test_a_name_twice_and_a_floor_of_nothing_are_refused(tmp_path: Path) -> None:
+    assert problems({"weights": ["food_left", "trapped", "food_left"]}, tmp_path) == [
+        "weights: food_left: given twice"]
+    assert problems({"objective": {"kind": "mean_score_wins", "min_win_rate": None}},
+                    tmp_path) == [
+        "objective.min_win_rate: expected a share between 0 and 1 (like 0.95), got nothing "
+        "(leave the key out for no floor)"]
 
 
 def test_weights_and_options_are_checked_against_the_agent_and_evaluation(

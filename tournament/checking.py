@@ -173,14 +173,18 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 # ---- leaf values: each validator words its own problem ------------------------------------
 
 
-def whole(minimum: int | None = None) -> Callable[[object], int]:
-    """A validator of a whole number (not true/false), at least `minimum`."""
+def whole(minimum: int | None = None, maximum: int | None = None) -> Callable[[object], int]:
+    """A validator of a whole number (not true/false), at least `minimum` and at most
+    `maximum` (a bound that a typo would otherwise turn into hours or all the memory)."""
     expected = "a whole number" + (f" >= {minimum}" if minimum is not None else "")
+    if maximum is not None:
+        expected += f"{' and' if minimum is not None else ''} <= {maximum:,}"
 
     def check(value: object) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise problem(f"expected {expected}, got {show(value)}")
-        if minimum is not None and value < minimum:
+        if (minimum is not None and value < minimum) or (maximum is not None
+                                                          and value > maximum):
             raise problem(f"expected {expected}, got {value}")
         return value
 

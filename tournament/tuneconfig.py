@@ -193,6 +193,13 @@ def tunable_agents() -> list[str]:
             if "weights" in (agent_options(resolve(BUILTIN_PREFIX + name)) or [])]
 
 
+#: Upper bounds on the counts of a tune file: far above any run that ends (a million games
+#: of the CS221 protocol take hours on 2 cores), far below what exhausts memory when a
+#: generation's schedule is made.
+MAX_COUNT = 1_000_000
+MAX_POPULATION = 1_000
+
+
 def default_population(dimensions: int) -> int:
     """CMA-ES's own default: 4 + floor(3 ln n) candidates a generation."""
     return 4 + int(3 * math.log(max(1, dimensions)))
@@ -345,6 +352,9 @@ def _weights(value: object) -> tuple[_WeightGiven, ...]:
     """A list of names, or a mapping of name to nothing (the defaults), a start, or
     {start, scale, low, high}."""
     if isinstance(value, list):
+        twice = sorted({v for v in value if isinstance(v, str) and value.count(v) > 1})
+        if twice:
+            raise problem(f"{', '.join(twice)}: given twice")
         value = dict.fromkeys(value) if all(isinstance(v, str) for v in value) else value
     if not isinstance(value, dict):
         raise problem(f"expected a mapping of weight name to its start (or to {{start, scale, "
@@ -386,6 +396,9 @@ class _ObjectiveIn(StrictMapping):
 def _objective(value: object) -> Objective:
     if isinstance(value, str):
         return Objective(choice(OBJECTIVES, "objective")(value))
+    if isinstance(value, dict) and "min_win_rate" in value and value["min_win_rate"] is None:
+        raise problem("expected a share between 0 and 1 (like 0.95), got nothing (leave the "
+                      "key out for no floor)", at="objective.min_win_rate")
     shape = _ObjectiveIn.model_validate(value)
     if shape.min_win_rate is not None and shape.kind != MEAN_SCORE_WINS:
         raise problem(f"a floor for {MEAN_SCORE_WINS} only, not for {shape.kind}",
@@ -394,8 +407,8 @@ def _objective(value: object) -> Objective:
 
 
 class _BudgetIn(StrictMapping):
-    generations: Annotated[int | None, PlainValidator(whole(1))] = None
-    evaluations: Annotated[int | None, PlainValidator(whole(1))] = None
+    generations: Annotated[int | None, PlainValidator(whole(1, MAX_COUNT))] = None
+    evaluations: Annotated[int | None, PlainValidator(whole(1, MAX_COUNT))] = None
 
 
 def _budget(value: object) -> _BudgetIn:
@@ -423,7 +436,8 @@ class _ProtocolIn(StrictMapping):
 
 
 class _ComparisonIn(StrictMapping):
-    games: Annotated[int, PlainValidator(whole(MIN_PAIRS))] = DEFAULT_COMPARISON_GAMES
+    games: Annotated[int, PlainValidator(whole(MIN_PAIRS, MAX_COUNT))] = (
+        DEFAULT_COMPARISON_GAMES)
 
 
 class _SandboxIn(StrictMapping):
@@ -446,11 +460,11 @@ class _TuneIn(StrictMapping):
         description="the weights to tune (a mapping of name to start, or a list of names)")
     fixed: Annotated[tuple[tuple[str, float], ...], PlainValidator(_fixed)] = ()
     protocol: _ProtocolIn = Field(description="the games: layout, ghosts, depth, rules")
-    games: Positive = DEFAULT_GAMES
+    games: Annotated[int, PlainValidator(whole(1, MAX_COUNT))] = DEFAULT_GAMES
     objective: Annotated[Objective, PlainValidator(_objective)] = Objective(MEAN_SCORE)
     budget: Annotated[_BudgetIn, PlainValidator(_budget)] = Field(
         description="generations: N or evaluations: N")
-    population: Annotated[int | None, PlainValidator(whole(2))] = None
+    population: Annotated[int | None, PlainValidator(whole(2, MAX_POPULATION))] = None
     sigma: PositiveNumber = DEFAULT_SIGMA
     seed: Whole = 0
     output: Annotated[str | None, PlainValidator(text("a folder for the results"))] = None
@@ -633,9 +647,12 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
     kind = _agent_checks(shape, problems)
     weights = _weight_checks(shape, kind, problems)
     _objective_checks(shape, problems)
-    problems.raise_any()
     dimensions = len(weights)
     population = shape.population or default_population(dimensions)
+    if population * shape.games > MAX_COUNT:
+        problems.add(("games",), f"{population} candidates x {shape.games:,} games is "
+                     f"{population * shape.games:,} games a generation; at most {MAX_COUNT:,}")
+    problems.raise_any()
     budget = shape.budget
     generations = (budget.generations if budget.generations is not None
                    else -(-(budget.evaluations or 0) // population))
