@@ -637,7 +637,8 @@ def test_features_match_their_plain_definitions(name: str, ghosts: int, games: i
     states = every_state_of_random_games(name, ghosts, games, seed=len(name))
     assert any(s.isWin() or s.isLose() for s in states)
     assert any(t for s in states for _, _, t in s.agents[1:])  # scared ghosts were seen
-    seen = {"trapped": set(), "ghost_threat": set(), "edible_ghosts": set()}
+    seen = {"trapped": set(), "ghost_threat": set(), "edible_ghosts": set(),
+            "edible_with_capsule": set()}
     for s in states:
         expected = plain_features(s)
         assert evaluation.features(s) == expected
