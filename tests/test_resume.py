@@ -116,3 +116,23 @@ def test_a_folder_never_mixes_games_of_other_settings(tmp_path: Path) -> None:
     added = run()
     assert added.returncode == 0, added.stdout + added.stderr
     assert "2 already stored" in added.stdout
+
+
+def test_a_damaged_settings_record_is_an_error_naming_the_store(tmp_path: Path) -> None:
+    import pytest
+
+    from tournament.config import load_config
+    from tournament.resume import SETTINGS_META, SettingsChanged, check_settings
+    from tournament.store import Store
+
+    config_file = tmp_path / "t.yaml"
+    config_file.write_text("name: s\nentrants:\n  baselines: [{name: greedy, agent: GreedyAgent}]\n"
+                           "grid:\n  layouts: [testClassic]\noutput: out\n")
+    config = load_config(config_file)
+    store = Store(tmp_path / "results.sqlite")
+    check_settings(config, store, "here")  # the first run records them
+    assert "max_moves" in store.meta(SETTINGS_META)  # type: ignore[operator]
+    store.set_meta(SETTINGS_META, "[not a mapping")
+    with pytest.raises(SettingsChanged, match=r"here: its record of the settings .* is damaged"):
+        check_settings(config, store, "here")
+    store.close()

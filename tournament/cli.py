@@ -494,7 +494,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
             try:
                 secret = checked_secret(base, store)
                 claim_store(store, config.name, str(store.path))
-            except (SecretError, ValueError) as exc:
+            except ValueError as exc:  # a SecretError, or another tuning's store
                 die(str(exc))
             snapshots = Snapshots(cache)
             features = snapshot = files = ""

@@ -215,9 +215,15 @@ def check_settings(config: TournamentConfig, store: Store, where: str) -> None:
     record the config's settings, so that the next run is checked against them."""
     now = game_settings(config)
     text = store.meta(SETTINGS_META)
-    stored: dict[str, str] = json.loads(text) if text else {}
+    try:
+        stored = json.loads(text) if text else {}
+    except ValueError:
+        stored = None
+    if not isinstance(stored, dict):
+        raise SettingsChanged(f"{where}: its record of the settings its games were played with "
+                              f"({SETTINGS_META!r}) is damaged; play into another output folder")
     changed = changed_settings(stored, now)
-    if changed and store.hashes():
+    if changed and not store.is_empty():
         def shown(key: str) -> str:
             if key.startswith(("layout ", "ghost ")):
                 return f"{key} (its file changed)"

@@ -557,7 +557,7 @@ def claim_store(store: Any, name: str, where: str) -> None:
     games of another: two tune files share candidate names (`g0000-c00`), so each would
     replace the other's games as stale, and an interrupted run would lose what it played."""
     held = store.meta(TUNING_META)
-    if held is not None and held != name and store.hashes():
+    if held is not None and held != name and not store.is_empty():
         raise ValueError(f"{where}: holds the games of tuning {held!r}; tuning {name!r} would "
                          "replace them (give it another output, or remove that store)")
     store.set_meta(TUNING_META, name)
