@@ -939,3 +939,26 @@ def test_ghost_entrants_without_matches(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, text))
     assert [e.name for e in config.entrants] == ["pac"]
     assert config.ghost_entrants == ()  # nothing plays it: not an entrant of this format
+
+
+@pytest.mark.parametrize(("address", "expected"), [
+    ("tcp://host:x", "scheduler: expected a port from 1 to 65535 in 'tcp://host:x', got 'x'"),
+    ("host:99999", "scheduler: expected a port from 1 to 65535 in 'host:99999', got '99999'"),
+    ("tpc://host:8786", "scheduler: unknown protocol 'tpc' in 'tpc://host:8786'; expected one "
+                        "of tcp, tls, ws, wss, ucx, inproc, as in tcp://host:8786"),
+    ("tcp://:8786", "scheduler: expected a host name or IP address in 'tcp://:8786', as in "
+                    "tcp://host:8786"),
+    ("tcp://[::1:8786", "scheduler: expected [IPv6 host]:port, got 'tcp://[::1:8786'"),
+])
+def test_a_malformed_scheduler_address_is_refused_before_dask_sees_it(
+        tmp_path: Path, address: str, expected: str) -> None:
+    # Dask takes these and then waits out its connect timeout before a message that names
+    # neither the key nor the fault.
+    assert problems(tmp_path, MINIMAL + f"scheduler: '{address}'\n") == [expected]
+
+
+@pytest.mark.parametrize("address", ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://h.example",
+                                     "tcp://[::1]:8786", "localhost"])
+def test_well_formed_scheduler_addresses_are_taken(tmp_path: Path, address: str) -> None:
+    assert load_config(write(tmp_path, MINIMAL + f"scheduler: '{address}'\n")).scheduler \
+        == address

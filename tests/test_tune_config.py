@@ -171,6 +171,13 @@ def test_a_name_twice_and_a_floor_of_nothing_are_refused(tmp_path: Path) -> None
         "(leave the key out for no floor)"]
 
 
+def test_a_tuning_checks_its_scheduler_address_as_a_tournament_does(tmp_path: Path) -> None:
+    assert problems({"scheduler": "tcp://host:x"}, tmp_path) == [
+        "scheduler: expected a port from 1 to 65535 in 'tcp://host:x', got 'x'"]
+    assert tune({"scheduler": "tcp://10.0.0.5:8786"}, tmp_path).scheduler \
+        == "tcp://10.0.0.5:8786"
+
+
 def test_weights_and_options_are_checked_against_the_agent_and_evaluation(
         tmp_path: Path) -> None:
     assert problems({"weights": {"food_lef": None, "won": None, "trapped": {"start": 5,

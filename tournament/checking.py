@@ -201,6 +201,42 @@ def text(what: str) -> Callable[[object], str]:
     return check
 
 
+#: The protocols a Dask scheduler can listen on (`distributed.comm`'s registry). Those that
+#: need an extra package (ucx, ws) are accepted here; Dask says what is missing.
+SCHEDULER_PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
+SCHEDULER_EXAMPLE = "a Dask scheduler address like tcp://host:8786"
+
+
+def scheduler_address(value: object) -> str:
+    """A Dask scheduler address, `[protocol://]host[:port]`, checked here rather than by Dask:
+    Dask takes `tcp://host:x` or `foo://host` and then spends its whole connect timeout (and
+    more) before failing with a message that names neither the key nor what is wrong."""
+    address = text(SCHEDULER_EXAMPLE)(value)
+    if any(ch.isspace() for ch in address):
+        raise problem(f"an address has no spaces, got {address!r}")
+    protocol, separator, rest = address.partition("://")
+    if not separator:
+        protocol, rest = "tcp", address
+    if protocol not in SCHEDULER_PROTOCOLS:
+        raise problem(f"unknown protocol {protocol!r} in {address!r}; expected one of "
+                      f"{', '.join(SCHEDULER_PROTOCOLS)}, as in tcp://host:8786")
+    if protocol == "inproc":
+        return address
+    if rest.startswith("["):  # an IPv6 host: [::1]:8786
+        host, bracket, port = rest[1:].partition("]")
+        if not bracket or (port and not port.startswith(":")):
+            raise problem(f"expected [IPv6 host]:port, got {address!r}")
+        port = port[1:]
+    else:
+        host, _, port = rest.rpartition(":") if ":" in rest else (rest, "", "")
+    if not host or "/" in host or "@" in host:
+        raise problem(f"expected a host name or IP address in {address!r}, "
+                      "as in tcp://host:8786")
+    if port and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+        raise problem(f"expected a port from 1 to 65535 in {address!r}, got {port!r}")
+    return address
+
+
 def flag(value: object) -> bool:
     if not isinstance(value, bool):
         raise problem(f"expected true or false, got {show(value)}")

@@ -64,7 +64,7 @@ from pacman.outcomes import GHOSTS, PACMAN, SIDES
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.yamlfile import ORGANIZER_FILE, TEAM_FILE, YamlProblem, load_yaml
-from tournament.checking import Positive, ProblemsError, Whole
+from tournament.checking import Positive, ProblemsError, Whole, scheduler_address
 from tournament.checking import Problems as _Problems
 from tournament.checking import StrictMapping as _Mapping
 from tournament.checking import choice as _choice
@@ -1227,13 +1227,6 @@ def _limits(value: object) -> Limits:
     return limits
 
 
-def _scheduler(value: object) -> str:
-    text = _text("a Dask scheduler address like tcp://host:8786")(value)
-    if any(ch.isspace() for ch in text):
-        raise _problem(f"an address has no spaces, got {text!r}")
-    return text
-
-
 def _seconds(value: object) -> float:
     if (isinstance(value, bool) or not isinstance(value, (int, float))
             or not (math.isfinite(value) and value > 0)):
@@ -1300,7 +1293,7 @@ class _ConfigIn(_Mapping):
     matches: Annotated[MatchConfig | None, PlainValidator(_matches)] = None
     limits: Annotated[Limits, PlainValidator(_limits)] = Field(default_factory=Limits)
     workers: Annotated[int | None, PlainValidator(_whole(1))] = None
-    scheduler: Annotated[str | None, PlainValidator(_scheduler)] = None
+    scheduler: Annotated[str | None, PlainValidator(scheduler_address)] = None
     cluster: _ClusterIn | None = None
     output: Annotated[str | None, PlainValidator(_text("a folder for the results"))] = None
     record: _RecordIn = Field(default_factory=_RecordIn)

@@ -408,9 +408,9 @@ class DaskExecutor:
             self.client = Client(self.address, timeout=f"{timeout}s", set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise ClusterError(f"cannot reach the Dask scheduler at {self.address} within "
-                               f"{timeout:g} s ({reason[:200]}); is it running, and is the "
-                               "address right? (cluster: {connect_timeout: ...} waits "
+            raise ClusterError(f"scheduler: cannot reach the Dask scheduler at {self.address} "
+                               f"within {timeout:g} s ({reason[:200]}); is it running, and is "
+                               "the address right? (cluster: {connect_timeout: ...} waits "
                                "longer)") from None
 
     def close(self) -> None:

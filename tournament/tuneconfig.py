@@ -55,6 +55,7 @@ from tournament.checking import (
     plain,
     problem,
     problem_lines,
+    scheduler_address,
     show,
     text,
     whole,
@@ -471,8 +472,7 @@ class _TuneIn(StrictMapping):
     comparison: _ComparisonIn = Field(default_factory=_ComparisonIn)
     result: Annotated[str, PlainValidator(choice(RESULTS, "result"))] = RESULT_MEAN
     workers: Annotated[int | None, PlainValidator(whole(1))] = None
-    scheduler: Annotated[str | None, PlainValidator(
-        text("a Dask scheduler address like tcp://host:8786"))] = None
+    scheduler: Annotated[str | None, PlainValidator(scheduler_address)] = None
     sandbox: _SandboxIn = Field(default_factory=_SandboxIn)
     secret_file: Annotated[str | None, PlainValidator(
         text("a file for the run's secret"))] = None
