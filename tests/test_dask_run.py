@@ -63,7 +63,7 @@ def test_a_cluster_without_workers_says_so_and_gives_up_when_told(tmp_path: Path
     assert "0 workers" in result.stdout
     assert "waiting for workers: none is connected to the Dask scheduler" in result.stdout
     assert "stopped: no Dask worker connected to" in result.stdout
-    assert not (tmp_path / "out" / "results.sqlite").exists()  # no game: nothing left
+    assert not (tmp_path / "out").exists()  # no game: nothing left, not even the folder
 
 
 def test_a_cluster_config_without_a_scheduler_is_an_error(tmp_path: Path) -> None:

@@ -141,6 +141,37 @@ def test_a_run_holds_its_folder_while_it_plays(tmp_path: Path) -> None:
     wait_free(out)
 
 
+def test_a_lock_file_removed_by_its_holder_is_not_taken_by_a_waiter(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A holder that made the folder and leaves nothing removes the lock file, then lets go.
+    A command that opened the file just before must not hold that removed file's lock (a
+    third would then take a new file at the same time): it takes the file at the path."""
+    from tournament import lock
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / LOCK_FILE).write_text("an earlier holder\n")
+    real_flock = fcntl.flock
+    locked: list[int] = []
+
+    def holder_lets_go_first(fd: int, operation: int) -> None:
+        if not locked:  # between this command's open and its flock: the holder discards
+            (out / LOCK_FILE).unlink()
+        locked.append(fd)
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(lock.fcntl, "flock", holder_lets_go_first)
+    try:
+        path = lock.acquire(out, "tournament run t.yaml")
+        assert len(locked) == 2  # the removed file's lock was let go, and a new file taken
+        assert not lock_is_free(out)  # the file at the path is the one held
+        assert "tournament run t.yaml (pid " in path.read_text()
+        lock.discard(out)
+        assert not path.exists()
+    finally:
+        lock.release(out)
+
+
 def _text(path: Path) -> str:
     try:
         return path.read_text()

@@ -103,7 +103,9 @@ def test_run_and_validate_refuse_without_the_guarantees(tmp_path: Path, command:
     assert "scratch: its scratch space is its own and capped" in result.output
     assert "cpu_share" in result.output
     assert "sandbox: {accept_missing: [scratch, own_code, cpu_share]}" in result.output
-    assert not (tmp_path / "out" / "results.sqlite").exists() or command == "run"
+    # Refused before any game: a run leaves no trace of itself (not even the folder it made).
+    assert not (tmp_path / "out" / "results.sqlite").exists()
+    assert command == "validate" or not (tmp_path / "out").exists()
 
 
 @pytest.mark.usefixtures("weak_machine")

@@ -75,6 +75,12 @@ def test_a_run_refuses_to_go_on_without_the_secret_its_games_were_played_with(
     result = CliRunner().invoke(main, ["run", str(config)])
     assert result.exit_code == 2
     assert "not the secret this folder's stored games were played with" in result.output
+    # A refused command played nothing, so the runs table does not list it.
+    from tournament.store import Store
+
+    with Store(tmp_path / "out" / "results.sqlite") as store:
+        assert [(run.run_id, run.games, run.ended) for run in store.runs()] == [
+            (1, 2, "finished")]
 
 
 def test_each_submission_plays_streams_of_its_own(tmp_path: Path) -> None:
@@ -105,7 +111,7 @@ def test_a_first_run_with_an_unusable_secret_file_names_the_key_and_keeps_no_sto
     assert "secret_file: " in result.output and "bad.secret: expected 64 hexadecimal" in (
         result.output)
     assert "stored games" not in result.output
-    assert not (tmp_path / "out" / "results.sqlite").exists()
+    assert not (tmp_path / "out").exists()  # the folder it made, with its lock, is gone too
     (tmp_path / "afile").write_text("")
     result = CliRunner().invoke(main, ["run", str(config_in(tmp_path,
                                                             "secret_file: afile/cup.secret\n"))])

@@ -70,7 +70,7 @@ from tournament.resume import (
 from tournament.runs import STOPPED_STATUS, ending_of
 from tournament.runs import describe as describe_run
 from tournament.schedule import schedule
-from tournament.secret import SecretError, checked_secret
+from tournament.secret import SecretError, checked_secret, secret_path
 from tournament.standings import Standings, anchor_of, standings
 from tournament.store import Store, StoreError
 
@@ -209,9 +209,11 @@ def playing(config: TournamentConfig) -> Iterator[Playing]:
     from tournament.bundles import TeamCache
 
     cluster = connect_cluster(config) if config.scheduler else None
+    made = Made(folder=not config.output.exists(),
+                secret=not secret_path(config).exists(),
+                store=not (config.output / "results.sqlite").exists())
     lock_output(config)
     cache = TeamCache.temporary()
-    created = not (config.output / "results.sqlite").exists()
     store: Store | None = None
     run_id: int | None = None
     ended: BaseException | None = None
@@ -230,16 +232,44 @@ def playing(config: TournamentConfig) -> Iterator[Playing]:
         cache.remove()
         if cluster is not None:
             cluster.close()
+        empty = True
         if store is not None:
             if run_id is not None:
                 store.close_run(run_id, ending_of(ended))
+                if ended is not None:
+                    store.forget_idle_run(run_id)
             empty = store.is_empty()
             store.close()
-            if created and empty and ended is not None:
-                remove_database(store.path)
-        elif created and (config.output / "results.sqlite").exists():
-            # Stopped while the store was being made: what it made holds no game.
-            remove_database(config.output / "results.sqlite")
+        if ended is not None and empty:
+            made.remove(config)
+
+
+@dataclass(frozen=True)
+class Made:
+    """What a command that plays games found missing in its output folder, and so made: when
+    it ends refused or stopped before storing a game, it removes them again and leaves the
+    folder as it found it (the settings it recorded, the secret nothing was played with)."""
+
+    folder: bool
+    secret: bool
+    store: bool
+
+    def remove(self, config: TournamentConfig) -> None:
+        from tournament.lock import discard
+
+        # Each step on its own: this runs while the command ends for another reason, which a
+        # file that cannot be removed must not hide.
+        if self.store:
+            with contextlib.suppress(OSError):
+                remove_database(config.output / "results.sqlite")
+        if self.secret and self.store:
+            with contextlib.suppress(OSError):  # e.g. its folder was never a folder
+                secret_path(config).unlink(missing_ok=True)
+        if self.folder:
+            with contextlib.suppress(OSError):
+                discard(config.output)
+            with contextlib.suppress(OSError):  # something else was put there meanwhile
+                config.output.rmdir()
 
 
 def connect_cluster(config: TournamentConfig) -> Any:

@@ -8,7 +8,7 @@ killed even with SIGKILL leaves no stale lock behind, and no one has to judge wh
 is still alive. The file holds one line saying who holds it (command, pid, host, user,
 since when, UTC), which a second command shows in its refusal; the line of a holder that
 died stays in the file until the next holder overwrites it, and means nothing without the
-lock.
+lock. A command that made the folder and leaves it empty removes the file (`discard`).
 """
 
 from __future__ import annotations
@@ -58,24 +58,51 @@ def acquire(folder: Path, command: str) -> Path:
     if folder in _held:
         return path
     folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        holder = os.pread(fd, _LINE_LIMIT, 0).decode("utf-8", "replace").strip()
-        os.close(fd)
-        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
-            raise
-        from pacman.describe import clean
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.pread(fd, _LINE_LIMIT, 0).decode("utf-8", "replace").strip()
+            os.close(fd)
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise
+            from pacman.describe import clean
 
-        who = clean(holder.splitlines()[0]) if holder else "a process that has not said who"
-        raise LockHeld(f"{folder} is in use by {who}; wait until it ends, or stop it, and "
-                       "run this again") from None
+            who = clean(holder.splitlines()[0]) if holder else "a process that has not said who"
+            raise LockHeld(f"{folder} is in use by {who}; wait until it ends, or stop it, and "
+                           "run this again") from None
+        if _still_there(fd, path):
+            break
+        # The holder we waited on removed the file (`discard`) before letting go: this lock
+        # is on a file no one else will open, so take the one at the path now.
+        os.close(fd)
     line = (holder_line(command) + "\n").encode("utf-8", "replace")
     os.ftruncate(fd, 0)
     os.pwrite(fd, line, 0)
     _held[folder] = fd
     return path
+
+
+def _still_there(fd: int, path: Path) -> bool:
+    """Whether `path` still names the file open as `fd`."""
+    try:
+        named = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
+
+
+def discard(folder: Path) -> None:
+    """Remove the lock file of `folder`, which this process holds, and give the lock back:
+    for a command that made the folder and leaves nothing in it. Removed while held, so a
+    process that opened the file meanwhile sees, once it has the lock, that the path no
+    longer names its file, and takes a new one (`acquire`)."""
+    folder = folder.resolve()
+    if folder in _held:
+        (folder / LOCK_FILE).unlink(missing_ok=True)
+    release(folder)
 
 
 def release(folder: Path) -> None:

@@ -98,7 +98,7 @@ def checked_secret(config: TournamentConfig, store: Store) -> str:
     or replaced secret file, once games are stored, is an error: the folder would mix games
     of two secrets, and entrants would no longer play alike."""
     stored = store.meta("secret")
-    has_games = bool(store.hashes())
+    has_games = not store.is_empty()
     try:
         secret = game_secret(config, create=stored is None and not has_games)
     except SecretError as exc:

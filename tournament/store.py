@@ -110,6 +110,14 @@ class Store:
             self.conn.execute("UPDATE runs SET finished_at = ?, ended = ? WHERE run_id = ?",
                               (utc_now(), ended, run_id))
 
+    def forget_idle_run(self, run_id: int) -> bool:
+        """Remove run `run_id`'s record if it stored no game (a command refused or stopped
+        before playing: nothing happened that the runs table should list); whether it did."""
+        with self.conn:
+            cursor = self.conn.execute("DELETE FROM runs WHERE run_id = ? AND games = 0",
+                                       (run_id,))
+        return cursor.rowcount > 0
+
     def runs(self, last: int | None = None) -> list[RunRecord]:
         """The recorded runs, oldest first (only the `last` few when given)."""
         names = ", ".join(name for name, _, _ in RUN_COLUMNS)
