@@ -6,6 +6,7 @@ zero. Through the command: exit 2 and nothing written."""
 from __future__ import annotations
 
 import copy
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -236,6 +237,14 @@ def stub(state):
     import sys
     sys.exit(1)  # what the course's util.raiseNotDefined() does
 
+def hangs(state):
+    while True:
+        try:
+            while True:
+                pass
+        except Exception:  # a function that swallows what it can
+            pass
+
 def huge(state):
     return {"score": state.getScore(), "dots": 10 ** 400}
 
@@ -303,6 +312,22 @@ def test_a_feature_function_is_called_once_on_the_start_state(tmp_path: Path) ->
         "evaluation.features: features=")
     assert problems({"evaluation": {"features": "nowhere.py:phi"}}, tmp_path)[0].startswith(
         "evaluation.features: no such file 'nowhere.py'")
+
+
+def test_a_feature_function_that_never_answers_is_a_problem_not_a_hang(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tournament import tuneconfig
+
+    (tmp_path / "feats.py").write_text(FEATURES)
+    monkeypatch.setattr(tuneconfig, "FEATURE_CHECK_SECONDS", 0.5)  # it never returns at all
+    assert problems({"evaluation": {"features": "feats.py:hangs"}, "weights": {"dots": 1}},
+                    tmp_path) == [
+        "evaluation.features: feats.py:hangs did not load and answer on the start state of "
+        "testClassic within 0.5 s"]
+    # The alarm is gone afterwards: a later check is not cut short.
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert tune({"evaluation": {"features": "feats.py:phi"}, "weights": {"dots": 1}},
+                tmp_path).weights[0].name == "dots"
 
 
 def test_a_file_agent_evaluates_with_its_own_code(tmp_path: Path) -> None:

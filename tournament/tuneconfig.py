@@ -19,8 +19,10 @@ Every key is documented in docs/tune.md.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Mapping
+import signal
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -523,6 +525,37 @@ def _agent_checks(shape: _TuneIn, problems: Problems) -> str:
     return kind
 
 
+#: How long loading a feature function and calling it once may take at the check: far more
+#: than one evaluation needs, and a bound on a function that never returns (a loop waiting
+#: for something), which would otherwise hold the command forever before any game.
+FEATURE_CHECK_SECONDS = 60.0
+
+
+class _TooLong(BaseException):
+    """The check's time is up: a BaseException, so the function's own `except Exception`
+    does not swallow it."""
+
+
+@contextlib.contextmanager
+def _within(seconds: float) -> Iterator[None]:
+    """Raise _TooLong in this (main) thread once `seconds` have passed, and every second after
+    if the code catches it; elsewhere than the main thread, no limit (signals go there)."""
+    def expire(signum: int, frame: object) -> None:
+        raise _TooLong
+
+    try:
+        earlier = signal.signal(signal.SIGALRM, expire)
+    except ValueError:  # not the main thread
+        yield
+        return
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, earlier)
+
+
 def _features_of(
     shape: _TuneIn, reference: str, problems: Problems
 ) -> tuple[dict[str, float], bool] | None:
@@ -531,16 +564,30 @@ def _features_of(
     counts a feature it lacks as 0, as the games do); None with the problem recorded when it
     cannot be called. Whatever the function does (raise, exit, return a mapping that raises)
     is a problem of the file, not a crash of the command."""
+    shown = Path(reference.rpartition(":")[0]).name + ":" + reference.rpartition(":")[2]
+    try:
+        with _within(FEATURE_CHECK_SECONDS):
+            return _call_features(shape, reference, shown, problems)
+    except _TooLong:
+        problems.add(("evaluation", FEATURE_FUNCTION),
+                     f"{shown} did not load and answer on the start state of "
+                     f"{shape.protocol.layout.name} within {FEATURE_CHECK_SECONDS:g} s")
+        return None
+
+
+def _call_features(
+    shape: _TuneIn, reference: str, shown: str, problems: Problems
+) -> tuple[dict[str, float], bool] | None:
+    """`_features_of` without its time limit."""
     at = ("evaluation", FEATURE_FUNCTION)
+    protocol = shape.protocol
+    state = GameState.initial(load_layout(protocol.layout.path), protocol.num_ghosts,
+                              protocol.rules)
     try:
         function = load_function(reference, FEATURE_FUNCTION)
     except ValueError as exc:
         problems.add(at, str(exc))
         return None
-    protocol = shape.protocol
-    state = GameState.initial(load_layout(protocol.layout.path), protocol.num_ghosts,
-                              protocol.rules)
-    shown = Path(reference.rpartition(":")[0]).name + ":" + reference.rpartition(":")[2]
     try:
         found = function(state)
     except (Exception, SystemExit) as exc:  # the course's stub calls sys.exit
