@@ -15,8 +15,9 @@ subclass that checks each event as the composer takes it:
 - no explicit tags (`!!str`, `!!python/...`, `!local`): quoting says "text" already;
 - lists and mappings nested at most `max_depth` levels (the top one is the first), checked
   before descending, so the composer's recursion stays bounded;
-- scalars resolve only to text, whole numbers (at most 2**63 - 1 in size), decimal numbers,
-  true/false and null; what YAML 1.1 would read as a date or a merge key (`<<`) stays text;
+- scalars resolve only to text, whole numbers (at most 2**63 - 1 in size), decimal numbers
+  (with an exponent as YAML 1.2 reads them: `1e308` is a number, not text), true/false and
+  null; what YAML 1.1 would read as a date or a merge key (`<<`) stays text;
 - mapping keys are plain values, each given once.
 
 Anything else in the file raises `YamlProblem` (file, line, column, what is wrong); nothing
@@ -25,6 +26,7 @@ an author writes raises anything else.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,6 +143,12 @@ _PlainLoader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _PlainLoader.add_constructor("tag:yaml.org,2002:int", _PlainLoader.construct_bounded_int)
+#: A number with an exponent but no sign in it or no decimal point (`1e308`, `2.5e3`), which
+#: YAML 1.1 reads as text while YAML 1.2 and every author read a number. Tried after PyYAML's
+#: own resolvers, so it only claims what they left as text.
+_EXPONENT = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$")
+_PlainLoader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT,
+                                   list("-+.0123456789"))
 
 
 def parse_yaml(text: str, source: str, limits: YamlLimits = ORGANIZER_FILE) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import pickle
 import random
@@ -45,6 +46,15 @@ def test_plain_data_reads_as_safe_load_would() -> None:
         "name": 'Team: "A"',
     }
     assert parse_yaml("", "t") is None
+
+
+def test_numbers_with_an_exponent_are_numbers_as_in_yaml_1_2() -> None:
+    # YAML 1.1 (PyYAML's safe_load) reads 1e308 and 2.5e3 as text: a weight of 1e308 was
+    # then "expected a number, got '1e308'".
+    assert parse_yaml("[1e308, 2.5e3, -1E-3, 1.0e+3, .5e2, 1_000e2, 1e400]", "t") == [
+        1e308, 2500.0, -0.001, 1000.0, 50.0, 100000.0, math.inf]
+    assert parse_yaml("[1e, e5, '1e3', 1.5, 12, 1e3x]", "t") == [
+        "1e", "e5", "1e3", 1.5, 12, "1e3x"]
 
 
 def test_dates_merge_keys_and_value_keys_stay_text() -> None:
