@@ -10,3 +10,15 @@ from __future__ import annotations
 
 class TerminalStateError(RuntimeError):
     """`generateSuccessor` was called on a won or lost state."""
+
+
+class OptionError(ValueError):
+    """A built-in agent's option with a value it cannot take: `ExpectimaxAgent: depth:
+    expected at least 1, got -3`. A ValueError, as the course's command line expects; it
+    keeps the option's name apart so that a config can put the problem at `args.depth`."""
+
+    def __init__(self, owner: str, option: str, problem: str, message: str = "") -> None:
+        super().__init__(message or f"{owner}: {option}: {problem}")
+        self.owner = owner
+        self.option = option
+        self.problem = problem

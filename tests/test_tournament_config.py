@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pacman.agents.evaluation import DEFAULT_WEIGHTS
 from pacman.limits import Limits
 from tests.conftest import ROOT
 from tournament.config import (
@@ -475,7 +476,7 @@ def test_baseline_problems(tmp_path: Path) -> None:
         found[0],
         "entrants.baselines[1].args.dept: ExpectimaxAgent has no option 'dept' (did you mean "
         "depth?); its options: evalFn, depth, weights, features",
-        "entrants.baselines[2].args: ExpectimaxAgent: evalFn: unknown evaluation 'bettr' (did "
+        "entrants.baselines[2].args.evalFn: unknown evaluation 'bettr' (did "
         "you mean better?); expected score, better, contest, path/to/file.py:function or "
         "package.module:function",
         "entrants.baselines[3].args.depth: conflicts with grid.depths, which sets every "
@@ -490,6 +491,32 @@ def test_baseline_problems(tmp_path: Path) -> None:
         "entrants.baselines[0].agent: unknown pacman agent 'ExpectimaxAgnt' "
         "(did you mean ExpectimaxAgent or MinimaxAgent?)"
     )
+
+
+def test_a_bad_option_value_is_put_at_its_option(tmp_path: Path) -> None:
+    found = problems(tmp_path, """\
+        name: t
+        grid: {layouts: [smallClassic]}
+        entrants:
+          baselines:
+            - {name: a, agent: ExpectimaxAgent, args: {depth: -3}}
+            - {name: b, agent: AnytimeAgent, args: {mode: fast}}
+            - {name: c, agent: MCTSAgent, args: {timeLimit: none}}
+            - {name: d, agent: ExpectimaxAgent, args: {evalFn: better, weights: "food_lef:1"}}
+          ghost_baselines:
+            - {name: g, agent: AlphaBetaGhost, args: {depth: two}}
+        matches: {}
+        """)
+    assert found[:4] == [
+        "entrants.baselines[0].args.depth: expected at least 1, got -3",
+        "entrants.baselines[1].args.mode: expected one of alphabeta, expectimax, directional, "
+        "got 'fast'",
+        "entrants.baselines[2].args.timeLimit: none needs a playouts budget",
+        "entrants.baselines[3].args.weights: weights: unknown feature 'food_lef' (did you mean "
+        "food_left?); features: " + ", ".join(DEFAULT_WEIGHTS),
+    ]
+    assert found[4] == "entrants.ghost_baselines[0].args.depth: expected a whole number, got " \
+        "'two'"
 
 
 def test_a_pinned_depth_is_allowed_without_grid_depths_or_with_takes_depth_false(

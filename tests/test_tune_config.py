@@ -198,6 +198,11 @@ def test_weights_and_options_are_checked_against_the_agent_and_evaluation(
         "a time budget, or nothing"]
     assert problems({"args": {"mood": "calm"}}, tmp_path)[0].startswith(
         "args.mood: ExpectimaxAgent has no option 'mood'")
+    # A value the agent cannot take is put at its option.
+    assert problems({"agent": "AnytimeAgent", "evaluation": "contest", "args": {"mode": "fast"},
+                     "protocol": {**BASE["protocol"], "depth": None, "time_limit": 0.1}},
+                    tmp_path) == [
+        "args.mode: expected one of alphabeta, expectimax, directional, got 'fast'"]
     assert problems({"evaluation": None}, tmp_path) == [
         "evaluation: required for a built-in agent: better, contest or {features: "
         "file.py:function}"]

@@ -50,6 +50,7 @@ from pydantic import (
 )
 
 from pacman.describe import clean
+from pacman.errors import OptionError
 from pacman.layout import PROJECT_LAYOUTS, LayoutError, available_layouts, load_layout
 from pacman.limits import ALWAYS, COUNTS, DESCRIPTIONS, Limits, limit_problem
 from pacman.loader import (
@@ -777,14 +778,20 @@ def _baseline_agent(agent: str, args: tuple[tuple[str, str], ...], kind: str,
     return _Agent(ref, stored, options)
 
 
-def _try_builtin(ref: AgentRef, build: Callable[[Any], object]) -> None:
+def _try_builtin(ref: AgentRef, build: Callable[[Any], object],
+                 given: Collection[str] = ()) -> None:
     """Build a built-in once with its options, as the `pacman` command does: built-ins are
     the platform's own code, so this is safe and cheap, and a typo in `evalFn` is caught
-    before hours of games rather than in each of them."""
+    before hours of games rather than in each of them. A bad value of an option the config
+    gave (`given`) is put at `args.<option>`."""
     if not ref.builtin:
         return
     try:
         build(_builtin_class(ref.module, ref.name))
+    except OptionError as exc:
+        if exc.option in given:
+            _raise(("args", exc.option), exc.problem)
+        _raise(("args",), str(exc))
     except Exception as exc:  # the built-in's own option checks: ValueError, TypeError
         _raise(("args",), str(exc))
 
@@ -803,7 +810,7 @@ def _baseline(value: object, info: ValidationInfo) -> Entrant:
     trial = dict(args)
     if takes_depth and env.depths[0] is not None:
         trial["depth"] = str(env.depths[0])
-    _try_builtin(agent.ref, lambda cls: cls(**trial))
+    _try_builtin(agent.ref, lambda cls: cls(**trial), [key for key, _ in args])
     if takes_depth and env.depths != (None,) and any(k == "depth" for k, _ in args):
         _raise(
             ("args", "depth"),
@@ -819,7 +826,8 @@ def _ghost_baseline(value: object, info: ValidationInfo) -> Entrant:
     shape = _GhostBaselineIn.model_validate(value, context=info.context)
     agent = _baseline_agent(shape.agent, shape.args, "ghost", _env(info))
     options = dict(shape.args)
-    _try_builtin(agent.ref, lambda cls: cls(1, **options))  # a ghost is built with its index
+    # A ghost is built with its index.
+    _try_builtin(agent.ref, lambda cls: cls(1, **options), options)
     return Entrant(
         shape.name, "baseline", agent.stored, shape.args, takes_depth=False, side=GHOSTS
     )

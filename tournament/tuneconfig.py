@@ -38,6 +38,7 @@ from pacman.agents.evaluation import (
     weights_text,
 )
 from pacman.describe import clean, describe
+from pacman.errors import OptionError
 from pacman.layout import load_layout
 from pacman.limits import Limits
 from pacman.loader import BUILTIN_PREFIX, AgentRef, SubmissionError, builtin_names, resolve
@@ -751,6 +752,12 @@ def _try_building(config: TuneConfig, problems: Problems) -> None:
     ref = resolve(config.agent, ())
     try:
         ref.load_class()(**options)
+    except OptionError as exc:
+        if exc.option in dict(config.args):
+            problems.add(("args", exc.option), exc.problem)
+        else:
+            problems.add(("args",), f"{ref.name} cannot be built with these options: "
+                         f"{clean(str(exc), 300)}")
     except Exception as exc:  # the built-in's own checks of its options
         problems.add(("args",), f"{ref.name} cannot be built with these options: "
                      f"{clean(str(exc), 300)}")

@@ -30,6 +30,7 @@ import time
 from pacman.agents.base import Agent
 from pacman.agents.evaluation import StateEvaluation
 from pacman.agents.multiagent import evaluation_option, positive_number, whole_number
+from pacman.errors import OptionError
 from pacman.games.pacman_game import DIRECTIONAL, PacmanGame, Turn
 from pacman.search.anytime import AnytimeResult, AnytimeSearch
 from pacman.search.core import CHANCE, MIN
@@ -68,9 +69,8 @@ class AnytimeAgent(Agent):
         name = type(self).__name__
         self.time_limit = positive_number(name, "timeLimit", timeLimit)
         if mode not in AGENT_MODES:
-            raise ValueError(
-                f"{name}: mode: expected one of {', '.join(AGENT_MODES)}, got {mode!r}"
-            )
+            raise OptionError(name, "mode",
+                              f"expected one of {', '.join(AGENT_MODES)}, got {mode!r}")
         self.mode = mode
         backup, self.ghosts = AGENT_MODES[mode]
         self.focus = whole_number(name, "focus", focus, 0)

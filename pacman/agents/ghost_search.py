@@ -50,6 +50,7 @@ from pacman.agents.base import Agent
 from pacman.agents.evaluation import StateEvaluation
 from pacman.agents.multiagent import evaluation_option, positive_number, whole_number
 from pacman.distances import maze_distances
+from pacman.errors import OptionError
 from pacman.games.pacman_game import PacmanGame, Turn
 from pacman.layout import Cell, Layout
 from pacman.search.anytime import AnytimeResult, AnytimeSearch
@@ -296,9 +297,9 @@ def _number(owner: str, option: str, value: object) -> float:
     try:
         number = float(str(value).strip())
     except ValueError:
-        raise ValueError(f"{owner}: {option}: expected a number, got {value!r}") from None
+        raise OptionError(owner, option, f"expected a number, got {value!r}") from None
     if number != number or number in (float("inf"), float("-inf")):
-        raise ValueError(f"{owner}: {option}: expected a finite number, got {value!r}")
+        raise OptionError(owner, option, f"expected a finite number, got {value!r}")
     return number
 
 

@@ -39,6 +39,7 @@ from pacman.actions import Directions
 from pacman.agents.base import Agent
 from pacman.agents.evaluation import StateEvaluation
 from pacman.agents.multiagent import evaluation_option, positive_number, whole_number
+from pacman.errors import OptionError
 from pacman.games.pacman_game import PacmanGame, Turn
 from pacman.search.core import CHANCE, MIN
 from pacman.search.mcts import MCTSResult, MCTSStats, Node, mcts
@@ -58,9 +59,9 @@ def _non_negative(owner: str, option: str, value: object) -> float:
     try:
         number = float(str(value).strip())
     except ValueError:
-        raise ValueError(f"{owner}: {option}: expected a number, got {value!r}") from None
+        raise OptionError(owner, option, f"expected a number, got {value!r}") from None
     if not number >= 0 or number == float("inf"):
-        raise ValueError(f"{owner}: {option}: expected a number >= 0, got {value!r}")
+        raise OptionError(owner, option, f"expected a number >= 0, got {value!r}")
     return number
 
 
@@ -72,7 +73,7 @@ def _flag(owner: str, option: str, value: object) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise ValueError(f"{owner}: {option}: expected 1 or 0 (true or false), got {value!r}")
+    raise OptionError(owner, option, f"expected 1 or 0 (true or false), got {value!r}")
 
 
 class MCTSAgent(Agent):
@@ -95,7 +96,7 @@ class MCTSAgent(Agent):
         self.playouts = None if _optional(playouts) else whole_number(name, "playouts", playouts, 1)
         if _optional(timeLimit):
             if self.playouts is None:
-                raise ValueError(f"{name}: timeLimit: none needs a playouts budget")
+                raise OptionError(name, "timeLimit", "none needs a playouts budget")
             self.timeLimit: float | None = None
         else:
             self.timeLimit = positive_number(name, "timeLimit", timeLimit)
@@ -103,7 +104,7 @@ class MCTSAgent(Agent):
         self.evaluationFunction = evaluation_option(name, evalFn, weights, features, "better")
         kind = str(ghosts).strip().lower()
         if kind not in (CHANCE, MIN):
-            raise ValueError(f"{name}: ghosts: expected {CHANCE} or {MIN}, got {ghosts!r}")
+            raise OptionError(name, "ghosts", f"expected {CHANCE} or {MIN}, got {ghosts!r}")
         self.ghosts = kind
         self.exploration = _non_negative(name, "exploration", exploration)
         self.reuse = _flag(name, "reuse", reuse)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pacman.actions import Directions
 from pacman.agents.base import Agent
 from pacman.agents.evaluation import StateEvaluation, resolve_evaluation
+from pacman.errors import OptionError
 from pacman.games.pacman_game import PacmanGame
 from pacman.search.core import CHANCE, MIN, Decision, SearchStats, alphabeta, expectimax, minimax
 from pacman.state import GameState
@@ -26,9 +27,9 @@ def whole_number(owner: str, option: str, value: object, minimum: int = 0) -> in
     try:
         number = int(str(value).strip())
     except ValueError:
-        raise ValueError(f"{owner}: {option}: expected a whole number, got {value!r}") from None
+        raise OptionError(owner, option, f"expected a whole number, got {value!r}") from None
     if number < minimum:
-        raise ValueError(f"{owner}: {option}: expected at least {minimum}, got {number}")
+        raise OptionError(owner, option, f"expected at least {minimum}, got {number}")
     return number
 
 
@@ -36,9 +37,9 @@ def positive_number(owner: str, option: str, value: object) -> float:
     try:
         number = float(str(value).strip())
     except ValueError:
-        raise ValueError(f"{owner}: {option}: expected a number, got {value!r}") from None
+        raise OptionError(owner, option, f"expected a number, got {value!r}") from None
     if not number > 0 or number == float("inf"):
-        raise ValueError(f"{owner}: {option}: expected a positive number, got {value!r}")
+        raise OptionError(owner, option, f"expected a positive number, got {value!r}")
     return number
 
 
@@ -50,13 +51,20 @@ def evaluation_option(
     (`resolve_evaluation`). `default` is the agent's own `evalFn`: with `features`, an
     `evalFn` other than it is an error (the feature function's `w . phi` is the evaluation)."""
     if features is not None and evalFn != default:
-        raise ValueError(f"{owner}: give evalFn or features=file.py:function, not both")
+        raise OptionError(owner, "features", "give evalFn or features=file.py:function, "
+                          "not both")
     if callable(evalFn):
         return evalFn
     try:
         return resolve_evaluation(str(evalFn), weights, features)
     except ValueError as exc:
-        raise ValueError(f"{owner}: {exc}") from None
+        # Its messages start with the option they are about (`evalFn: unknown evaluation`,
+        # `features=f.py:phi: ...`); the others are about the weights (inline, or a file).
+        text = str(exc)
+        option = next((name for name in ("evalFn", "features") if text.startswith(name)),
+                      "weights")
+        raise OptionError(owner, option, text.removeprefix("evalFn: "),
+                          f"{owner}: {text}") from None
 
 
 class ReflexAgent(Agent):
