@@ -106,6 +106,14 @@ def test_a_folder_never_mixes_games_of_other_settings(tmp_path: Path) -> None:
             "settings: max_moves (300, now 5);") in refused.stderr
     assert "Traceback" not in refused.stderr
     assert store.read_bytes() == before
+    # Reading commands only read, but say so: their tables count those games as the config's.
+    for command in ("status", "leaderboard"):
+        shown = subprocess.run([sys.executable, "-m", "tournament", command, str(config)],
+                               capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert shown.returncode == 0, shown.stdout + shown.stderr
+        assert ("warning: " + str(store) + ": its stored games were played with other settings: "
+                "max_moves (300, now 5);") in " ".join(shown.stdout.split()), shown.stdout
+    assert store.read_bytes() == before
     write(300, "[mine.lay]")
     (tmp_path / "mine.lay").write_text(
         (tmp_path / "mine.lay").read_text().replace("%. .%", "%.  %"))

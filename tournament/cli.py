@@ -64,6 +64,7 @@ from tournament.resume import (
     check_settings,
     current_results,
     entrant_hashes,
+    settings_problem,
     store_outdated,
     store_plan,
 )
@@ -354,7 +355,15 @@ def warn_outdated(config: TournamentConfig, config_path: Path, store: Store,
     """A warning per entrant with games stored for an earlier submission of its own
     (`tournament.resume.outdated`): no table counts them, so without this line an entrant
     whose every game is outdated would silently be missing. At the end of a run, such games
-    were played while the team's files changed."""
+    were played while the team's files changed. Before all that (reading commands only: a run
+    refuses instead), a warning when the stored games were played with other settings than
+    the config's (`tournament.resume.settings_problem`): tables that count them would mix
+    them with the config's."""
+    if not during_run:
+        problem, _ = settings_problem(config, store, str(store.path))
+        if problem is not None:
+            console.print(f"warning: {problem}; what is shown here counts them as the "
+                          "config's", markup=False, style="yellow")
     for found in store_outdated(config, store):
         team = (config.entrant(found.entrant) if found.side == PACMAN
                 else config.ghost_entrant(found.entrant)).kind == "team"

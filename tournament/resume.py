@@ -209,10 +209,13 @@ def changed_settings(stored: Mapping[str, str], now: Mapping[str, str]) -> list[
     return [key for key in now if key in stored and stored[key] != now[key]]
 
 
-def check_settings(config: TournamentConfig, store: Store, where: str) -> None:
-    """Refuse to mix games of other settings into a results folder (`SettingsChanged`,
-    naming each setting), as `tournament.secret.checked_secret` refuses another secret; then
-    record the config's settings, so that the next run is checked against them."""
+def settings_problem(
+    config: TournamentConfig, store: Store, where: str
+) -> tuple[str | None, dict[str, str]]:
+    """Why the config's games cannot join the stored ones (their settings differ, naming
+    each; or the record of them is damaged), None when they can; and the record as it should
+    be after this config's games. Only reads: `status` and the reports say it, `run` and
+    `tune` refuse (`check_settings`)."""
     now = game_settings(config)
     text = store.meta(SETTINGS_META)
     try:
@@ -220,8 +223,8 @@ def check_settings(config: TournamentConfig, store: Store, where: str) -> None:
     except ValueError:
         stored = None
     if not isinstance(stored, dict):
-        raise SettingsChanged(f"{where}: its record of the settings its games were played with "
-                              f"({SETTINGS_META!r}) is damaged; play into another output folder")
+        return (f"{where}: its record of the settings its games were played with "
+                f"({SETTINGS_META!r}) is damaged; play into another output folder"), now
     changed = changed_settings(stored, now)
     if changed and not store.is_empty():
         def shown(key: str) -> str:
@@ -229,9 +232,18 @@ def check_settings(config: TournamentConfig, store: Store, where: str) -> None:
                 return f"{key} (its file changed)"
             return f"{key} ({stored[key]}, now {now[key]})"
 
-        raise SettingsChanged(
-            f"{where}: its stored games were played with other settings: "
-            + ", ".join(shown(k) for k in changed)
-            + "; they would be mixed with games of the new ones (put the settings back, or "
-            "play into another output folder)")
-    store.set_meta(SETTINGS_META, json.dumps({**stored, **now}, sort_keys=True))
+        return (f"{where}: its stored games were played with other settings: "
+                + ", ".join(shown(k) for k in changed)
+                + "; they would be mixed with games of the new ones (put the settings back, "
+                "or play into another output folder)"), now
+    return None, {**stored, **now}
+
+
+def check_settings(config: TournamentConfig, store: Store, where: str) -> None:
+    """Refuse to mix games of other settings into a results folder (`SettingsChanged`,
+    naming each setting), as `tournament.secret.checked_secret` refuses another secret; then
+    record the config's settings, so that the next run is checked against them."""
+    problem, record = settings_problem(config, store, where)
+    if problem is not None:
+        raise SettingsChanged(problem)
+    store.set_meta(SETTINGS_META, json.dumps(record, sort_keys=True))
