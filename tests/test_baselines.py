@@ -384,6 +384,24 @@ def test_capsules_in_play_count_only_while_the_game_goes_on() -> None:
     assert phi["capsules_left"] == 1 and phi["capsules_in_play"] == 0
 
 
+@pytest.mark.parametrize("depth", [1, 2])
+def test_better_eats_a_reachable_scared_ghost_before_the_last_dot(depth: int) -> None:
+    """Beside the last dot with a scared ghost three steps away: the win's 510 points are
+    within the search's horizon and the ghost's 200 beyond it, so without `edible_at_win`
+    Pacman takes the win and leaves the ghost."""
+    layout = parse_layout("%%%%%%%%%\n%G  oP.%%\n%%%%%%%%%", "row")
+    s = GameState.initial(layout, 1, "cs221")
+    for agent, action in ((0, "West"), (1, "East"), (0, "East"), (1, "East")):
+        s = s.generateSuccessor(agent, action)  # the capsule eaten, back beside the dot
+    assert s.getNumFood() == 1 and s.getGhostState(1).scaredTimer > 3
+    won = s.generateSuccessor(0, "East")
+    assert won.isWin() and evaluation.features(won)["edible_at_win"] == 1
+    assert evaluation.features(s)["edible_at_win"] == 0  # the game goes on
+    assert ExpectimaxAgent(evalFn="better", depth=depth).getAction(s) == "West"
+    greedy = ExpectimaxAgent(evalFn="better", depth=depth, weights="edible_at_win:0")
+    assert greedy.getAction(s) == "East"
+
+
 def test_capsules_count_only_in_a_game_with_ghosts_to_scare() -> None:
     """With no ghost to scare, a capsule is a cell like any other: kept or sought, it would
     hold Pacman back from the dots (`contest` waited beside one until the move limit on
@@ -602,6 +620,7 @@ def plain_features(s: GameState) -> dict[str, float]:
         "capsule_distance": min((mine[c] for c in capsules if c in mine), default=0),
         "edible_ghosts": edible, "edible_distance": edible_distance,
         "edible_with_capsule": edible * (0 if over else len(capsules)),
+        "edible_at_win": edible if s.isWin() else 0,
         "ghost_threat": threats, "trapped": int(trapped),
         "won": int(s.isWin()), "lost": int(s.isLose()),
     }

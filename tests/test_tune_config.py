@@ -379,7 +379,8 @@ def test_the_command_exits_2_naming_the_problems_and_writes_nothing(tmp_path: Pa
 
 
 @pytest.mark.parametrize(("name", "games"), [("tune-cs221", 31_200), ("tune-cs221-2", 31_300),
-                                                   ("tune-cs221-3", 31_300)])
+                                                   ("tune-cs221-3", 31_300),
+                                                   ("tune-cs221-4", 42_400)])
 def test_the_shipped_cs221_files_are_the_cs221_protocol(name: str, games: int) -> None:
     from tournament.tuneconfig import load_tune
     from tournament.tuning import total_games
@@ -397,14 +398,14 @@ def test_the_shipped_cs221_files_are_the_cs221_protocol(name: str, games: int) -
 
 
 def test_no_stage_plays_an_earlier_stages_games() -> None:
-    """`better`'s weights come from three runs; each stage's verdict is on games no run tuned
+    """`better`'s weights come from four runs; each stage's verdict is on games no run tuned
     on, and the first stage starts from the hand-set weights (those `contest` changed a few
     of, as `tune-contest.yaml`, the run that tuned `contest`, records)."""
     from tournament.tuneconfig import load_tune
     from tournament.tuning import comparison_seeds, tuning_seeds
 
     stages = [load_tune(REPO / "tournaments" / f"{name}.yaml")
-              for name in ("tune-cs221", "tune-cs221-2", "tune-cs221-3")]
+              for name in ("tune-cs221", "tune-cs221-2", "tune-cs221-3", "tune-cs221-4")]
     for i, later in enumerate(stages):
         for earlier in stages[:i]:
             played = set(tuning_seeds(earlier)) | set(comparison_seeds(earlier))
