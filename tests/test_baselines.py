@@ -370,10 +370,10 @@ def test_features_on_a_hand_made_position() -> None:
 
 
 def test_capsules_in_play_count_only_while_the_game_goes_on() -> None:
-    layout = parse_layout("%%%%%%%\n%G o.P%\n%%%%%%%", "row")
+    layout = parse_layout("%%%%%%%\n%o P.G%\n%%%%%%%", "row")
     state = GameState.initial(layout, 1)
     assert evaluation.features(state)["capsules_in_play"] == 1
-    won = state.generateSuccessor(0, "West")
+    won = state.generateSuccessor(0, "East")
     assert won.isWin()
     phi = evaluation.features(won)
     assert phi["capsules_left"] == 1 and phi["capsules_in_play"] == 0
@@ -400,6 +400,23 @@ def test_better_eats_a_reachable_scared_ghost_before_the_last_dot(depth: int) ->
     assert ExpectimaxAgent(evalFn="better", depth=depth).getAction(s) == "West"
     greedy = ExpectimaxAgent(evalFn="better", depth=depth, weights="edible_at_win:0")
     assert greedy.getAction(s) == "East"
+
+
+def test_a_capsule_beyond_the_last_dot_is_not_held() -> None:
+    """Eating the last dot wins, so a capsule Pacman reaches only over it can scare no ghost
+    any more. Held at 600 (above the win's 510), it made the win a loss, and Pacman waited
+    beside the last dot for ever (a CS188 game on smallClassic that never ended)."""
+    beyond = GameState.initial(
+        parse_layout("%%%%%%%%%%%%\n%G      P.o%\n%%%%%%%%%%%%", "beyond"), 1)
+    assert evaluation.features(beyond)["capsules_in_play"] == 0
+    assert evaluation.features(beyond)["capsules_left"] == 1
+    assert ExpectimaxAgent(evalFn="better", depth=2).getAction(beyond) == "East"  # the win
+    # Reached without stepping on the dot, it is still in play: Pacman keeps it for the ghost
+    # rather than win with it unused.
+    before = GameState.initial(
+        parse_layout("%%%%%%%%%%%%\n%G     oP.%%\n%%%%%%%%%%%%", "before"), 1)
+    assert evaluation.features(before)["capsules_in_play"] == 1
+    assert ExpectimaxAgent(evalFn="better", depth=2).getAction(before) != "East"
 
 
 def test_capsules_count_only_in_a_game_with_ghosts_to_scare() -> None:
@@ -612,14 +629,25 @@ def plain_features(s: GameState) -> dict[str, float]:
         all(t.get(j, far) > mine.get(j, far) for t in theirs) for j in escapes)
     over = s.isWin() or s.isLose()
     capsules = s.getCapsules() if s.getNumAgents() > 1 else []  # they scare ghosts, if any
+    usable = capsules
+    if len(food) == 1:  # eating it wins: only capsules reached without it can still be used
+        walls = s.getWalls()
+        reach, todo = {pacman}, [pacman]
+        while todo:
+            x, y = todo.pop()
+            for nxt in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if not walls[nxt[0]][nxt[1]] and nxt != food[0] and nxt not in reach:
+                    reach.add(nxt)
+                    todo.append(nxt)
+        usable = [c for c in capsules if c in reach]
     return {
         "score": s.getScore(), "food_left": len(food),
         "nearest_food": min((mine[c] for c in food if c in mine), default=0),
         "capsules_left": len(capsules),
-        "capsules_in_play": 0 if over else len(capsules),
+        "capsules_in_play": 0 if over else len(usable),
         "capsule_distance": min((mine[c] for c in capsules if c in mine), default=0),
         "edible_ghosts": edible, "edible_distance": edible_distance,
-        "edible_with_capsule": edible * (0 if over else len(capsules)),
+        "edible_with_capsule": edible * (0 if over else len(usable)),
         "edible_at_win": edible if s.isWin() else 0,
         "ghost_threat": threats, "trapped": int(trapped),
         "won": int(s.isWin()), "lost": int(s.isLose()),

@@ -18,12 +18,14 @@ Features (distances are maze distances, `pacman.distances`):
   a capsule scares ghosts and does nothing else, so without them it is a cell like any other
   (kept or sought, it held a Pacman with no ghost to eat back from the dots until the move
   limit);
-- `capsules_in_play`: capsules left while the game goes on (0 once it is won or lost): with a
-  positive weight, a capsule is worth keeping until ghosts are near enough to eat, and a win
-  with capsules left is worth less. Weighed above the win's 510 points and the `won` weight,
-  the capsules in hand make Pacman spend them on ghosts before he takes the last dot (as
-  `better`'s do); below, he may finish with one unused (`contest`, so that he never waits at
-  the last dot for ghosts that keep away);
+- `capsules_in_play`: capsules left while the game goes on (0 once it is won or lost), and
+  that Pacman can still eat first (with one dot left, not those he reaches only over it: eating
+  it wins, so they can scare no ghost any more): with a positive weight, a capsule is worth
+  keeping until ghosts are near enough to eat, and a win with capsules left is worth less.
+  Weighed above the win's 510 points and the `won` weight, the capsules in hand make Pacman
+  spend them on ghosts before he takes the last dot (as `better`'s do); below, he may finish
+  with one unused (`contest`, so that he never waits at the last dot for ghosts that keep
+  away);
 - `capsule_distance`: distance to the closest capsule (0 when none is left), a slope towards a
   capsule, such as the last one before the last dot. Eating a capsule must gain more than
   this feature loses when the next capsule becomes the closest, or Pacman waits beside it;
@@ -260,22 +262,65 @@ class _LayoutTables:
     combinations over and over (its loop over escape cells was a quarter of `phi`'s time), so
     it is memoised, with at most `TRAPPED_MEMO` answers per layout."""
 
-    __slots__ = ("distances", "escapes", "trapped")
+    __slots__ = ("around", "distances", "escapes", "layout", "trapped")
 
     def __init__(self, layout: Layout) -> None:
         self.distances = maze_distances(layout)
         self.escapes = escape_cells(layout)
         self.trapped: dict[tuple[Cell, ...], int] = {}
+        self.layout = layout
+        #: The cells Pacman reaches from a cell without stepping on another (`_around`).
+        self.around: dict[tuple[Cell, Cell], frozenset[Cell]] = {}
 
 
 #: Answers of the `trapped` test kept per layout, about 300 bytes each (4,500 distinct ones
 #: in 20 games on smallClassic, 12,600 in 100). When full, it starts afresh: at most ~10 MB.
 TRAPPED_MEMO = 1 << 15
+#: Answers of `_around` kept per layout: a set of cells each (a few kilobytes), asked for only
+#: with one dot left, so a few hundred per game at most; at most ~10 MB as well.
+AROUND_MEMO = 1 << 10
 
 
 @lru_cache(maxsize=32)
 def _layout_tables(layout: Layout) -> _LayoutTables:
     return _LayoutTables(layout)
+
+
+def _around(tables: _LayoutTables, start: Cell, avoid: Cell) -> frozenset[Cell]:
+    """The cells reachable from `start` without stepping on `avoid` (memoised like `trapped`:
+    asked only with one dot left, for the few cells Pacman reaches then)."""
+    key = (start, avoid)
+    found = tables.around.get(key)
+    if found is None:
+        neighbours = tables.layout.neighbours
+        seen = {start}
+        todo = [start]
+        while todo:
+            cell = todo.pop()
+            for _, nxt in neighbours.get(cell, ()):
+                if nxt != avoid and nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        found = frozenset(seen)
+        if len(tables.around) >= AROUND_MEMO:
+            tables.around.clear()
+        tables.around[key] = found
+    return found
+
+
+def _usable(tables: _LayoutTables, pacman: Cell, capsules: list[Cell], food_mask: int) -> int:
+    """How many of the capsules left Pacman can still eat before the game ends: all of them
+    while two dots or more are left; with one left, those he reaches without stepping on it
+    (eating it wins). A capsule only beyond the last dot cannot scare a ghost any more, so
+    holding it is worth nothing: counted, it made the win cost the hold and Pacman wait beside
+    that dot for ever (a CS188 game on smallClassic, where a capsule's dead end starts at a
+    dot)."""
+    if not food_mask or food_mask & (food_mask - 1):  # two dots or more (or none)
+        return len(capsules)
+    height = tables.layout.height
+    bit = food_mask.bit_length() - 1
+    reach = _around(tables, pacman, (bit // height, bit % height))
+    return sum(1 for c in capsules if c in reach)
 
 
 def _trapped(tables: _LayoutTables, pacman: Cell, danger: list[Cell]) -> int:
@@ -341,7 +386,8 @@ def phi(state: GameState) -> tuple[float, ...]:
         (d for d in map(from_pacman.get, capsule_cells) if d is not None), default=0)
     won = state.isWin()
     lost = state.isLose()
-    in_play = 0 if won or lost else capsules
+    in_play = 0 if won or lost or not capsules else _usable(
+        tables, pacman, capsule_cells, state.food_mask)
     return (
         state.getScore(),
         state.getNumFood(),
