@@ -68,7 +68,7 @@ from tournament.resume import (
     store_outdated,
     store_plan,
 )
-from tournament.runs import STOPPED_STATUS, ending_of
+from tournament.runs import FINISHED, STOPPED_STATUS, ending_of
 from tournament.runs import describe as describe_run
 from tournament.schedule import schedule
 from tournament.secret import SecretError, checked_secret, secret_path
@@ -233,15 +233,16 @@ def playing(config: TournamentConfig) -> Iterator[Playing]:
         cache.remove()
         if cluster is not None:
             cluster.close()
+        ending = ending_of(ended)
         empty = True
         if store is not None:
             if run_id is not None:
-                store.close_run(run_id, ending_of(ended))
-                if ended is not None:
+                store.close_run(run_id, ending)
+                if ending != FINISHED:
                     store.forget_idle_run(run_id)
             empty = store.is_empty()
             store.close()
-        if ended is not None and empty:
+        if ending != FINISHED and empty:
             made.remove(config)
 
 

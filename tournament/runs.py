@@ -47,7 +47,8 @@ RUN_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("ended", "TEXT",
      f"How it ended: `{FINISHED}` (it played every game it set out to, possibly none), "
      f"`{STOPPED}` (Ctrl-C) or `{FAILED}` (an error stopped it: the sandbox check, the "
-     "secret, a lost cluster, ...); NULL as `finished_at`."),
+     "secret, a lost cluster, ...); NULL as `finished_at`. A command stopped or refused "
+     "before it stored a game leaves no record: it was no run."),
     ("games", "INTEGER NOT NULL DEFAULT 0",
      "Games it stored, counted in each game's own transaction, so exact even for a run "
      "that was killed. A game stored again by a later run is counted by both."),
