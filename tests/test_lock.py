@@ -52,8 +52,13 @@ def hold(folder: Path) -> subprocess.Popen[str]:
 
 
 def lock_is_free(folder: Path) -> bool:
-    """Whether no process holds the lock now (tried, and given back at once)."""
-    fd = os.open(folder / LOCK_FILE, os.O_RDWR)
+    """Whether no process holds the lock now (tried, and given back at once). No lock file is
+    a free lock: a command that made the folder and stored nothing removes it with the folder
+    (and the next holder takes a new file, `tournament.lock.acquire`)."""
+    try:
+        fd = os.open(folder / LOCK_FILE, os.O_RDWR)
+    except FileNotFoundError:
+        return True
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -138,7 +143,10 @@ def test_a_run_holds_its_folder_while_it_plays(tmp_path: Path) -> None:
     finally:
         first.kill()
     assert first.returncode == 130
+    # Free, whether the greedy baseline's game was stored before the Ctrl-C (the folder
+    # stays) or not (the run leaves the folder as it found it: absent).
     wait_free(out)
+    assert out.exists() == (out / "results.sqlite").exists()
 
 
 def test_a_lock_file_removed_by_its_holder_is_not_taken_by_a_waiter(
