@@ -23,6 +23,8 @@ from pathlib import Path
 
 #: The lock's file name in the output folder.
 LOCK_FILE = ".lock"
+#: Tries at taking the lock while other commands remove its file or folder as they end.
+_ATTEMPTS = 100
 #: Longest holder line read back (it is ours, but the folder may hold anything).
 _LINE_LIMIT = 1000
 
@@ -57,9 +59,15 @@ def acquire(folder: Path, command: str) -> Path:
     path = folder / LOCK_FILE
     if folder in _held:
         return path
-    folder.mkdir(parents=True, exist_ok=True)
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    for attempt in range(_ATTEMPTS):
+        # Each time: a holder that made the folder and stored nothing removes it as it ends.
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except FileNotFoundError:
+            if attempt == _ATTEMPTS - 1:
+                raise
+            continue  # the folder went between the two steps
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -77,6 +85,8 @@ def acquire(folder: Path, command: str) -> Path:
         # The holder we waited on removed the file (`discard`) before letting go: this lock
         # is on a file no one else will open, so take the one at the path now.
         os.close(fd)
+    else:
+        raise OSError(errno.EAGAIN, f"{path} kept being removed while it was being taken")
     line = (holder_line(command) + "\n").encode("utf-8", "replace")
     os.ftruncate(fd, 0)
     os.pwrite(fd, line, 0)
