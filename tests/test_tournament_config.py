@@ -512,7 +512,7 @@ def test_a_bad_option_value_is_put_at_its_option(tmp_path: Path) -> None:
         "entrants.baselines[1].args.mode: expected one of alphabeta, expectimax, directional, "
         "got 'fast'",
         "entrants.baselines[2].args.timeLimit: none needs a playouts budget",
-        "entrants.baselines[3].args.weights: weights: unknown feature 'food_lef' (did you mean "
+        "entrants.baselines[3].args.weights: unknown feature 'food_lef' (did you mean "
         "food_left?); features: " + ", ".join(DEFAULT_WEIGHTS),
     ]
     assert found[4] == "entrants.ghost_baselines[0].args.depth: expected a whole number, got " \

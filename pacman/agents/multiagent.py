@@ -63,7 +63,7 @@ def evaluation_option(
         text = str(exc)
         option = next((name for name in ("evalFn", "features") if text.startswith(name)),
                       "weights")
-        raise OptionError(owner, option, text.removeprefix("evalFn: "),
+        raise OptionError(owner, option, text.removeprefix(f"{option}: "),
                           f"{owner}: {text}") from None
 
 
