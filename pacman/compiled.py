@@ -36,6 +36,7 @@ MODULES: tuple[str, ...] = (
     "pacman.agents.evaluation",
     "pacman.games.pacman_game",
     "pacman.search.core",
+    "pacman.search.anytime",
 )
 #: The build's shared library, `pacman/_fast__mypyc<suffix>` (mypyc's name for a group).
 GROUP = "pacman._fast"

@@ -129,6 +129,9 @@ CHECK_GAMES: tuple[tuple[str, str, str, str, int, str, int], ...] = (
      "classic", 2),
     ("mediumClassic", "ReflexAgent", "evalFn=better", "RandomGhost", 2, "classic", 2),
     ("minimaxClassic", "MinimaxAgent", "depth=3", "RandomGhost", 3, "classic", 2),
+    # The anytime search, bounded by depth so that the clock cannot change its answer.
+    ("smallClassic", "AnytimeAgent", "timeLimit=1000,maxDepth=2", "DirectionalGhost", 2,
+     "classic", 2),
 )
 
 

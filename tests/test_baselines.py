@@ -269,7 +269,7 @@ def test_anytime_directional_equals_a_hand_written_weighted_expectimax() -> None
 def test_anytime_table_keys_are_flat_and_tell_states_apart() -> None:
     import gc
 
-    from pacman.agents.anytime_agent import _turn_key
+    from pacman.games.pacman_game import turn_key
 
     turns = []
     for s in scared_states():
@@ -277,7 +277,7 @@ def test_anytime_table_keys_are_flat_and_tell_states_apart() -> None:
             turns.append(Turn(s, agent))
             for a in s.getLegalActions(agent):
                 turns.append(Turn(s.generateSuccessor(agent, a), agent))
-    keys = [_turn_key(t) for t in turns]
+    keys = [turn_key(t) for t in turns]
     for k in keys:
         assert all(not isinstance(part, tuple | list) for part in k), k
     gc.collect()  # the collector stops tracking them at the first collection they survive

@@ -31,7 +31,7 @@ from pacman.agents.base import Agent
 from pacman.agents.evaluation import StateEvaluation
 from pacman.agents.multiagent import evaluation_option, positive_number, whole_number
 from pacman.errors import OptionError
-from pacman.games.pacman_game import DIRECTIONAL, PacmanGame, Turn
+from pacman.games.pacman_game import DIRECTIONAL, PacmanGame, Turn, turn_key
 from pacman.search.anytime import AnytimeResult, AnytimeSearch
 from pacman.search.core import CHANCE, MIN
 from pacman.state import GameState
@@ -76,9 +76,9 @@ class AnytimeAgent(Agent):
         self.focus = whole_number(name, "focus", focus, 0)
         self.max_depth = None if maxDepth is None else whole_number(name, "maxDepth", maxDepth, 1)
         self.evaluationFunction = evaluation_option(name, evalFn, weights, features, "contest")
-        # Positions are keyed by flat tuples, not GameStates: see `_turn_key`.
+        # Positions are keyed by flat tuples, not GameStates: see `turn_key`.
         self.searcher: AnytimeSearch[Turn, str] = AnytimeSearch(
-            backup, key=_turn_key, table_size=TABLE_SIZE
+            backup, key=turn_key, table_size=TABLE_SIZE
         )
         #: The last move's search (benchmarks and tests read the depth reached).
         self.last: AnytimeResult[str] | None = None
@@ -101,22 +101,3 @@ class AnytimeAgent(Agent):
         self.last = result
         return result.action if result.action in legal else legal[0]
 
-
-def _turn_key(turn: Turn) -> tuple[object, ...]:
-    """A position as one flat tuple of numbers and strings, for the search's table.
-
-    Flat, because Python's cycle collector stops tracking a tuple of plain values at the first
-    collection it survives, but untracks nested tuples one level per full collection: keyed by
-    GameStates (or nested tuples), a table of a million positions kept a million tracked objects,
-    and the collector's full passes over them paused moves by up to 0.6 s, past the budget.
-    Capsule cells never hold food, so one mask holds both.
-    """
-    state = turn.state
-    bits = state.board.bits
-    dots = state.food_mask
-    for cell in state.getCapsules():
-        dots |= bits[cell]
-    key: list[object] = [turn.agent, state.getScore(), dots]
-    for (x, y), facing, timer in state.agents:
-        key += (x, y, facing, timer)
-    return tuple(key)

@@ -45,13 +45,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from pacman.actions import Directions
-from pacman.agents.anytime_agent import MARGIN, TABLE_SIZE, _turn_key
+from pacman.agents.anytime_agent import MARGIN, TABLE_SIZE
 from pacman.agents.base import Agent
 from pacman.agents.evaluation import StateEvaluation
 from pacman.agents.multiagent import evaluation_option, positive_number, whole_number
 from pacman.distances import maze_distances
 from pacman.errors import OptionError
-from pacman.games.pacman_game import PacmanGame, Turn
+from pacman.games.pacman_game import PacmanGame, Turn, turn_key
 from pacman.layout import Cell, Layout
 from pacman.search.anytime import AnytimeResult, AnytimeSearch
 from pacman.search.core import MIN, SearchStats, alphabeta
@@ -198,7 +198,7 @@ class _Team:
     def __init__(self, start: GameState, mode: str) -> None:
         self.start = start
         self.searcher: AnytimeSearch[Turn, str] = AnytimeSearch(
-            mode, key=_turn_key, table_size=TABLE_SIZE
+            mode, key=turn_key, table_size=TABLE_SIZE
         )
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
 from typing import Generic
 
 from pacman.search.core import MAX, MIN, A, Evaluation, Game, S, SearchStats, outcomes
@@ -36,15 +35,32 @@ class _OutOfTime(Exception):
     pass
 
 
-@dataclass
 class AnytimeResult(Generic[A]):
-    """The answer of the deepest completed iteration."""
+    """The answer of the deepest completed iteration.
 
-    action: A | None
-    value: float
-    depth: int  # plies of the deepest completed iteration (0: none completed)
-    complete: bool  # the whole game tree was searched: deeper iterations change nothing
-    stats: SearchStats = field(default_factory=SearchStats)
+    A plain class, not a dataclass: this module is compiled (`pacman.compiled`), and the
+    compiler cannot make a generic dataclass.
+    """
+
+    def __init__(
+        self,
+        action: A | None,
+        value: float,
+        depth: int,
+        complete: bool,
+        stats: SearchStats | None = None,
+    ) -> None:
+        self.action = action
+        self.value = value
+        #: Plies of the deepest completed iteration (0: none completed).
+        self.depth = depth
+        #: The whole game tree was searched: deeper iterations change nothing.
+        self.complete = complete
+        self.stats = stats if stats is not None else SearchStats()
+
+    def __repr__(self) -> str:
+        return (f"AnytimeResult(action={self.action!r}, value={self.value!r}, "
+                f"depth={self.depth!r}, complete={self.complete!r}, stats={self.stats!r})")
 
 
 class AnytimeSearch(Generic[S, A]):
