@@ -22,3 +22,13 @@ class OptionError(ValueError):
         self.owner = owner
         self.option = option
         self.problem = problem
+
+
+class OptionProblem(ValueError):
+    """A value one named option cannot take, found where the option's owner is not known (the
+    evaluation options, `pacman.agents.evaluation.resolve_evaluation`, which every baseline
+    shares). The agent that took the option makes it an `OptionError` with its own name."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(message)
+        self.option = option

@@ -325,6 +325,35 @@ def test_options_are_checked_with_their_name() -> None:
         ExpectimaxAgent(evalFn="score", weights="w.yaml")
 
 
+def test_an_evaluation_error_is_blamed_on_the_option_where_it_was_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not on the option its message happens to start with: a weights file named `evalFn.yaml`
+    is the weights' fault (a config puts it at `args.weights`)."""
+    from pacman.errors import OptionError
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("evalFn.yaml", "features.yaml"):
+        (tmp_path / name).write_text("food_lef: 1\n")
+        with pytest.raises(OptionError) as caught:
+            ExpectimaxAgent(evalFn="better", weights=name)
+        assert (caught.value.option, caught.value.problem) == (
+            "weights", f"{name}: unknown feature 'food_lef' (did you mean food_left?); "
+            "features: " + ", ".join(evaluation.FEATURES))
+    cases = [
+        ({"evalFn": "bettr"}, "evalFn"),
+        ({"evalFn": "missing.py:phi"}, "evalFn"),
+        ({"evalFn": "score", "weights": "food_left:1"}, "weights"),
+        ({"weights": "food_left:x"}, "weights"),
+        ({"features": "missing.py:phi", "weights": "a:1"}, "features"),
+        ({"features": "weights.py:phi"}, "features"),
+    ]
+    for options, option in cases:
+        with pytest.raises(OptionError) as caught:
+            ExpectimaxAgent(**options)
+        assert caught.value.option == option, options
+
+
 def test_evalFn_from_a_file_and_a_module(tmp_path: Path) -> None:
     (tmp_path / "evals.py").write_text("def twice(state):\n    return 2 * state.getScore()\n")
     agent = MinimaxAgent(evalFn=f"{tmp_path / 'evals.py'}:twice", depth=1)

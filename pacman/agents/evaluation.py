@@ -67,6 +67,7 @@ from pathlib import Path
 from pacman.actions import Directions, nearest_point
 from pacman.describe import describe, safe_text
 from pacman.distances import maze_distances
+from pacman.errors import OptionProblem
 from pacman.layout import Cell, Layout
 from pacman.loader import SubmissionError, load_file
 from pacman.state import GameState
@@ -615,28 +616,47 @@ def resolve_evaluation(
     `path/to/file.py:function` or `package.module:function`. `weights` (inline,
     `name:value;...`, or a YAML file) applies to the linear ones (`better`, `contest`) only,
     over their own weights. With `features` (a feature function, `file.py:function`) the
-    evaluation is `w . phi(s)` over exactly the `weights` given, and `name` is not used."""
+    evaluation is `w . phi(s)` over exactly the `weights` given, and `name` is not used.
+
+    Every refusal is an `OptionProblem` naming the option at fault (`evalFn`, `weights` or
+    `features`), so that a config can locate it without reading the message."""
     if features is not None:
         if weights is None:
-            raise ValueError(f"features={features} needs weights=... (inline "
-                             "name:value;... or a YAML file)")
-        function = load_function(features, "features")
+            raise OptionProblem("features", f"features={features} needs weights=... (inline "
+                                "name:value;... or a YAML file)")
+        try:
+            function = load_function(features, "features")
+        except ValueError as exc:
+            raise OptionProblem("features", str(exc)) from exc
         return feature_evaluation(function,  # type: ignore[arg-type]
-                                  weights_option(weights, None), features)
+                                  _weights(weights, None), features)
     if weights is not None:
         base = LINEAR_BASES.get(name)
         if base is None:
-            raise ValueError(
-                f"weights=... applies to evalFn=better or evalFn=contest, not evalFn={name}"
+            raise OptionProblem(
+                "weights",
+                f"weights=... applies to evalFn=better or evalFn=contest, not evalFn={name}",
             )
-        return linear_evaluation(weights_option(weights, base), base)
+        return linear_evaluation(_weights(weights, base), base)
     if name in NAMED:
         return NAMED[name]
     if ":" not in name:
         close = difflib.get_close_matches(name, list(NAMED), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
-        raise ValueError(
+        raise OptionProblem(
+            "evalFn",
             f"evalFn: unknown evaluation {name!r}{hint}; expected score, better, contest, "
-            "path/to/file.py:function or package.module:function"
+            "path/to/file.py:function or package.module:function",
         )
-    return load_function(name, "evalFn")  # type: ignore[return-value]
+    try:
+        return load_function(name, "evalFn")  # type: ignore[return-value]
+    except ValueError as exc:
+        raise OptionProblem("evalFn", str(exc)) from exc
+
+
+def _weights(text: str, base: Mapping[str, float] | None) -> dict[str, float]:
+    """`weights_option`, its refusals blamed on the `weights` option."""
+    try:
+        return weights_option(text, base)
+    except ValueError as exc:
+        raise OptionProblem("weights", str(exc)) from exc

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pacman.actions import Directions
 from pacman.agents.base import Agent
 from pacman.agents.evaluation import StateEvaluation, resolve_evaluation
-from pacman.errors import OptionError
+from pacman.errors import OptionError, OptionProblem
 from pacman.games.pacman_game import PacmanGame
 from pacman.search.core import CHANCE, MIN, Decision, SearchStats, alphabeta, expectimax, minimax
 from pacman.state import GameState
@@ -57,13 +57,9 @@ def evaluation_option(
         return evalFn
     try:
         return resolve_evaluation(str(evalFn), weights, features)
-    except ValueError as exc:
-        # Its messages start with the option they are about (`evalFn: unknown evaluation`,
-        # `features=f.py:phi: ...`); the others are about the weights (inline, or a file).
+    except OptionProblem as exc:
         text = str(exc)
-        option = next((name for name in ("evalFn", "features") if text.startswith(name)),
-                      "weights")
-        raise OptionError(owner, option, text.removeprefix(f"{option}: "),
+        raise OptionError(owner, exc.option, text.removeprefix(f"{exc.option}: "),
                           f"{owner}: {text}") from None
 
 
