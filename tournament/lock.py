@@ -59,14 +59,12 @@ def acquire(folder: Path, command: str) -> Path:
     path = folder / LOCK_FILE
     if folder in _held:
         return path
-    for attempt in range(_ATTEMPTS):
+    for _ in range(_ATTEMPTS):
         # Each time: a holder that made the folder and stored nothing removes it as it ends.
         folder.mkdir(parents=True, exist_ok=True)
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         except FileNotFoundError:
-            if attempt == _ATTEMPTS - 1:
-                raise
             continue  # the folder went between the two steps
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
