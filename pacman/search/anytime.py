@@ -24,6 +24,7 @@ from collections.abc import Callable, Hashable
 from typing import Generic
 
 from pacman.search.core import MAX, MIN, A, Evaluation, Game, S, SearchStats, outcomes
+from pacman.search.decision import AnytimeResult as AnytimeResult
 
 EXACT, LOWER, UPPER = 0, 1, 2
 #: The stored depth of a subtree searched to its end: its value holds at every depth.
@@ -33,34 +34,6 @@ MODES = ("alphabeta", "expectimax")
 
 class _OutOfTime(Exception):
     pass
-
-
-class AnytimeResult(Generic[A]):
-    """The answer of the deepest completed iteration.
-
-    A plain class, not a dataclass: this module is compiled (`pacman.compiled`), and the
-    compiler cannot make a generic dataclass.
-    """
-
-    def __init__(
-        self,
-        action: A | None,
-        value: float,
-        depth: int,
-        complete: bool,
-        stats: SearchStats | None = None,
-    ) -> None:
-        self.action = action
-        self.value = value
-        #: Plies of the deepest completed iteration (0: none completed).
-        self.depth = depth
-        #: The whole game tree was searched: deeper iterations change nothing.
-        self.complete = complete
-        self.stats = stats if stats is not None else SearchStats()
-
-    def __repr__(self) -> str:
-        return (f"AnytimeResult(action={self.action!r}, value={self.value!r}, "
-                f"depth={self.depth!r}, complete={self.complete!r}, stats={self.stats!r})")
 
 
 class AnytimeSearch(Generic[S, A]):
