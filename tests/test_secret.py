@@ -118,3 +118,13 @@ def test_a_first_run_with_an_unusable_secret_file_names_the_key_and_keeps_no_sto
     assert result.exit_code == 2, result.output
     assert "afile/cup.secret: cannot make the secret" in result.output
     assert "Traceback" not in result.output
+    nested = config_in(tmp_path, "secret_file: bad.secret\n")
+    nested.write_text(nested.read_text().replace("output: out", "output: deep/er/out"))
+    result = CliRunner().invoke(main, ["run", str(nested)])
+    assert result.exit_code == 2, result.output
+    assert not (tmp_path / "deep").exists()  # and the folders it made above its own
+    (tmp_path / "taken").write_text("")
+    nested.write_text(nested.read_text().replace("output: deep/er/out", "output: taken"))
+    result = CliRunner().invoke(main, ["run", str(nested)])
+    assert result.exit_code == 2, result.output
+    assert f"output: {tmp_path / 'taken'} is a file, not a folder" in result.output

@@ -372,3 +372,37 @@ def test_a_second_tuning_may_not_replace_the_games_of_another_in_its_folder(
     assert ("holds the games of tuning 'smoke'; tuning 'other' would replace them"
             in refused.stderr)
     assert games() == before and len(before) == 20
+
+
+TOURNAMENT = """\
+name: cup
+entrants:
+  baselines: [{name: start, agent: GreedyAgent}]
+grid: {layouts: [testClassic]}
+games_per_cell: 2
+output: out
+"""
+
+
+def test_a_tuning_and_a_tournament_may_not_share_a_results_folder(tmp_path: Path) -> None:
+    """A tournament's entrant may be named as a tuning's candidates are (`start`), so either
+    run would mark the other's games stale and replace them: each refuses the other's folder,
+    naming it, and leaves its games as they were."""
+    for first, second in (("cup.yaml", "tune.yaml"), ("tune.yaml", "cup.yaml")):
+        folder = tmp_path / first.removesuffix(".yaml")
+        folder.mkdir()
+        (folder / "tune.yaml").write_text(SMOKE)
+        (folder / "cup.yaml").write_text(TOURNAMENT)
+        tournament("run" if first == "cup.yaml" else "tune", first, cwd=folder)
+        database = folder / "out" / "results.sqlite"
+        with sqlite3.connect(database) as conn:
+            before = conn.execute("SELECT * FROM games ORDER BY game_id").fetchall()
+        refused = tournament("run" if second == "cup.yaml" else "tune", second, cwd=folder,
+                             check=False)
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        held = ("a tournament's games; tuning 'smoke'" if first == "cup.yaml"
+                else "the games of tuning 'smoke'; a tournament's games")
+        assert f"results.sqlite: holds {held}" in refused.stderr
+        with sqlite3.connect(database) as conn:
+            assert conn.execute("SELECT * FROM games ORDER BY game_id").fetchall() == before
+        assert before

@@ -61,6 +61,7 @@ from tournament.results import GameRow, split_formats
 from tournament.resume import (
     PLAN_LISTS,
     SettingsChanged,
+    check_owner,
     check_settings,
     current_results,
     entrant_hashes,
@@ -201,16 +202,18 @@ class Playing:
 
 
 @contextlib.contextmanager
-def playing(config: TournamentConfig) -> Iterator[Playing]:
+def playing(config: TournamentConfig, tuning: str | None = None) -> Iterator[Playing]:
     """The start and end of a command that plays games (`run`, `tune`): the cluster connected,
-    the output folder locked, a cache for the teams, the store opened and a run recorded;
+    the output folder locked, a cache for the teams, the store opened (refused when it holds
+    another run's games: a tuning's, `tuning` naming this one, or a tournament's) and a run
+    recorded;
     then, however the command ends, the cache and the cluster's connection released, the
     run's record closed with how it ended, and a store this command created removed when it
     stopped before any game, so that a run stopped at once leaves nothing behind."""
     from tournament.bundles import TeamCache
 
     cluster = connect_cluster(config) if config.scheduler else None
-    made = Made(folder=not config.output.exists(),
+    made = Made(folders=missing_folders(config.output),
                 secret=not secret_path(config).exists(),
                 store=not (config.output / "results.sqlite").exists())
     lock_output(config)
@@ -221,6 +224,7 @@ def playing(config: TournamentConfig) -> Iterator[Playing]:
     try:
         store = open_store(config)
         try:
+            check_owner(store, tuning, str(config.output / "results.sqlite"))
             check_settings(config, store, str(config.output / "results.sqlite"))
         except SettingsChanged as exc:
             die(str(exc))
@@ -252,7 +256,8 @@ class Made:
     it ends refused or stopped before storing a game, it removes them again and leaves the
     folder as it found it (the settings it recorded, the secret nothing was played with)."""
 
-    folder: bool
+    #: The output folder and the folders above it that did not exist, deepest first.
+    folders: tuple[Path, ...]
     secret: bool
     store: bool
 
@@ -267,11 +272,23 @@ class Made:
         if self.secret and self.store:
             with contextlib.suppress(OSError):  # e.g. its folder was never a folder
                 secret_path(config).unlink(missing_ok=True)
-        if self.folder:
+        if self.folders:
             with contextlib.suppress(OSError):
                 discard(config.output)
-            with contextlib.suppress(OSError):  # something else was put there meanwhile
-                config.output.rmdir()
+        for folder in self.folders:
+            try:
+                folder.rmdir()
+            except OSError:  # something else was put there meanwhile: it and those above stay
+                break
+
+
+def missing_folders(path: Path) -> tuple[Path, ...]:
+    """`path` and the folders above it that do not exist, deepest first: what making it makes."""
+    out = []
+    while not path.exists() and not path.is_symlink() and path != path.parent:
+        out.append(path)
+        path = path.parent
+    return tuple(out)
 
 
 def connect_cluster(config: TournamentConfig) -> Any:
@@ -395,7 +412,9 @@ def lock_output(config: TournamentConfig) -> None:
     except LockHeld as exc:
         die(str(exc))
     except OSError as exc:
-        die(f"{config.output}: cannot take its lock: {exc.strerror or exc}")
+        if config.output.exists() and not config.output.is_dir():
+            die(f"output: {config.output} is a file, not a folder")
+        die(f"output: {config.output}: cannot take its lock: {exc.strerror or exc}")
 
 
 def warn_unplayable_teams(config: TournamentConfig, problems: bool = True) -> None:
@@ -507,7 +526,6 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
         Games,
         TuneFailed,
         best_of,
-        claim_store,
         search,
         store_player,
         total_games,
@@ -529,12 +547,11 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
 
     held: Playing | None = None
     try:
-        with playing(base) as held:
+        with playing(base, tuning=config.name) as held:
             cache, store, run_id = held.cache, held.store, held.run_id
             try:
                 secret = checked_secret(base, store)
-                claim_store(store, config.name, str(store.path))
-            except ValueError as exc:  # a SecretError, or another tuning's store
+            except ValueError as exc:  # a SecretError
                 die(str(exc))
             snapshots = Snapshots(cache)
             features = snapshot = files = ""

@@ -163,6 +163,8 @@ def current_results(config: TournamentConfig, store: Store, split: Plan | None =
 #: The store's fact (`Store.meta`) holding what its games were played with, beyond what each
 #: game's row records (`game_settings`).
 SETTINGS_META = "game-settings"
+#: The store's fact naming the tuning whose games it holds; absent or empty: a tournament's.
+TUNING_META = "tuning"
 
 
 class SettingsChanged(ValueError):
@@ -247,3 +249,24 @@ def check_settings(config: TournamentConfig, store: Store, where: str) -> None:
     if problem is not None:
         raise SettingsChanged(problem)
     store.set_meta(SETTINGS_META, json.dumps(record, sort_keys=True))
+
+
+def check_owner(store: Store, tuning: str | None, where: str) -> None:
+    """Refuse (`SettingsChanged`) a results folder whose games belong to another kind of run:
+    a tournament's to a tuning (`tuning` its name), a tuning's to a tournament (`tuning`
+    None) or to another tuning. Candidates are named alike in every tuning (`start`,
+    `g0000-c00`), and a tournament's entrants may be too, so either would mark the other's
+    games stale and replace them. Then mark the folder as this run's, before anything else
+    is recorded in it."""
+    held = store.meta(TUNING_META) or None
+    if held != tuning and not store.is_empty():
+        if held is None:
+            why = f"holds a tournament's games; tuning {tuning!r} would replace them"
+        elif tuning is None:
+            why = (f"holds the games of tuning {held!r}; a tournament's games would be "
+                   "mixed with them and replace them")
+        else:
+            why = f"holds the games of tuning {held!r}; tuning {tuning!r} would replace them"
+        raise SettingsChanged(f"{where}: {why} (give it another output, or remove that store)")
+    if held != tuning:
+        store.set_meta(TUNING_META, tuning or "")

@@ -80,8 +80,6 @@ START_SEEN = "start-tuning"
 #: weights, not by their luck. It is part of every candidate's hash too, so that games stored
 #: by a tuning that drew each candidate's streams apart are played again, never mixed in.
 COMMON_STREAM = "tuning: one stream per seed"
-#: The store's fact naming the tuning whose games it holds (`claim_store`).
-TUNING_META = "tuning"
 #: Significant digits a candidate's weights are rounded to.
 DIGITS = 6
 #: The label the comparison's master seed is derived with (never the tuning's seeds).
@@ -550,17 +548,6 @@ def total_games(config: TuneConfig) -> int:
     return ((1 + config.generations * config.population + final) * config.games
             + 2 * config.comparison_games)
 
-
-
-def claim_store(store: Any, name: str, where: str) -> None:
-    """Mark `store` as tuning `name`'s, or refuse (ValueError naming both) when it holds the
-    games of another: two tune files share candidate names (`g0000-c00`), so each would
-    replace the other's games as stale, and an interrupted run would lose what it played."""
-    held = store.meta(TUNING_META)
-    if held is not None and held != name and not store.is_empty():
-        raise ValueError(f"{where}: holds the games of tuning {held!r}; tuning {name!r} would "
-                         "replace them (give it another output, or remove that store)")
-    store.set_meta(TUNING_META, name)
 
 
 def store_player(store: Any, executor: Any, keeper: Any, snapshots: Any, secret: str,
