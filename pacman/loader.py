@@ -44,7 +44,7 @@ from types import ModuleType
 from typing import Any
 
 from pacman import compat, problems
-from pacman.describe import clean
+from pacman.describe import clean, exception_text, type_name
 from pacman.files import FileProblem, read_bounded
 from pacman.teamfolder import TeamFolderError, read_team_file, team_files
 
@@ -255,7 +255,9 @@ def load_file(path: Path) -> ModuleType:
         sys.modules.pop(module_name, None)
         if sys.modules.get(path.stem) is module:
             del sys.modules[path.stem]
-        raise SubmissionError(f"{path}: importing it failed: {type(exc).__name__}: {exc}") from exc
+        # The file's own exception: its str() may raise or run to megabytes.
+        raise SubmissionError(f"{path}: importing it failed: {type_name(type(exc).__name__)}: "
+                              f"{clean(exception_text(exc))}") from exc
     _loaded[key] = module
     return module
 

@@ -190,6 +190,16 @@ def test_weights_and_options_are_checked_against_the_agent_and_evaluation(
         "(the search works in units of it)",
         "weights.trapped.start: 5 is outside [None, 0.0]",
     ]
+    # Finite, but so large that the search's candidates would overflow to infinity.
+    assert problems({"weights": {"food_left": {"start": 1.7e308, "scale": 1.7e308},
+                                 "trapped": {"start": -1, "low": -1e13}}}, tmp_path) == [
+        "weights.food_left.start: 1.7e+308 is beyond 1e+12 in size: a weight so large leaves "
+        "the score no say, and candidates many scales away would not be finite numbers",
+        "weights.food_left.scale: 1.7e+308 is beyond 1e+12 in size: a weight so large leaves "
+        "the score no say, and candidates many scales away would not be finite numbers",
+        "weights.trapped.low: -1e+13 is beyond 1e+12 in size: a weight so large leaves "
+        "the score no say, and candidates many scales away would not be finite numbers",
+    ]
     assert problems({"agent": "GreedyAgent"}, tmp_path) == [
         "agent: GreedyAgent takes no weights option, so it has nothing to tune; tune a search "
         "agent (ReflexAgent, MinimaxAgent, AlphaBetaAgent, ExpectimaxAgent, AnytimeAgent, "
@@ -219,6 +229,13 @@ def test_an_objective_no_game_can_reach_is_refused(tmp_path: Path) -> None:
         "ends every game before Pacman can eat the 8 dots of testClassic (at least 15 moves "
         "of all agents with 1 ghosts), so no game is ever won; raise max_moves or use "
         "objective: mean_score"]
+    # Eating the last dot wins: a layout without dots has no win to count.
+    (tmp_path / "bare.lay").write_text("%%%%%%\n%P  G%\n%%%%%%\n")
+    bare = {**short, "layout": "bare.lay", "max_moves": 400}
+    assert problems({"objective": "win_rate", "protocol": bare}, tmp_path) == [
+        "objective: win_rate cannot be computed under this protocol: bare has no dots, so no "
+        "game is ever won; use objective: mean_score"]
+    tune({"objective": "mean_score", "protocol": bare}, tmp_path)
     # The mean score is computed whatever the protocol; 15 moves can win.
     tune({"objective": "mean_score", "protocol": short}, tmp_path)
     tune({"objective": {"kind": MEAN_SCORE_WINS, "min_win_rate": 0.9},
@@ -241,6 +258,12 @@ def nothing(state):
 def stub(state):
     import sys
     sys.exit(1)  # what the course's util.raiseNotDefined() does
+
+class Odd(BaseException):  # not an Exception, yet the file's problem all the same
+    pass
+
+def odd(state):
+    raise Odd("odd")
 
 def hangs(state):
     while True:
@@ -301,6 +324,18 @@ def test_a_feature_function_is_called_once_on_the_start_state(tmp_path: Path) ->
     assert problems(with_function("stub", {"dots": 1}), tmp_path) == [
         "evaluation.features: feats.py:stub raised on the start state of testClassic: "
         "SystemExit: \"1\""]
+    assert problems(with_function("odd", {"dots": 1}), tmp_path) == [
+        "evaluation.features: feats.py:odd raised on the start state of testClassic: "
+        "Odd: \"odd\""]
+    # An exception at import that cannot even be printed is still a located problem.
+    (tmp_path / "mute.py").write_text(
+        "class Mute(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\n"
+        "raise Mute()\n")
+    mute = tmp_path / "mute.py"
+    assert problems({"evaluation": {"features": "mute.py:phi"}, "weights": {"dots": 1}},
+                    tmp_path) == [
+        f"evaluation.features: features={mute}:phi: {mute}: importing it failed: Mute: <an "
+        "exception that cannot be printed>"]
     assert problems(with_function("huge", {"dots": 1}), tmp_path) == [
         "evaluation.features: feats.py:huge: feature 'dots' is " + repr(10 ** 400)[:77]
         + "..., not a finite number (on the start state of testClassic)"]

@@ -202,6 +202,10 @@ def tunable_agents() -> list[str]:
 #: generation's schedule is made.
 MAX_COUNT = 1_000_000
 MAX_POPULATION = 1_000
+#: The largest weight, bound or scale a tune file may give. The game's scores are in the
+#: thousands, so a weight far beyond this leaves them no say; and the search's candidates lie
+#: many scales from the start, where a weight near the largest float becomes infinite.
+MAX_WEIGHT = 1e12
 
 
 def default_population(dimensions: int) -> int:
@@ -591,7 +595,9 @@ def _call_features(
         return None
     try:
         found = function(state)
-    except (Exception, SystemExit) as exc:  # the course's stub calls sys.exit
+    except (KeyboardInterrupt, _TooLong):
+        raise
+    except BaseException as exc:  # the course's stub calls sys.exit; anything else is the file's
         problems.add(at, f"{shown} raised on the start state of {protocol.layout.name}: "
                      f"{clean(describe(exc), 300)}")
         return None
@@ -607,7 +613,9 @@ def _call_features(
             except ValueError as exc:
                 problems.add(at, f"{exc} (on the start state of {protocol.layout.name})")
                 values[str(name)] = math.nan  # produced, though not a number
-    except (Exception, SystemExit) as exc:  # a mapping whose iteration raises
+    except (KeyboardInterrupt, _TooLong):
+        raise
+    except BaseException as exc:  # a mapping whose iteration raises
         problems.add(at, f"{shown}'s result raised on the start state of "
                      f"{protocol.layout.name}: {clean(describe(exc), 300)}")
         return None
@@ -654,6 +662,15 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weigh
                 continue
             start = float(known[given.name])
         scale = given.scale if given.scale is not None else abs(start)
+        huge = [(key, value) for key, value in (("start", start), ("scale", given.scale),
+                                                ("low", given.low), ("high", given.high))
+                if value is not None and abs(value) > MAX_WEIGHT]
+        for key, value in huge:
+            problems.add((*at, key), f"{value:g} is beyond {MAX_WEIGHT:g} in size: a weight "
+                         "so large leaves the score no say, and candidates many scales away "
+                         "would not be finite numbers")
+        if huge:
+            continue
         if scale == 0:
             problems.add((*at, "scale"), "required when the start is 0: the size of a "
                          "change worth trying (the search works in units of it)")
@@ -673,8 +690,9 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weigh
 
 
 def _objective_checks(shape: _TuneIn, problems: Problems) -> None:
-    """An objective that counts wins needs a protocol in which a game can be won: Pacman eats
-    one dot a move at most, and every ghost moves after each of his moves."""
+    """An objective that counts wins needs a protocol in which a game can be won: a layout with
+    dots (eating the last one wins); Pacman eats one dot a move at most, and every ghost moves
+    after each of his moves."""
     if shape.objective.kind not in (WIN_RATE, MEAN_SCORE_WINS):
         return
     protocol = shape.protocol
@@ -682,7 +700,11 @@ def _objective_checks(shape: _TuneIn, problems: Problems) -> None:
     dots = layout.food_mask.bit_count()
     ghosts = min(protocol.num_ghosts, layout.numGhosts)
     fewest = dots + max(0, dots - 1) * ghosts
-    if dots and protocol.max_moves < fewest:
+    if not dots:  # a game is won by eating the last dot (RULES.md): here there is none
+        problems.add(("objective",), f"{shape.objective.kind} cannot be computed under this "
+                     f"protocol: {protocol.layout.name} has no dots, so no game is ever won; "
+                     "use objective: mean_score")
+    elif protocol.max_moves < fewest:
         problems.add(("objective",), f"{shape.objective.kind} cannot be computed under this "
                      f"protocol: protocol.max_moves ({protocol.max_moves}) ends every game "
                      f"before Pacman can eat the {dots} dots of {protocol.layout.name} (at "
