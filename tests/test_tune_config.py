@@ -188,8 +188,10 @@ def test_weights_and_options_are_checked_against_the_agent_and_evaluation(
         "features: " + ", ".join(DEFAULT_WEIGHTS),
         "weights.won.scale: required when the start is 0: the size of a change worth trying "
         "(the search works in units of it)",
-        "weights.trapped.start: 5 is outside [None, 0.0]",
+        "weights.trapped.start: 5 is above its high bound, 0",
     ]
+    assert problems({"weights": {"trapped": {"start": -600, "low": -500}}}, tmp_path) == [
+        "weights.trapped.start: -600 is below its low bound, -500"]
     # Finite, but so large that the search's candidates would overflow to infinity.
     assert problems({"weights": {"food_left": {"start": 1.7e308, "scale": 1.7e308},
                                  "trapped": {"start": -1, "low": -1e13}}}, tmp_path) == [

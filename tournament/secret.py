@@ -107,8 +107,11 @@ def checked_secret(config: TournamentConfig, store: Store) -> str:
         raise SecretError(f"{exc}; the stored games were played with it, so the others must "
                           "be too (restore it, or start a new results folder)") from None
     except OSError as exc:  # a folder to make it in that cannot be made
-        raise SecretError(f"{secret_path(config)}: cannot make the secret: "
-                          f"{exc.strerror or exc}") from None
+        path = secret_path(config)
+        above = next((p for p in path.parents if p.exists()), None)
+        why = (f"{above} is a file, not a folder" if above is not None and not above.is_dir()
+               else exc.strerror or str(exc))
+        raise SecretError(f"secret_file: {path}: cannot make the secret: {why}") from None
     if stored is None:
         store.set_meta("secret", fingerprint(secret))
     elif stored != fingerprint(secret):

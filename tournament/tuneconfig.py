@@ -675,9 +675,11 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weigh
             problems.add((*at, "scale"), "required when the start is 0: the size of a "
                          "change worth trying (the search works in units of it)")
             continue
-        if (given.low is not None and start < given.low) or \
-                (given.high is not None and start > given.high):
-            problems.add((*at, "start"), f"{start:g} is outside [{given.low}, {given.high}]")
+        if given.low is not None and start < given.low:
+            problems.add((*at, "start"), f"{start:g} is below its low bound, {given.low:g}")
+            continue
+        if given.high is not None and start > given.high:
+            problems.add((*at, "start"), f"{start:g} is above its high bound, {given.high:g}")
             continue
         out.append(Weight(given.name, start, scale, given.low, given.high))
     tuned = {given.name for given in shape.weights}
