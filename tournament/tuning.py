@@ -549,7 +549,6 @@ def total_games(config: TuneConfig) -> int:
             + 2 * config.comparison_games)
 
 
-
 def store_player(store: Any, executor: Any, keeper: Any, snapshots: Any, secret: str,
                  layers: tuple[str, ...], progress: Any, features_snapshot: str = "",
                  ) -> Callable[[TournamentConfig, dict[str, str]], Any]:
