@@ -114,6 +114,16 @@ def read_text_bounded(path: Path, limit: int, follow_links: bool = True) -> str:
         raise FileProblem(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
 
+def in_the_way(folder: Path) -> Path | None:
+    """What stops `folder` from being made or used as a folder: the nearest of it and the
+    folders above it that exists and is not a folder (None when nothing does), for messages
+    that name the file in the way rather than the system's "File exists"."""
+    for path in (folder, *folder.parents):
+        if path.exists():
+            return None if path.is_dir() else path
+    return None
+
+
 def printable_name(name: str) -> bool:
     """Whether a file name is text that can be shown: valid UTF-8, no control characters.
 

@@ -117,7 +117,7 @@ def test_a_first_run_with_an_unusable_secret_file_names_the_key_and_keeps_no_sto
                                                             "secret_file: afile/cup.secret\n"))])
     assert result.exit_code == 2, result.output
     assert (f"secret_file: {tmp_path / 'afile' / 'cup.secret'}: cannot make the secret: "
-            f"{tmp_path / 'afile'} is a file, not a folder") in result.output
+            f"{tmp_path / 'afile'} is not a folder") in result.output
     assert "Traceback" not in result.output
     nested = config_in(tmp_path, "secret_file: bad.secret\n")
     nested.write_text(nested.read_text().replace("output: out", "output: deep/er/out"))
@@ -128,4 +128,9 @@ def test_a_first_run_with_an_unusable_secret_file_names_the_key_and_keeps_no_sto
     nested.write_text(nested.read_text().replace("output: deep/er/out", "output: taken"))
     result = CliRunner().invoke(main, ["run", str(nested)])
     assert result.exit_code == 2, result.output
-    assert f"output: {tmp_path / 'taken'} is a file, not a folder" in result.output
+    assert f"output: {tmp_path / 'taken'} is not a folder" in result.output
+    nested.write_text(nested.read_text().replace("output: taken", "output: taken/out"))
+    result = CliRunner().invoke(main, ["run", str(nested)])
+    assert result.exit_code == 2, result.output
+    assert f"output: {tmp_path / 'taken' / 'out'}: {tmp_path / 'taken'} is not a folder" in (
+        result.output)

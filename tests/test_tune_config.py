@@ -330,10 +330,10 @@ def test_a_feature_function_is_called_once_on_the_start_state(tmp_path: Path) ->
         "evaluation.features: feats.py:odd raised on the start state of testClassic: "
         "Odd: \"odd\""]
     # An exception at import that cannot even be printed is still a located problem.
-    (tmp_path / "mute.py").write_text(
+    mute = tmp_path / "mute.py"
+    mute.write_text(
         "class Mute(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\n"
         "raise Mute()\n")
-    mute = tmp_path / "mute.py"
     assert problems({"evaluation": {"features": "mute.py:phi"}, "weights": {"dots": 1}},
                     tmp_path) == [
         f"evaluation.features: features={mute}:phi: {mute}: importing it failed: Mute: <an "

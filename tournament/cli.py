@@ -223,9 +223,10 @@ def playing(config: TournamentConfig, tuning: str | None = None) -> Iterator[Pla
     ended: BaseException | None = None
     try:
         store = open_store(config)
+        where = str(config.output / "results.sqlite")
         try:
-            check_owner(store, tuning, str(config.output / "results.sqlite"))
-            check_settings(config, store, str(config.output / "results.sqlite"))
+            check_owner(store, tuning, where)
+            check_settings(config, store, where)
         except SettingsChanged as exc:
             die(str(exc))
         run_id = store.open_run(__version__)
@@ -405,6 +406,7 @@ def warn_outdated(config: TournamentConfig, config_path: Path, store: Store,
 def lock_output(config: TournamentConfig) -> None:
     """Hold the output folder for the rest of this command, which plays games into it; exit 2
     naming the holder when another process holds it (`tournament.lock`)."""
+    from pacman.files import in_the_way
     from tournament.lock import LockHeld, acquire
 
     try:
@@ -412,8 +414,10 @@ def lock_output(config: TournamentConfig) -> None:
     except LockHeld as exc:
         die(str(exc))
     except OSError as exc:
-        if config.output.exists() and not config.output.is_dir():
-            die(f"output: {config.output} is a file, not a folder")
+        blocker = in_the_way(config.output)
+        if blocker is not None:
+            die(f"output: {config.output}"
+                + ("" if blocker == config.output else f": {blocker}") + " is not a folder")
         die(f"output: {config.output}: cannot take its lock: {exc.strerror or exc}")
 
 

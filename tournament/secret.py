@@ -26,6 +26,7 @@ import os
 import secrets
 from pathlib import Path
 
+from pacman.files import in_the_way
 from tournament.config import TournamentConfig
 from tournament.store import Store
 
@@ -108,9 +109,8 @@ def checked_secret(config: TournamentConfig, store: Store) -> str:
                           "be too (restore it, or start a new results folder)") from None
     except OSError as exc:  # a folder to make it in that cannot be made
         path = secret_path(config)
-        above = next((p for p in path.parents if p.exists()), None)
-        why = (f"{above} is a file, not a folder" if above is not None and not above.is_dir()
-               else exc.strerror or str(exc))
+        blocker = in_the_way(path.parent)
+        why = f"{blocker} is not a folder" if blocker is not None else exc.strerror or str(exc)
         raise SecretError(f"secret_file: {path}: cannot make the secret: {why}") from None
     if stored is None:
         store.set_meta("secret", fingerprint(secret))
