@@ -53,8 +53,9 @@ def test_an_objective_states_its_floor_only_where_it_has_one() -> None:
         "mean score over wins (win rate at least 95%)"
 
 
-def m(games: int, wins: int, mean: float, value: float, feasible: bool) -> Measure:
-    return Measure(games, wins, mean, math.nan, value, feasible)
+def m(games: int, wins: int, mean: float, value: float, feasible: bool,
+      failures: int = 0) -> Measure:
+    return Measure(games, wins, mean, math.nan, value, feasible, failures)
 
 
 def test_costs_rank_feasible_first_then_the_closest_to_the_floor() -> None:
@@ -64,11 +65,32 @@ def test_costs_rank_feasible_first_then_the_closest_to_the_floor() -> None:
         m(10, 9, 1400, math.nan, False),   # below the floor: after every feasible one
         m(10, 8, 1500, math.nan, False),   # a lower win rate, whatever its score
         m(10, 8, 1200, math.nan, False),   # the same win rate, a lower mean score
+        m(10, 10, 4000, math.nan, False, 1),  # its agent failed a game: after the floor's
+        m(10, 10, 3000, math.nan, False, 1),  # the same share failed, a lower mean score
+        m(10, 0, 9000, math.nan, False, 2),   # more games failed, whatever its score
+        m(1000, 0, -500, math.nan, False, 1000),  # every game failed
         m(0, 0, math.nan, math.nan, False),  # no games at all: last
     ]
     costs = [cost(found) for found in ranked]
     assert costs == sorted(costs) and len(set(costs)) == len(costs)
     assert cost(m(10, 10, -3000, -3000, True)) < cost(ranked[2])
+    # A share's smallest step (1 in a million games) still outweighs any score.
+    assert cost(m(10**6, 0, 5000, math.nan, False, 1)) < cost(
+        m(10**6, 0, -5000, math.nan, False, 2))
+
+
+def test_a_failed_game_leaves_no_value_whatever_the_objective() -> None:
+    for kind in (MEAN_SCORE, WIN_RATE, MEAN_SCORE_WINS):
+        found = measure(Objective(kind), SCORES, WINS, failures=1)
+        assert not found.feasible and math.isnan(found.value)
+        assert (found.failures, found.mean_score, found.wins) == (1, 825.0, 2)
+        assert found.shortfall == "its agent failed 1 of 4 games"
+    assert measure(Objective(MEAN_SCORE_WINS, 0.75), SCORES, WINS).shortfall == \
+        "below the floor"
+    assert measure(Objective(MEAN_SCORE), [], []).shortfall == "no games"
+    assert measure(Objective(MEAN_SCORE), SCORES, WINS).shortfall == ""
+    with pytest.raises(ValueError, match="5 failures in 4 games"):
+        measure(Objective(MEAN_SCORE), SCORES, WINS, failures=5)
 
 
 def games(seed: int, n: int, shift: float, win_rate: float) -> list[tuple[float, bool]]:
@@ -123,3 +145,16 @@ def test_mean_score_over_wins_compares_means_of_different_subsets() -> None:
     floored = compare(Objective(MEAN_SCORE_WINS, min_win_rate=0.9), start, tuned,
                       resamples=2000)[0]
     assert floored.verdict == f"{NO_IMPROVEMENT} (win rate below 90%)"
+
+
+def test_tuned_weights_that_fail_more_games_than_the_start_are_no_improvement() -> None:
+    start = games(6, 100, 0.0, 0.8)
+    tuned = [(score + 40.0, won) for score, won in start]
+    assert compare(Objective(MEAN_SCORE), start, tuned, failures=(2, 2))[0].verdict == IMPROVED
+    assert compare(Objective(MEAN_SCORE), start, tuned, failures=(3, 1))[0].verdict == IMPROVED
+    first = compare(Objective(MEAN_SCORE), start, tuned, failures=(1, 2))[0]
+    assert first.verdict == (f"{NO_IMPROVEMENT} (the tuned weights' agent failed 2 of these "
+                             "games, the start's 1)")
+    assert first.low == pytest.approx(40.0)  # the figures are still shown as measured
+    worse = [(score - 300.0, won) for score, won in start]
+    assert compare(Objective(MEAN_SCORE), start, worse, failures=(0, 5))[0].verdict == WORSE

@@ -208,7 +208,8 @@ def test_ctrl_c_keeps_what_is_stored_and_the_same_command_resumes_without_replay
 
 TEAM_AGENT = """\
 class TunedAgent:
-    \"\"\"Goes for food first and away from ghosts, as its weights say.\"\"\"
+    \"\"\"Goes for food first and away from ghosts, as its weights say; with a `ghost` weight
+    above 5, it crashes at its first move.\"\"\"
 
     def __init__(self, weights=""):
         pairs = [part.split(":") for part in weights.split(";") if part]
@@ -216,6 +217,8 @@ class TunedAgent:
         print("weights", sorted(self.weights.items()))
 
     def getAction(self, state):
+        if self.weights["ghost"] > 5:
+            raise RuntimeError("too bold")
         legal = [a for a in state.getLegalActions(0) if a != "Stop"] or ["Stop"]
 
         def value(action):
@@ -245,7 +248,7 @@ def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
         protocol: {layout: testClassic, num_ghosts: 1, max_moves: 200}
         games: 1
         budget: {generations: 1}
-        population: 2
+        population: 4
         comparison: {games: 2}
         result: best
         workers: 2
@@ -254,7 +257,7 @@ def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
     first = tournament("tune", "tune.yaml", cwd=tmp_path).stdout
     assert "sandbox layers on:" in first
     out = tmp_path / "out"
-    assert runs(out / "results.sqlite") == [("finished", 7)]
+    assert runs(out / "results.sqlite") == [("finished", 9)]
     with sqlite3.connect(out / "results.sqlite") as conn:
         layers = {row[0] for row in conn.execute("SELECT sandbox FROM games")}
     assert "" not in layers  # every game played sandboxed
@@ -265,8 +268,15 @@ def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
                "classic" / "0.log").read_text()
         expected = sorted({"food": float(row["food"]), "ghost": float(row["ghost"])}.items())
         assert f"weights {expected}" in log
+    # Candidates whose agent crashed have no value and rank last, however they scored.
+    crashed = [row for row in candidates if float(row["ghost"]) > 5]
+    played = [row for row in candidates if float(row["ghost"]) <= 5]
+    assert crashed and played
+    for row in crashed:
+        assert (row["failures"], row["feasible"], row["objective"]) == ("1", "False", "")
+    assert all((row["failures"], row["feasible"]) == ("0", "True") for row in played)
     # result: best: the best candidate's own weights, and no final mean played.
-    best = max(candidates, key=lambda c: (float(c["objective"]), -candidates.index(c)))
+    best = max(played, key=lambda c: (float(c["objective"]), -candidates.index(c)))
     assert load_weights(out / "weights.yaml", None) == {"food": float(best["food"]),
                                                         "ghost": float(best["ghost"])}
     assert f"candidate {best['entrant']}. For agent myAgents.py:TunedAgent." in \
@@ -274,7 +284,7 @@ def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
     # A change to the team's file makes its games stale: played again, not taken as stored.
     (team / "myAgents.py").write_text(TEAM_AGENT + "\n# changed\n")
     tournament("tune", "tune.yaml", cwd=tmp_path)
-    assert runs(out / "results.sqlite") == [("finished", 7), ("finished", 7)]
+    assert runs(out / "results.sqlite") == [("finished", 9), ("finished", 9)]
 
 
 FEATURES = """\

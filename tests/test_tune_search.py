@@ -193,11 +193,16 @@ def test_measures_leave_out_the_platforms_failures_and_an_agent_failing_everywhe
         tmp_path: Path) -> None:
     cfg = config(tmp_path, objective="win_rate")
     table = rows(("a", 0, "win", 500, True, None), ("a", 1, "loss", -300, False, None),
-                 ("a", 2, "infra_error", 0, False, None), ("b", 0, "crash", -20, False, 0))
-    found = measures_of(table, ["a", "b", "c"], cfg)
+                 ("a", 2, "infra_error", 0, False, None), ("b", 0, "crash", -20, False, 0),
+                 ("b", 1, "win", 900, True, None), ("d", 0, "crash", 700, True, 1))
+    found = measures_of(table, ["a", "b", "c", "d"], cfg)
     assert found[0] == measure(Objective("win_rate"), [500, -300], [True, False])
-    assert found[1].games == 1 and found[1].value == 0.0
+    # b won its other game, but failed one itself: no value, whatever it scored.
+    assert (found[1].games, found[1].failures, found[1].feasible) == (2, 1, False)
+    assert math.isnan(found[1].value) and found[1].shortfall == "its agent failed 1 of 2 games"
     assert found[2].games == 0 and math.isnan(found[2].value)
+    # A ghost's failure (culprit 1) is not the tuned agent's.
+    assert (found[3].failures, found[3].feasible, found[3].value) == (0, True, 1.0)
     assert failure_of(table) == ""
     broken = rows(("a", 0, "load_error", -501, False, 0), ("b", 0, "crash", -501, False, 0))
     assert failure_of(broken) == "load_error: load_error"

@@ -637,7 +637,7 @@ def _objective(value: float) -> str:
 
 
 def _value(found: Any) -> str:
-    return _objective(found.value) if found.feasible else "below the floor"
+    return _objective(found.value) if found.feasible else found.shortfall
 
 
 def _stats(found: Any) -> str:

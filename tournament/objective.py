@@ -9,9 +9,17 @@ The objective of a set of games (one candidate's, in `tournament tune`) is one o
   *infeasible*: it ranks after every feasible one, and among the infeasible the higher win
   rate (then mean score) ranks first, so the search is led back over the floor.
 
+Whatever the objective, a candidate that failed a game itself (its agent crashed, timed out,
+answered an illegal move...: `pacman.outcomes.FAILURES`, blamed on Pacman) is infeasible too,
+and ranks after every candidate that failed none: the fewer games failed (as a share), then the
+higher mean score, first. A failure scores like a death in a tournament
+(`tournament.runner.tournament_score`), so by score alone weights that make an agent crash now
+and then could outrank weights that play every game, and be the ones the run hands out.
+
 CMA-ES minimises, and only the order of a generation's costs matters to it (it is a
 rank-based method), so `cost` maps each measure to a number whose order is the ranking
-above: `-value` for a feasible one, and above every feasible cost for an infeasible one.
+above: `-value` for a feasible one, and above every feasible cost for an infeasible one
+(below the floor, then failing games, then without games).
 
 The comparison of tuned against starting weights (`compare`) plays both on the same fresh
 seeds and pairs the games by seed: for each statistic, the difference (tuned - start) with a
@@ -21,7 +29,8 @@ reduction is kept; seeded, so the same games give the same interval). For `mean_
 `mean_score_wins`, a mean over a subset of games that differs between the two sides, there
 is no per-game difference, so each resample's difference of the two means is taken. An
 interval that includes 0 is "no improvement"; a tuned result below the floor is none either,
-and fewer than `MIN_PAIRS` pairs give no interval.
+nor one that failed more of these games than the start did, and fewer than `MIN_PAIRS` pairs
+give no interval.
 """
 
 from __future__ import annotations
@@ -41,6 +50,11 @@ OBJECTIVES = (MEAN_SCORE, WIN_RATE, MEAN_SCORE_WINS)
 #: What an infeasible measure costs at least: above the cost of any feasible one (scores are
 #: within a few thousand points of 0).
 INFEASIBLE = 1e9
+#: What a measure with games its agent failed costs at least, times 1 + the share failed:
+#: above every measure below the floor, and a share's step (1 / games) outweighs the scores.
+FAILING = 1e12
+#: What a measure of no games costs: the last of all.
+NO_GAMES = 1e14
 
 #: The comparison's verdicts.
 IMPROVED = "improvement"
@@ -94,17 +108,34 @@ class Measure:
     mean_score_wins: float
     value: float
     feasible: bool
+    #: Games the agent itself failed (`pacman.outcomes.FAILURES`, culprit Pacman).
+    failures: int = 0
 
     @property
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else math.nan
 
+    @property
+    def shortfall(self) -> str:
+        """Why the measure has no value, in words ('' when it has one)."""
+        if self.feasible:
+            return ""
+        if self.games == 0:
+            return "no games"
+        if self.failures:
+            return f"its agent failed {self.failures} of {self.games} games"
+        return "below the floor"
 
-def measure(objective: Objective, scores: Sequence[float], wins: Sequence[bool]) -> Measure:
+
+def measure(objective: Objective, scores: Sequence[float], wins: Sequence[bool],
+            failures: int = 0) -> Measure:
     """The objective over games with these `scores` and `wins` (scored games only: the
-    caller leaves out the platform's failures, `infra_error`)."""
+    caller leaves out the platform's failures, `infra_error`), `failures` of which the agent
+    failed itself (their scores as a tournament scores them): then it has no value."""
     if len(scores) != len(wins):
         raise ValueError(f"{len(scores)} scores but {len(wins)} wins")
+    if not 0 <= failures <= len(scores):
+        raise ValueError(f"{failures} failures in {len(scores)} games")
     score = np.asarray(scores, dtype=float)
     won = np.asarray(wins, dtype=bool)
     n, k = int(score.size), int(won.sum())
@@ -112,6 +143,8 @@ def measure(objective: Objective, scores: Sequence[float], wins: Sequence[bool])
     mean_wins = float(score[won].mean()) if k else math.nan
     if n == 0:
         return Measure(0, 0, mean, mean_wins, math.nan, False)
+    if failures:
+        return Measure(n, k, mean, mean_wins, math.nan, False, failures)
     if objective.kind == MEAN_SCORE:
         return Measure(n, k, mean, mean_wins, mean, True)
     if objective.kind == WIN_RATE:
@@ -122,12 +155,14 @@ def measure(objective: Objective, scores: Sequence[float], wins: Sequence[bool])
 
 def cost(found: Measure) -> float:
     """What CMA-ES minimises for `found`: the order of costs is the objective's ranking
-    (feasible by value, then infeasible by win rate, then mean score; no games at all
-    last)."""
+    (feasible by value; then below the floor by win rate, then mean score; then with failed
+    games by the share failed, then mean score; no games at all last)."""
     if found.feasible:
         return -found.value
     if found.games == 0:
-        return INFEASIBLE * 4
+        return NO_GAMES
+    if found.failures:
+        return FAILING * (1 + found.failures / found.games) - found.mean_score
     # The win rate's shortfall from 1 outweighs any score (|score| < INFEASIBLE / 4).
     return INFEASIBLE * (2 - found.win_rate) - found.mean_score
 
@@ -171,11 +206,13 @@ def verdict(low: float, high: float) -> str:
 
 def compare(objective: Objective, start: Sequence[tuple[float, bool]],
             tuned: Sequence[tuple[float, bool]], confidence: float = 0.95,
-            resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED) -> list[Difference]:
+            resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED,
+            failures: tuple[int, int] = (0, 0)) -> list[Difference]:
     """Tuned against starting weights over paired games (`start[i]` and `tuned[i]` are
     (score, won) of the same seed): the objective's statistic first, then the other two of
     mean score, win rate and mean score over wins. The objective's verdict is "no
-    improvement" too when the tuned weights fall below `min_win_rate` here."""
+    improvement" too when the tuned weights fall below `min_win_rate` here, or failed more of
+    these games than the start did (`failures`: the games each side's agent failed itself)."""
     if len(start) != len(tuned):
         raise ValueError(f"{len(start)} games of the start but {len(tuned)} of the tuned "
                          "weights: the comparison pairs games by seed")
@@ -210,5 +247,8 @@ def compare(objective: Objective, start: Sequence[tuple[float, bool]],
         if (name == objective.kind == MEAN_SCORE_WINS and said == IMPROVED
                 and n and float(b_won.mean()) < objective.min_win_rate):
             said = f"{NO_IMPROVEMENT} (win rate below {objective.min_win_rate:.0%})"
+        if name == objective.kind and said == IMPROVED and failures[1] > failures[0]:
+            said = (f"{NO_IMPROVEMENT} (the tuned weights' agent failed {failures[1]} of these "
+                    f"games, the start's {failures[0]})")
         out.append(Difference(name, was, now, now - was, low, high, said))
     return out

@@ -306,14 +306,20 @@ class TuneFailed(RuntimeError):
     """The run cannot go on: every game of a generation was the agent's own failure."""
 
 
+def own_failures(rows: Any) -> Any:
+    """Which of `rows` the Pacman, the tuned agent, failed itself (a boolean Series)."""
+    return rows["outcome"].isin(FAILURES) & (rows["culprit"] == 0)
+
+
 def measures_of(rows: Any, names: Sequence[str], config: TuneConfig) -> list[Measure]:
-    """Each entrant's measure over its stored rows (the platform's failures left out)."""
+    """Each entrant's measure over its stored rows (the platform's failures left out; the
+    agent's own counted, so that they make the measure infeasible)."""
     scored = rows[rows["outcome"] != INFRA_ERROR]
     out = []
     for name in names:
         mine = scored[scored["entrant"] == name].sort_values("game_index")
         out.append(measure(config.objective, mine["score"].astype(float).tolist(),
-                           mine["win"].astype(bool).tolist()))
+                           mine["win"].astype(bool).tolist(), int(own_failures(mine).sum())))
     return out
 
 
@@ -323,8 +329,7 @@ def failure_of(rows: Any) -> str:
     scored = rows[rows["outcome"] != INFRA_ERROR]
     if not len(scored):
         return ""
-    own = scored["outcome"].isin(FAILURES) & (scored["culprit"] == 0)
-    if not own.all():
+    if not own_failures(scored).all():
         return ""
     first = scored.sort_values("game_id").iloc[0]
     return f"{first['outcome']}: {clean(str(first['message']), 300)}"
@@ -412,13 +417,16 @@ class Games:
         if any(g.seed in seen for g in schedule(tournament)):
             raise RuntimeError("a comparison seed is a tuning game's")  # 2**-63 per pair
         rows = self.play_tournament(tournament, self.hashes(tournament))
-        scored = rows[rows["outcome"] != INFRA_ERROR]
-        by_index = {name: {int(r.game_index): (float(r.score), bool(r.win))
+        scored = rows[rows["outcome"] != INFRA_ERROR].assign(failed=own_failures)
+        by_index = {name: {int(r.game_index): (float(r.score), bool(r.win), bool(r.failed))
                            for r in scored[scored["entrant"] == name].itertuples()}
                     for name in (START, TUNED)}
         pairs = sorted(set(by_index[START]) & set(by_index[TUNED]))
-        return (compare(self.config.objective, [by_index[START][i] for i in pairs],
-                        [by_index[TUNED][i] for i in pairs]), len(pairs))
+        start_games = [by_index[START][i] for i in pairs]
+        tuned_games = [by_index[TUNED][i] for i in pairs]
+        failures = (sum(g[2] for g in start_games), sum(g[2] for g in tuned_games))
+        return (compare(self.config.objective, [g[:2] for g in start_games],
+                        [g[:2] for g in tuned_games], failures=failures), len(pairs))
 
 
 # ---- the results -------------------------------------------------------------------------
@@ -441,9 +449,9 @@ def candidates_table(config: TuneConfig, generations: Sequence[Generation],
             "entrant": e.candidate.entrant, "games": m.games, "wins": m.wins,
             "win_rate": m.win_rate, "mean_score": m.mean_score,
             "mean_score_wins": m.mean_score_wins, "objective": m.value,
-            "feasible": m.feasible, **e.candidate.as_dict()})
+            "feasible": m.feasible, "failures": m.failures, **e.candidate.as_dict()})
     columns = ["generation", "candidate", "entrant", "games", "wins", "win_rate",
-               "mean_score", "mean_score_wins", "objective", "feasible",
+               "mean_score", "mean_score_wins", "objective", "feasible", "failures",
                *(w.name for w in config.weights)]
     return pd.DataFrame(rows, columns=columns)
 
@@ -526,7 +534,7 @@ def _which(candidate: Candidate) -> str:
 
 
 def _shown(found: Measure) -> str:
-    return f"{found.value:.1f}" if found.feasible else "no value (below the floor)"
+    return f"{found.value:.1f}" if found.feasible else f"no value ({found.shortfall})"
 
 
 def write_results(config: TuneConfig, best: Evaluated, start: Measure,
