@@ -6,7 +6,6 @@ zero. Through the command: exit 2 and nothing written."""
 from __future__ import annotations
 
 import copy
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -272,8 +271,12 @@ def hangs(state):
         try:
             while True:
                 pass
-        except Exception:  # a function that swallows what it can
+        except BaseException:  # a function that swallows everything, even a time limit
             pass
+
+def leaves(state):
+    import os
+    os._exit(3)  # ends its process at once, no exception to catch
 
 def huge(state):
     return {"score": state.getScore(), "dots": 10 ** 400}
@@ -366,10 +369,32 @@ def test_a_feature_function_that_never_answers_is_a_problem_not_a_hang(
                     tmp_path) == [
         "evaluation.features: feats.py:hangs did not load and answer on the start state of "
         "testClassic within 0.5 s"]
-    # The alarm is gone afterwards: a later check is not cut short.
-    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    monkeypatch.setattr(tuneconfig, "FEATURE_CHECK_SECONDS", 60.0)
     assert tune({"evaluation": {"features": "feats.py:phi"}, "weights": {"dots": 1}},
                 tmp_path).weights[0].name == "dots"
+
+
+def test_a_feature_file_checked_cannot_end_or_change_the_tuners_process(
+        tmp_path: Path) -> None:
+    (tmp_path / "feats.py").write_text(FEATURES)
+    assert problems({"evaluation": {"features": "feats.py:leaves"}, "weights": {"dots": 1}},
+                    tmp_path) == [
+        "evaluation.features: feats.py:leaves did not load and answer on the start state of "
+        "testClassic: its process ended before answering (exit status 3)"]
+    # A file beside it named as the optimizer's package: the file's folder goes first on the
+    # import path where the file is loaded, and that is never the tuner's process.
+    (tmp_path / "cma.py").write_text("raise ImportError('the wrong cma')\n")
+    (tmp_path / "mine.py").write_text("import cma\n\ndef phi(state):\n    return {'a': 1}\n")
+    path = list(sys.path)
+    assert problems({"evaluation": {"features": "mine.py:phi"}, "weights": {"a": 1}},
+                    tmp_path)[0].endswith("ImportError: the wrong cma")
+    (tmp_path / "mine.py").write_text("def phi(state):\n    return {'a': 1}\n")
+    assert tune({"evaluation": {"features": "mine.py:phi"}, "weights": {"a": 1}},
+                tmp_path).features == f"{tmp_path / 'mine.py'}:phi"
+    assert sys.path == path
+    loaded = [name for name, module in list(sys.modules.items())
+              if str(getattr(module, "__file__", None) or "").startswith(str(tmp_path))]
+    assert loaded == []
 
 
 def test_a_file_agent_evaluates_with_its_own_code(tmp_path: Path) -> None:

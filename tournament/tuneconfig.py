@@ -8,25 +8,28 @@ problem across keys (a weight the evaluation does not have, an option the agent 
 an objective no game of the protocol can reach). Exit 2, nothing written.
 
 A feature function (`evaluation: {features: file.py:function}`) is the organizer's or the
-student's own code: it is loaded and called once, in this process, on the protocol's start
-state, to check that it returns a mapping of feature name to number holding every weight's
-feature. That is acceptable for one's own file, as `-a evalFn=file.py:function` is; a team's
-agent to tune with its own code (`agent: file.py:Class` or a team folder) plays sandboxed and
-is never run here.
+student's own code: it is loaded and called once on the protocol's start state, to check that
+it returns a mapping of feature name to number holding every weight's feature, and the agent
+is built with it once. Both happen in a child process (`_isolated`), never in this one: the
+file can then neither change this process (its folder first on `sys.path`, where a `cma.py` of
+its own would shadow the optimizer; modules of the same name) nor hold it (a loop that
+swallows every exception is killed at `FEATURE_CHECK_SECONDS`), nor end it (`os._exit`, a
+crash of the interpreter): each is a problem of the file. It is still trusted code, not
+sandboxed, as `-a evalFn=file.py:function` is; a team's agent to tune with its own code
+(`agent: file.py:Class` or a team folder) plays sandboxed and is never run here.
 
 Every key is documented in docs/tune.md.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
-import signal
-from collections.abc import Iterator, Mapping
+import multiprocessing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import Field, PlainValidator, ValidationError, ValidationInfo
 
@@ -530,35 +533,73 @@ def _agent_checks(shape: _TuneIn, problems: Problems) -> str:
     return kind
 
 
-#: How long loading a feature function and calling it once may take at the check: far more
-#: than one evaluation needs, and a bound on a function that never returns (a loop waiting
-#: for something), which would otherwise hold the command forever before any game.
+#: How long each check of a feature function's file may take (loading it and calling it once;
+#: building the agent with it): far more than one evaluation needs, and a bound on a function
+#: that never returns (a loop waiting for something), which would otherwise hold the command
+#: forever before any game.
 FEATURE_CHECK_SECONDS = 60.0
 
+T = TypeVar("T")
 
-class _TooLong(BaseException):
-    """The check's time is up: a BaseException, so the function's own `except Exception`
-    does not swallow it."""
+#: A problem found in the child process: its key path, message and `at` (`Problems.add`).
+_Note = tuple[tuple[str | int, ...], str, str | None]
 
 
-@contextlib.contextmanager
-def _within(seconds: float) -> Iterator[None]:
-    """Raise _TooLong in this (main) thread once `seconds` have passed, and every second after
-    if the code catches it; elsewhere than the main thread, no limit (signals go there)."""
-    def expire(signum: int, frame: object) -> None:
-        raise _TooLong
+def _notes(problems: Problems) -> list[_Note]:
+    """`problems` as plain values, to send to the parent process."""
+    out: list[_Note] = []
+    for detail in problems.details:
+        kind = detail["type"]
+        context = {} if isinstance(kind, str) else kind.context or {}
+        at = context.get("at")
+        out.append((tuple(detail["loc"]), str(context.get("message", "")),
+                    None if at is None else str(at)))
+    return out
 
+
+def _check_in_child(conn: Any, check: Callable[..., T], args: tuple[Any, ...]) -> None:
+    """The child's side of `_isolated`: run the check, send its problems and answer."""
+    problems = Problems()
+    answer = check(*args, problems)
+    conn.send((_notes(problems), answer))
+    conn.close()
+
+
+def _isolated(check: Callable[..., T], args: tuple[Any, ...], problems: Problems,
+              what: str) -> T | None:
+    """`check(*args, problems)` run in a child process (a forkserver's, as the local pool's
+    workers: a fork of a process with threads may deadlock), its problems added to `problems`
+    and its answer returned; None, with the problem recorded at `evaluation.features`, when the
+    child has not answered within `FEATURE_CHECK_SECONDS` (then it is killed) or ended before
+    answering. `what` says in words what the child was doing, for those problems."""
+    context = multiprocessing.get_context("forkserver")
+    ours, theirs = context.Pipe(duplex=False)
+    child = context.Process(target=_check_in_child, args=(theirs, check, args),
+                            name="feature check")
+    child.start()
+    theirs.close()
+    at = ("evaluation", FEATURE_FUNCTION)
     try:
-        earlier = signal.signal(signal.SIGALRM, expire)
-    except ValueError:  # not the main thread
-        yield
-        return
-    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
-    try:
-        yield
+        if not ours.poll(FEATURE_CHECK_SECONDS):
+            problems.add(at, f"{what} within {FEATURE_CHECK_SECONDS:g} s")
+            return None
+        try:
+            notes, answer = ours.recv()
+        except (EOFError, OSError):  # the child ended without answering
+            child.join(5)
+            status = child.exitcode
+            how = ("it did not stop" if status is None else f"killed by signal {-status}"
+                   if status < 0 else f"exit status {status}")
+            problems.add(at, f"{what}: its process ended before answering ({how})")
+            return None
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, earlier)
+        ours.close()
+        if child.is_alive():
+            child.kill()
+        child.join()
+    for loc, message, where in notes:
+        problems.add(loc, message, where)
+    return answer  # type: ignore[no-any-return]
 
 
 def _features_of(
@@ -567,27 +608,26 @@ def _features_of(
     """What the feature function returns on the protocol's start state, checked (every
     value a finite number), and whether its mapping answers every name (a `util.Counter`
     counts a feature it lacks as 0, as the games do); None with the problem recorded when it
-    cannot be called. Whatever the function does (raise, exit, return a mapping that raises)
-    is a problem of the file, not a crash of the command."""
+    cannot be called. Whatever the function does (raise, exit, never return, return a mapping
+    that raises) is a problem of the file, not a crash of the command: it runs in a child
+    process (`_isolated`)."""
     shown = Path(reference.rpartition(":")[0]).name + ":" + reference.rpartition(":")[2]
-    try:
-        with _within(FEATURE_CHECK_SECONDS):
-            return _call_features(shape, reference, shown, problems)
-    except _TooLong:
-        problems.add(("evaluation", FEATURE_FUNCTION),
-                     f"{shown} did not load and answer on the start state of "
-                     f"{shape.protocol.layout.name} within {FEATURE_CHECK_SECONDS:g} s")
-        return None
+    protocol = shape.protocol
+    return _isolated(
+        _call_features,
+        (protocol.layout.path, protocol.layout.name, protocol.num_ghosts, protocol.rules,
+         reference, shown),
+        problems, f"{shown} did not load and answer on the start state of "
+        f"{protocol.layout.name}")
 
 
 def _call_features(
-    shape: _TuneIn, reference: str, shown: str, problems: Problems
+    layout: str, layout_name: str, num_ghosts: int, rules: str, reference: str, shown: str,
+    problems: Problems,
 ) -> tuple[dict[str, float], bool] | None:
-    """`_features_of` without its time limit."""
+    """`_features_of`'s check itself, in the child process."""
     at = ("evaluation", FEATURE_FUNCTION)
-    protocol = shape.protocol
-    state = GameState.initial(load_layout(protocol.layout.path), protocol.num_ghosts,
-                              protocol.rules)
+    state = GameState.initial(load_layout(layout), num_ghosts, rules)
     try:
         function = load_function(reference, FEATURE_FUNCTION)
     except ValueError as exc:
@@ -595,15 +635,13 @@ def _call_features(
         return None
     try:
         found = function(state)
-    except (KeyboardInterrupt, _TooLong):
-        raise
     except BaseException as exc:  # the course's stub calls sys.exit; anything else is the file's
-        problems.add(at, f"{shown} raised on the start state of {protocol.layout.name}: "
+        problems.add(at, f"{shown} raised on the start state of {layout_name}: "
                      f"{clean(describe(exc), 300)}")
         return None
     if not isinstance(found, Mapping):
         problems.add(at, f"{shown} returned {type(found).__name__} on the start state of "
-                     f"{protocol.layout.name}, not a mapping of feature name to number")
+                     f"{layout_name}, not a mapping of feature name to number")
         return None
     values: dict[str, float] = {}
     try:
@@ -611,13 +649,11 @@ def _call_features(
             try:
                 values[str(name)] = feature_value(found, name, shown)
             except ValueError as exc:
-                problems.add(at, f"{exc} (on the start state of {protocol.layout.name})")
+                problems.add(at, f"{exc} (on the start state of {layout_name})")
                 values[str(name)] = math.nan  # produced, though not a number
-    except (KeyboardInterrupt, _TooLong):
-        raise
     except BaseException as exc:  # a mapping whose iteration raises
         problems.add(at, f"{shown}'s result raised on the start state of "
-                     f"{protocol.layout.name}: {clean(describe(exc), 300)}")
+                     f"{layout_name}: {clean(describe(exc), 300)}")
         return None
     return values, hasattr(type(found), "__missing__")
 
@@ -758,7 +794,11 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
         (base / Path(shape.secret_file).expanduser()).resolve(),
         fixed=shape.fixed,
     )
-    if ref.builtin:
+    if ref.builtin and config.evaluation == FEATURE_FUNCTION:
+        shown = Path(config.features).name
+        _isolated(_try_building, (config,), problems,
+                  f"{config.agent} was not built with features={shown}")
+    elif ref.builtin:
         _try_building(config, problems)
     problems.raise_any()
     return config
@@ -766,7 +806,8 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
 
 def _try_building(config: TuneConfig, problems: Problems) -> None:
     """Build the built-in agent once with the start weights and the fixed options, as a
-    tournament builds its baselines: a bad option value is found before any game."""
+    tournament builds its baselines: a bad option value is found before any game. With a
+    feature function, in a child process (`_isolated`), since building loads its file."""
     start = {w.name: w.start for w in config.weights}
     options = dict(config.options(start))
     if config.evaluation == FEATURE_FUNCTION:
