@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
@@ -602,6 +603,17 @@ def _isolated(check: Callable[..., T], args: tuple[Any, ...], problems: Problems
     return answer  # type: ignore[no-any-return]
 
 
+def _line_in(exc: BaseException, reference: str) -> str:
+    """`, at line N of feats.py`: the last line of the feature function's own file that
+    `exc` went through ('' when none did, or when the function is a module's)."""
+    file = reference.rpartition(":")[0]
+    if not file.endswith(".py"):
+        return ""
+    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__)
+             if frame.filename == file]
+    return f", at line {lines[-1]} of {Path(file).name}" if lines else ""
+
+
 def _features_of(
     shape: _TuneIn, reference: str, problems: Problems
 ) -> tuple[dict[str, float], bool] | None:
@@ -636,8 +648,8 @@ def _call_features(
     try:
         found = function(state)
     except BaseException as exc:  # the course's stub calls sys.exit; anything else is the file's
-        problems.add(at, f"{shown} raised on the start state of {layout_name}: "
-                     f"{clean(describe(exc), 300)}")
+        problems.add(at, f"{shown} raised on the start state of {layout_name}"
+                     f"{_line_in(exc, reference)}: {clean(describe(exc), 300)}")
         return None
     if not isinstance(found, Mapping):
         problems.add(at, f"{shown} returned {type(found).__name__} on the start state of "
