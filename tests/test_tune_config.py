@@ -348,8 +348,16 @@ def test_a_feature_function_is_called_once_on_the_start_state(tmp_path: Path) ->
         "evaluation.features: feats.py:picky: reading feature 'dots' raised TypeError: "
         "\"nope\" (on the start state of testClassic)"]
     # A util.Counter answers for a feature it does not hold yet (such as dots eaten), as it
-    # does in games.
-    assert tune(with_function("counter", {"dots": 1}), tmp_path).weights[0].name == "dots"
+    # does in games: not refused, but said, with what it may have meant.
+    counted = tune({**with_function("counter", {"dots": 1, "scor": 1}),
+                    "fixed": {"score": 2}}, tmp_path)
+    assert [w.name for w in counted.weights] == ["dots", "scor"]
+    assert counted.notes == (
+        "weights.dots: feats.py:counter does not hold 'dots' on the start state (its "
+        "util.Counter counts it 0 there, and in every state that never sets it)",
+        "weights.scor: feats.py:counter does not hold 'scor' on the start state (did you mean "
+        "score?) (its util.Counter counts it 0 there, and in every state that never sets it)")
+    assert tune(with_function("phi", {"dots": 1}), tmp_path).notes == ()
     assert problems(with_function("nothing", {"dots": 1}), tmp_path) == [
         "evaluation.features: feats.py:nothing returned NoneType on the start state of "
         "testClassic, not a mapping of feature name to number"]

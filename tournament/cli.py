@@ -542,6 +542,8 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
         config = load_tune(tune_path)
     except TuneError as exc:
         die(f"the tune file has problems:\n{exc}")
+    for note in config.notes:
+        console.print(f"{tune_path}: note: {note}", markup=False)
     if workers is not None and workers < 1:
         die("--workers: expected at least 1")
     base = tournament_config(config, [], config.seed, config.games)

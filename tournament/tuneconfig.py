@@ -175,6 +175,10 @@ class TuneConfig:
     #: Weights every candidate keeps (`fixed:`), so that a run replays the same games when an
     #: evaluation's own weights change later.
     fixed: tuple[tuple[str, float], ...] = ()
+    #: What the check found worth saying but not refusing (a weight that a `util.Counter`
+    #: feature function does not hold on the start state), each with its key path; the
+    #: command prints them before any game.
+    notes: tuple[str, ...] = ()
 
     @property
     def base_weights(self) -> Mapping[str, float]:
@@ -670,9 +674,12 @@ def _call_features(
     return values, hasattr(type(found), "__missing__")
 
 
-def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weight, ...]:
+def _weight_checks(shape: _TuneIn, kind: str, problems: Problems,
+                   notes: list[str]) -> tuple[Weight, ...]:
     """Each weight's name against the evaluation, and its start, scale and bounds (nothing
-    to check them against while the evaluation is missing)."""
+    to check them against while the evaluation is missing). A name a `util.Counter` lacks on
+    the start state cannot be refused (it may set it later, as a feature of dots eaten), but a
+    misspelled one would count 0 in every game: it goes to `notes`."""
     if not kind:
         return ()
     known: Mapping[str, float] | None = LINEAR.get(kind)
@@ -682,6 +689,15 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems) -> tuple[Weigh
         checked = _features_of(shape, function, problems)
         if checked is not None and not checked[1]:
             produced = checked[0]
+        elif checked is not None:
+            held = checked[0]
+            named = [("weights", g.name) for g in shape.weights]
+            notes.extend(
+                f"{key}.{name}: {function.rpartition('/')[2]} does not hold {name!r} on the "
+                f"start state{did_you_mean(name, held)} (its util.Counter counts it 0 there, "
+                "and in every state that never sets it)"
+                for key, name in [*named, *(("fixed", n) for n, _ in shape.fixed)]
+                if name not in held)
 
     def unknown(name: str) -> str | None:
         """Why the evaluation has no weight `name` (None: it has)."""
@@ -765,7 +781,8 @@ def _objective_checks(shape: _TuneIn, problems: Problems) -> None:
 def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
     problems = Problems()
     kind = _agent_checks(shape, problems)
-    weights = _weight_checks(shape, kind, problems)
+    notes: list[str] = []
+    weights = _weight_checks(shape, kind, problems, notes)
     _objective_checks(shape, problems)
     dimensions = len(weights)
     population = shape.population or default_population(dimensions)
@@ -805,6 +822,7 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
         secret_file=None if shape.secret_file is None else
         (base / Path(shape.secret_file).expanduser()).resolve(),
         fixed=shape.fixed,
+        notes=tuple(notes),
     )
     if ref.builtin and config.evaluation == FEATURE_FUNCTION:
         shown = Path(config.features).name
