@@ -162,6 +162,15 @@ def test_sizes_a_typo_would_make_endless_are_refused(tmp_path: Path) -> None:
         "1,000,000"]
 
 
+def test_a_name_on_two_lines_and_a_step_that_overflows_are_refused(tmp_path: Path) -> None:
+    assert problems({"name": "inj\nfood_left: 999\n#"}, tmp_path) == [
+        "name: expected a name on one line of printable characters, got 'inj\\nfood_left: "
+        "999\\n#'"]
+    assert problems({"sigma": 1e308}, tmp_path) == [
+        "sigma: expected at most 1000 (steps in units of each weight's scale), got 1e+308"]
+    assert tune({"sigma": 1000}, tmp_path).sigma == 1000.0
+
+
 def test_a_name_twice_and_a_floor_of_nothing_are_refused(tmp_path: Path) -> None:
     assert problems({"weights": ["food_left", "trapped", "food_left"]}, tmp_path) == [
         "weights: food_left: given twice"]

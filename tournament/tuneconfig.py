@@ -245,6 +245,28 @@ def _positive(value: object) -> float:
     return number
 
 
+#: The largest first step, in units of each weight's scale: a thousand scales already puts the
+#: first candidates far from anything the start means; beyond, they overflow (1e308: `inf`).
+MAX_SIGMA = 1000.0
+
+
+def _sigma(value: object) -> float:
+    number = _positive(value)
+    if number > MAX_SIGMA:
+        raise problem(f"expected at most {MAX_SIGMA:g} (steps in units of each weight's "
+                      f"scale), got {show(value)}")
+    return number
+
+
+def _one_line(value: object) -> str:
+    """The run's name: one line of printable text, since it heads `weights.yaml` as a comment
+    (a newline in it would add keys to the file)."""
+    name = text("a name")(value)
+    if not name.isprintable():
+        raise problem(f"expected a name on one line of printable characters, got {show(value)}")
+    return name
+
+
 def _rate(value: object) -> float:
     number = _number(value)
     if not 0 <= number <= 1:
@@ -465,7 +487,7 @@ class _SandboxIn(StrictMapping):
 class _TuneIn(StrictMapping):
     """The whole file; its fields' order is the order keys are listed in messages."""
 
-    name: Annotated[str, PlainValidator(text("a name"))] = Field(
+    name: Annotated[str, PlainValidator(_one_line)] = Field(
         description="the tuning run's name")
     agent: Annotated[AgentRef, PlainValidator(_agent)] = Field(
         default_factory=lambda: AgentRef("ExpectimaxAgent", "pacman.agents.multiagent",
@@ -481,7 +503,7 @@ class _TuneIn(StrictMapping):
     budget: Annotated[_BudgetIn, PlainValidator(_budget)] = Field(
         description="generations: N or evaluations: N")
     population: Annotated[int | None, PlainValidator(whole(2, MAX_POPULATION))] = None
-    sigma: PositiveNumber = DEFAULT_SIGMA
+    sigma: Annotated[float, PlainValidator(_sigma)] = DEFAULT_SIGMA
     seed: Whole = 0
     output: Annotated[str | None, PlainValidator(text("a folder for the results"))] = None
     comparison: _ComparisonIn = Field(default_factory=_ComparisonIn)

@@ -324,9 +324,14 @@ def measures_of(rows: Any, names: Sequence[str], config: TuneConfig) -> list[Mea
 
 
 def failure_of(rows: Any) -> str:
-    """When every scored game of `rows` was the Pacman's own failure, the first one's
-    outcome and message ('' otherwise): the agent cannot play with these options."""
+    """When every scored game of `rows` was the Pacman's own failure, or every game of them
+    an `infra_error` (a worker that died under each: a feature function ending its process
+    does that, as the built-in agent runs it there), the first one's outcome and message (''
+    otherwise): the weights cannot be judged, and going on would rank candidates on no games."""
     scored = rows[rows["outcome"] != INFRA_ERROR]
+    if len(rows) and not len(scored):
+        first = rows.sort_values("game_id").iloc[0]
+        return f"{first['outcome']}: {clean(str(first['message']), 300)}"
     if not len(scored):
         return ""
     if not own_failures(scored).all():
@@ -377,8 +382,9 @@ class Games:
         rows = self.play_tournament(tournament, self.hashes(tournament))
         failed = failure_of(rows)
         if failed:
-            raise TuneFailed(f"every game of generation {generation} was the agent's own "
-                             f"failure, so its weights cannot be judged; the first: {failed}")
+            raise TuneFailed(f"every game of generation {generation} failed (the agent's own "
+                             "failure, or its worker died), so its weights cannot be judged; "
+                             f"the first: {failed}")
         return measures_of(rows, [e.name for e in entrants], self.config)
 
     def on_tuning_games(self, name: str, weights: dict[str, float]) -> Measure:
@@ -390,8 +396,9 @@ class Games:
         rows = self.play_tournament(tournament, self.hashes(tournament))
         failed = failure_of(rows)
         if failed:
-            raise TuneFailed(f"every game of {name} was the agent's own failure, so its "
-                             f"weights cannot be judged; the first: {failed}")
+            raise TuneFailed(f"every game of {name} failed (the agent's own failure, or its "
+                             f"worker died), so its weights cannot be judged; the first: "
+                             f"{failed}")
         return measures_of(rows, [name], self.config)[0]
 
     def start_seen(self) -> Measure:
