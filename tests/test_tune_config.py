@@ -330,17 +330,17 @@ def test_a_feature_function_is_called_once_on_the_start_state(tmp_path: Path) ->
     assert tune(with_function("phi", {"flag": 1}), tmp_path).weights[0].name == "flag"
     assert problems(with_function("raises", {"dots": 1}), tmp_path) == [
         "evaluation.features: feats.py:raises raised on the start state of testClassic, at "
-        "line 5 of feats.py: KeyError: \"'no such thing'\""]
+        "feats.py:5: KeyError: \"'no such thing'\""]
     assert problems(with_function("words", {"dots": 1}), tmp_path) == [
         "evaluation.features: feats.py:words: feature 'dots' is 'many', not a finite number "
         "(on the start state of testClassic)"]
     # Whatever the function does is the file's problem, never a crash of the command.
     assert problems(with_function("stub", {"dots": 1}), tmp_path) == [
         "evaluation.features: feats.py:stub raised on the start state of testClassic, at "
-        "line 15 of feats.py: SystemExit: \"1\""]
+        "feats.py:15: SystemExit: \"1\""]
     assert problems(with_function("odd", {"dots": 1}), tmp_path) == [
         "evaluation.features: feats.py:odd raised on the start state of testClassic, at "
-        "line 21 of feats.py: Odd: \"odd\""]
+        "feats.py:21: Odd: \"odd\""]
     # An exception at import that cannot even be printed is still a located problem.
     mute = tmp_path / "mute.py"
     mute.write_text(

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
@@ -46,6 +45,7 @@ from pacman.errors import OptionError
 from pacman.layout import load_layout
 from pacman.limits import Limits
 from pacman.loader import BUILTIN_PREFIX, AgentRef, SubmissionError, builtin_names, resolve
+from pacman.problems import team_frame
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.state import GameState
@@ -630,14 +630,19 @@ def _isolated(check: Callable[..., T], args: tuple[Any, ...], problems: Problems
 
 
 def _line_in(exc: BaseException, reference: str) -> str:
-    """`, at line N of feats.py`: the last line of the feature function's own file that
-    `exc` went through ('' when none did, or when the function is a module's)."""
+    """`, at feats.py:5`: the deepest line of the feature function's folder that `exc` went
+    through (`pacman.problems.team_frame`, as an agent's failure is located); '' when none
+    did, or when the function is a module's."""
     file = reference.rpartition(":")[0]
     if not file.endswith(".py"):
         return ""
-    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__)
-             if frame.filename == file]
-    return f", at line {lines[-1]} of {Path(file).name}" if lines else ""
+    where = team_frame(exc.__traceback__, str(Path(file).parent))
+    return f", at {where}" if where else ""
+
+
+def _shown(reference: str) -> str:
+    """`feats.py:phi`: a feature function's reference as messages show it."""
+    return Path(reference).name
 
 
 def _features_of(
@@ -649,7 +654,7 @@ def _features_of(
     cannot be called. Whatever the function does (raise, exit, never return, return a mapping
     that raises) is a problem of the file, not a crash of the command: it runs in a child
     process (`_isolated`)."""
-    shown = Path(reference.rpartition(":")[0]).name + ":" + reference.rpartition(":")[2]
+    shown = _shown(reference)
     protocol = shape.protocol
     return _isolated(
         _call_features,
@@ -715,7 +720,7 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems,
             held = checked[0]
             named = [("weights", g.name) for g in shape.weights]
             notes.extend(
-                f"{key}.{name}: {function.rpartition('/')[2]} does not hold {name!r} on the "
+                f"{key}.{name}: {_shown(function)} does not hold {name!r} on the "
                 f"start state{did_you_mean(name, held)} (its util.Counter counts it 0 there, "
                 "and in every state that never sets it)"
                 for key, name in [*named, *(("fixed", n) for n, _ in shape.fixed)]
@@ -727,7 +732,7 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems,
             return (f"unknown feature {name!r}{did_you_mean(name, known)} of {kind}; "
                     "features: " + ", ".join(known))
         if produced is not None and name not in produced:
-            return (f"{function.rpartition('/')[2]} does not produce {name!r}"
+            return (f"{_shown(function)} does not produce {name!r}"
                     f"{did_you_mean(name, produced)}; on the start state it returns "
                     f"{', '.join(produced) or 'no feature'}")
         return None
@@ -847,9 +852,8 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
         notes=tuple(notes),
     )
     if ref.builtin and config.evaluation == FEATURE_FUNCTION:
-        shown = Path(config.features).name
         _isolated(_try_building, (config,), problems,
-                  f"{config.agent} was not built with features={shown}")
+                  f"{config.agent} was not built with features={_shown(config.features)}")
     elif ref.builtin:
         _try_building(config, problems)
     problems.raise_any()

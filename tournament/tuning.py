@@ -329,14 +329,10 @@ def failure_of(rows: Any) -> str:
     does that, as the built-in agent runs it there), the first one's outcome and message (''
     otherwise): the weights cannot be judged, and going on would rank candidates on no games."""
     scored = rows[rows["outcome"] != INFRA_ERROR]
-    if len(rows) and not len(scored):
-        first = rows.sort_values("game_id").iloc[0]
-        return f"{first['outcome']}: {clean(str(first['message']), 300)}"
-    if not len(scored):
+    failed = scored if len(scored) else rows
+    if not len(failed) or (len(scored) and not own_failures(scored).all()):
         return ""
-    if not own_failures(scored).all():
-        return ""
-    first = scored.sort_values("game_id").iloc[0]
+    first = failed.sort_values("game_id").iloc[0]
     return f"{first['outcome']}: {clean(str(first['message']), 300)}"
 
 
