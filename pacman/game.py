@@ -101,8 +101,11 @@ class GameSpec:
 
 def sandboxed(ref: AgentRef, sandbox: bool | None) -> bool:
     """Whether `ref` plays in a sandbox given `GameSpec.sandbox`: agents from files do unless
-    told otherwise; built-ins (and agents named by module) are trusted and play in-process."""
-    return ref.path is not None and sandbox is not False
+    told otherwise, and so does a built-in that plays with files (`team`: a tuning's feature
+    function, whose crash, endless loop or death must be that game's typed failure blamed on
+    Pacman, not a worker's); other built-ins (and agents named by module) are trusted and play
+    in-process."""
+    return (ref.path is not None or bool(ref.builtin and ref.team)) and sandbox is not False
 
 
 @dataclass

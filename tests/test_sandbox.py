@@ -4,6 +4,7 @@ source-only option check, the same game sandboxed and in-process, and the CLI's 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import json
 import os
@@ -15,7 +16,7 @@ from click.testing import CliRunner
 
 from pacman.cli import main
 from pacman.display import NullDisplay
-from pacman.game import GameSpec, play
+from pacman.game import GameSpec, play, sandboxed
 from pacman.handles import AgentFault
 from pacman.layout import load_layout
 from pacman.limits import CONTEST, UNTIMED, Limits, TimeKeeper
@@ -650,3 +651,66 @@ def test_a_cgroup_sweep_leaves_other_namespaces_groups_alone() -> None:
         for group in (ours, theirs):
             with contextlib.suppress(FileNotFoundError):
                 group.rmdir()
+
+
+#: A feature function's file, as `tournament tune` snapshots it: each function fails in its
+#: own way on the first state it sees after `FOOD` dots are left.
+FEATURE_FILE = """\
+import os
+
+def phi(state):
+    return {"score": state.getScore()}
+
+def ends(state):
+    if state.getNumFood() < FOOD:
+        os._exit(3)
+    return phi(state)
+
+def loops(state):
+    while state.getNumFood() < FOOD:
+        pass
+    return phi(state)
+
+def swallows(state):
+    while state.getNumFood() < FOOD:
+        try:
+            while True:
+                pass
+        except BaseException:
+            pass
+    return phi(state)
+"""
+
+
+@sandbox_needed
+@pytest.mark.parametrize("function, outcome", [
+    ("phi", ""), ("ends", "crash"), ("loops", "timeout"), ("swallows", "timeout")])
+def test_a_builtin_playing_with_a_feature_file_plays_it_in_the_sandbox(
+    tmp_path: Path, function: str, outcome: str
+) -> None:
+    """A built-in that plays with files (`team`: a tuning's feature function) is sandboxed,
+    so whatever the function does mid-game is that game's typed failure blamed on Pacman:
+    ending its process a `crash`, a loop that never returns (even one that swallows every
+    exception) a `timeout` at the hard limit. In-process, the first killed the worker and the
+    second held it forever. A function that behaves plays the very game it plays in-process."""
+    folder = tmp_path / "snapshot"
+    folder.mkdir()
+    layout = load_layout("testClassic")
+    food = GameState.initial(layout, 1, "classic").getNumFood()
+    (folder / "feats.py").write_text(FEATURE_FILE.replace("FOOD", str(food - 1)))
+    ref = resolve("ExpectimaxAgent", (("depth", "1"), ("weights", "score:1"),
+                                       ("features", f"{folder}/feats.py:{function}")))
+    ref = dataclasses.replace(ref, team=str(folder))
+    spec = GameSpec(layout, ref, resolve("RandomGhost", kind="ghost"), seed=1, max_moves=200,
+                    limits=Limits(startup=30, move_soft=None, move_hard=1))
+    # Asked first: in this process, `ends` would end the test and `loops` hold it.
+    assert sandboxed(ref, None)
+    result = play(spec)
+    assert result.sandbox[0], "the built-in played in-process"
+    if not outcome:
+        free = play(dataclasses.replace(spec, sandbox=False))
+        assert not free.sandbox[0]
+        assert (result.outcome, result.actions) == (free.outcome, free.actions), result.message
+        return
+    assert (result.outcome, result.culprit) == (outcome, 0), result.message
+    assert result.moves >= 2  # mid-game, after the start-up

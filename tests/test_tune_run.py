@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from pacman.agents.evaluation import DEFAULT_WEIGHTS, load_weights
+from pacman.layout import load_layout
+from pacman.state import GameState
 from tests.test_tournament_run import ctrl_c_for_children, stored, wait_until
 
 REPO = Path(__file__).resolve().parent.parent
@@ -59,6 +61,17 @@ def runs(database: Path) -> list[tuple[str, int]]:
     """(how it ended, games it stored) per run, in order."""
     with sqlite3.connect(database) as conn:
         return conn.execute("SELECT ended, games FROM runs ORDER BY run_id").fetchall()
+
+
+def accept_missing() -> str:
+    """The config line accepting the sandbox guarantees this machine lacks (feature functions
+    and team agents play sandboxed; the refusal is tested in test_sandbox_guarantees.py); the
+    test is skipped where no sandbox starts."""
+    from tests.test_tournament_run import ACCEPT, UNAVAILABLE
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    return f"sandbox: {{accept_missing: [{ACCEPT}]}}\n" if ACCEPT else ""
 
 
 def table(path: Path) -> list[dict[str, str]]:
@@ -117,17 +130,20 @@ def test_a_tiny_tuning_run_writes_its_results_and_a_second_plays_nothing(
     assert {name: (out / name).read_bytes() for name in kept} == kept
 
 
-HANGING_FEATURES = """\
-import os
+#: A feature function that takes at least half a millisecond a call, whatever the machine:
+#: a game (about 1,500 calls) then takes at least 0.75 s, so the 34 games after the fifth
+#: stored one take at least 12 s on two workers, far longer than the test takes to send
+#: Ctrl-C once it sees the fifth. (It plays in the sandbox, which sees no file of the test's,
+#: so a flag file cannot hold it.)
+SLOW_FEATURES = """\
 import time
 
 def phi(state):
-    while os.path.exists({flag!r}):
-        time.sleep(0.05)
-    return {{"score": state.getScore(), "dots": state.getNumFood(),
+    time.sleep(0.0005)
+    return {"score": state.getScore(), "dots": state.getNumFood(),
              "ghost_near": min(abs(state.getPacmanPosition()[0] - g[0])
                                + abs(state.getPacmanPosition()[1] - g[1])
-                               for g in state.getGhostPositions())}}
+                               for g in state.getGhostPositions())}
 """
 
 RESUMABLE = """\
@@ -155,29 +171,28 @@ secret_file: {secret}
 """
 
 
-def resumable(parent: Path, flag: Path, secret: Path) -> Path:
+def resumable(parent: Path, secret: Path) -> Path:
     # The feature file's folder is named alike in both runs: a snapshot is named by its
     # folder (and its content), which is part of every candidate's hash.
     folder = parent / "run"
     folder.mkdir(parents=True)
-    (folder / "feats.py").write_text(HANGING_FEATURES.format(flag=str(flag)))
-    (folder / "tune.yaml").write_text(RESUMABLE.format(secret=secret))
+    (folder / "feats.py").write_text(SLOW_FEATURES)
+    (folder / "tune.yaml").write_text(RESUMABLE.format(secret=secret) + accept_missing())
     return folder
 
 
 def test_ctrl_c_keeps_what_is_stored_and_the_same_command_resumes_without_replaying(
         tmp_path: Path) -> None:
-    """The feature function blocks while a flag file exists (and the protocol has no time
-    limit), so once the flag is set the run cannot end by itself: Ctrl-C must stop it. The
-    resumed run plays only the missing games (the runs' counts add up to the games stored,
-    each stored once) and ends where an uninterrupted run with the same secret ends."""
+    """Ctrl-C after the fifth stored game (the feature function is slow enough that the run
+    cannot end first, `SLOW_FEATURES`) stops the run. The resumed run plays only the missing
+    games (the runs' counts add up to the games stored, each stored once) and ends where an
+    uninterrupted run with the same secret ends."""
     secret = tmp_path / "secret"
     secret.write_text(SECRET)
     secret.chmod(0o600)
-    flag = tmp_path / "hang"
-    reference = resumable(tmp_path / "reference", flag, secret)
+    reference = resumable(tmp_path / "reference", secret)
     tournament("tune", "tune.yaml", cwd=reference)
-    folder = resumable(tmp_path / "interrupted", flag, secret)
+    folder = resumable(tmp_path / "interrupted", secret)
     database = folder / "out" / "results.sqlite"
     with ctrl_c_for_children():
         proc = subprocess.Popen([sys.executable, "-m", "tournament", "tune", "tune.yaml"],
@@ -185,12 +200,10 @@ def test_ctrl_c_keeps_what_is_stored_and_the_same_command_resumes_without_replay
                                 text=True)
     try:
         wait_until(lambda: stored(database) >= 5, "fifth stored game", proc)
-        flag.touch()
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=120)
     finally:
         proc.kill()
-        flag.unlink(missing_ok=True)
     assert proc.returncode == 130, out
     assert "run the same command again to go on from there" in out
     (ended, kept), = runs(database)
@@ -233,14 +246,10 @@ class TunedAgent:
 
 
 def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
-    from tests.test_tournament_run import ACCEPT, UNAVAILABLE
-
-    if UNAVAILABLE:
-        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    accept = accept_missing()
     team = tmp_path / "team"
     team.mkdir()
     (team / "myAgents.py").write_text(TEAM_AGENT)
-    accept = f"sandbox: {{accept_missing: [{ACCEPT}]}}\n" if ACCEPT else ""
     (tmp_path / "tune.yaml").write_text(textwrap.dedent("""\
         name: team
         agent: team/myAgents.py:TunedAgent
@@ -320,7 +329,7 @@ def test_on_dask_a_feature_function_travels_in_the_runs_snapshot(tmp_path: Path)
                 comparison: {{games: 2}}
                 output: out
                 secret_file: {secret}
-                """) + scheduler)
+                """) + scheduler + accept_missing())
             log = tournament("tune", "tune.yaml", cwd=folder).stdout
             assert ("Dask cluster at" in log) == (where == "dask")
             with sqlite3.connect(folder / "out" / "results.sqlite") as conn:
@@ -328,6 +337,40 @@ def test_on_dask_a_feature_function_travels_in_the_runs_snapshot(tmp_path: Path)
                                     "('win', 'loss', 'move_limit')").fetchone() == (12,)
             results[where] = (folder / "out" / "candidates.csv").read_text()
     assert results["dask"] == results["pool"]
+
+
+def test_a_feature_function_that_ends_its_process_mid_game_is_the_agents_crash(
+        tmp_path: Path) -> None:
+    """A feature function runs in the built-in agent's sandbox: one that ends its process
+    once a dot is eaten passes the check (on the start state), then crashes each game, stored
+    as the agent's `crash` (culprit 0), never as the worker's `infra_error` that the ranking
+    leaves out; a generation of nothing but its failures stops the run (exit 1)."""
+    accept = accept_missing()
+    (tmp_path / "feats.py").write_text(
+        "import os\n\n"
+        "def phi(state):\n"
+        "    if state.getNumFood() < START:\n"
+        "        os._exit(3)\n"
+        "    return {'score': state.getScore(), 'dots': state.getNumFood()}\n".replace(
+            "START", str(GameState.initial(load_layout("testClassic"), 1, "classic")
+                         .getNumFood())))
+    (tmp_path / "tune.yaml").write_text(textwrap.dedent("""\
+        name: ends
+        evaluation: {features: feats.py:phi}
+        weights: {score: 1, dots: -10}
+        protocol: {layout: testClassic, num_ghosts: 1, depth: 1, max_moves: 300}
+        games: 2
+        budget: {generations: 1}
+        population: 2
+        comparison: {games: 2}
+        output: out
+        """) + accept)
+    out = tournament("tune", "tune.yaml", cwd=tmp_path, check=False)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "crash: " in out.stderr and "exited with status 3" in out.stderr, out.stderr
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as conn:
+        played = conn.execute("SELECT outcome, culprit, sandbox != '' FROM games").fetchall()
+    assert played and set(played) == {("crash", 0, 1)}
 
 
 def test_candidates_meet_the_same_ghosts_on_the_same_seed(tmp_path: Path) -> None:

@@ -577,7 +577,9 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
                 if not taken.id:
                     die(f"agent: {taken.problem}")
                 files = snapshot_digest(taken.id)
-            layers = () if config.builtin else check_sandbox(base, teams=True)
+            # A feature function's file plays in the sandbox, as a team's agent does.
+            layers = (() if config.builtin and not snapshot
+                      else check_sandbox(base, teams=True))
             executor = held.executor(workers or base.worker_count)
             keeper = Keeper(config.output, store, snapshots.localize, run_id)
             say(f"{config.name}: {len(config.weights)} weights, {config.generations} generations "

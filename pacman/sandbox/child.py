@@ -234,6 +234,10 @@ def _agent_process(
     from pacman.state import GameState
 
     compat.install()
+    if init.get("builtin"):
+        # A built-in that plays with files (a tuning's feature function): its module and what
+        # it imports are the platform's, hidden from the agent's view, so they load now.
+        __import__("importlib").import_module(str(init["builtin"]))
     layout = parse_layout(init["layout_text"], name=init["layout_name"])
     template = GameState.initial(layout, init["num_ghosts"], init["ruleset"])
     if mount_ns:
@@ -343,14 +347,18 @@ def _serve(
             sys.dont_write_bytecode = True
             sys.pycache_prefix = os.path.join(os.getcwd(), ".no-pycache")
             sys.meta_path.insert(0, PlatformOnly())
-            folder = os.path.dirname(ref["path"])
-            sys.path.insert(0, folder)
-            root = root or folder
+            source = ref.get("path")
+            if source:
+                folder = os.path.dirname(source)
+                sys.path.insert(0, folder)
+                root = root or folder
             try:
-                module = load_file(__import__("pathlib").Path(ref["path"]))
+                # A built-in's module was imported before confinement (`main`).
+                module = (load_file(__import__("pathlib").Path(source)) if source
+                          else sys.modules[str(init["builtin"])])
                 cls = getattr(module, ref["name"], None)
                 if not isinstance(cls, type):
-                    raise SubmissionError(f"{ref['path']} defines no class {ref['name']!r}",
+                    raise SubmissionError(f"{source} defines no class {ref['name']!r}",
                                           problems.MISSING_CLASS)
             except SubmissionError as exc:
                 cause = exc.__cause__
@@ -358,7 +366,7 @@ def _serve(
                 detail = problems.detail_of(exc, root)
                 answer[6] = detail.to_wire()
                 if isinstance(cause, SyntaxError):  # where, in the team's own file names
-                    where = detail.where or os.path.basename(ref["path"])
+                    where = detail.where or os.path.basename(source or "")
                     answer[4] = f"{where}: {cause.msg}"[:MESSAGE_LIMIT]
                 elif cause is None:
                     answer[4] = str(exc)[:MESSAGE_LIMIT]

@@ -177,10 +177,11 @@ def hidden_paths(ref: AgentRef, bound: bool = True) -> tuple[tuple[str, tuple[st
 
 
 def team_folder(ref: AgentRef) -> Path | None:
-    """The folder an agent reads its files from: its team's, or its file's."""
-    if ref.path is None:
-        return None
-    return Path(ref.team) if ref.team else Path(ref.path).resolve().parent
+    """The folder an agent reads its files from: its team's (a built-in's that plays with
+    files too), or its file's."""
+    if ref.team:
+        return Path(ref.team)
+    return None if ref.path is None else Path(ref.path).resolve().parent
 
 
 class AgentProcess:
@@ -254,7 +255,7 @@ class AgentProcess:
         """Spawn and confine the child; raises SandboxError if the platform cannot."""
         team, team_source = self._team_view()
         uid_problem = confine.uid_problem()
-        if not uid_problem and self.ref.path is not None and not team_source:
+        if not uid_problem and team_folder(self.ref) is not None and not team_source:
             folder = str(team_folder(self.ref))
             if not confine.world_readable(folder):
                 uid_problem = f"the team folder {folder} is not readable by other users"
@@ -332,6 +333,9 @@ class AgentProcess:
             "num_ghosts": self._num_ghosts,
             "ruleset": self._ruleset,
             "indices": list(self.indices),
+            # A built-in's module, imported before the file system shrinks (the platform's
+            # agents are hidden from team code); '' for a team's own agent.
+            "builtin": self.ref.module if self.ref.path is None else "",
             "uid_problem": uid_problem,
             "output_bytes": self.limits.output_kb * 1024,
         }
@@ -453,9 +457,9 @@ class AgentProcess:
         Returns whether the agent has `registerInitialState` and `final`.
         """
         path = self.ref.path
-        assert path is not None, "built-in agents are not sandboxed"
+        where = {"module": self.ref.module} if path is None else {"path": str(Path(path).resolve())}
         answer, wall = self._ask(
-            ["load", {"name": self.ref.name, "path": str(Path(path).resolve()),
+            ["load", {"name": self.ref.name, **where,
                       "args": [list(a) for a in self.ref.args]}, self.seed],
             keeper.startup_left(), "start-up",
         )
