@@ -126,6 +126,75 @@ def test_a_folder_never_mixes_games_of_other_settings(tmp_path: Path) -> None:
     assert "2 already stored" in added.stdout
 
 
+GHOST_FILE = """\
+from game import Agent
+
+class RandomGhost(Agent):
+    def __init__(self, index):
+        self.index = index
+
+    def getAction(self, state):
+        return state.getLegalActions(self.index)[{pick}]
+"""
+
+
+def test_a_grid_ghost_is_recorded_as_its_cells_name_it(tmp_path: Path) -> None:
+    """A cell's key names the ghost's class only (`testClassic/d1/RandomGhost1/classic`), so
+    a stored game of `gA/ghosts.py:RandomGhost` has the id of one of `gB/ghosts.py:RandomGhost`
+    or of the built-in RandomGhost. The settings record is keyed the same way: another
+    file's class of that name, or a file's class in place of the built-in, is a change
+    `run` refuses (exit 2, nothing played); the same code from another file is none."""
+    import pytest
+
+    from tests.test_tournament_run import ACCEPT, UNAVAILABLE
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    for name, pick in (("gA", 0), ("gB", -1), ("gC", 0)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "ghosts.py").write_text(GHOST_FILE.format(pick=pick))
+    config = tmp_path / "t.yaml"
+
+    def run(ghost: str) -> subprocess.CompletedProcess[str]:
+        config.write_text(textwrap.dedent(f"""\
+            name: ghosts
+            seed: 3
+            entrants:
+              baselines: [{{name: greedy, agent: GreedyAgent}}]
+            grid:
+              layouts: [testClassic]
+              depths: [1]
+              ghosts: [{{agent: "{ghost}", count: 1}}]
+              max_moves: 30
+            games_per_cell: 1
+            workers: 1
+            output: out
+            """) + (f"sandbox: {{accept_missing: [{ACCEPT}]}}\n" if ACCEPT else ""))
+        return subprocess.run([sys.executable, "-m", "tournament", "run", str(config)],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+
+    assert run("RandomGhost").returncode == 0
+    store = tmp_path / "out" / "results.sqlite"
+    before = store.read_bytes()
+    refused = run("gA/ghosts.py:RandomGhost")
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "ghost RandomGhost (the built-in, now a file's)" in refused.stderr
+    assert store.read_bytes() == before
+    shutil.rmtree(tmp_path / "out")
+    assert run("gA/ghosts.py:RandomGhost").returncode == 0
+    before = store.read_bytes()
+    refused = run("gB/ghosts.py:RandomGhost")
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "ghost RandomGhost (its file changed)" in refused.stderr
+    assert store.read_bytes() == before
+    refused = run("RandomGhost")
+    assert refused.returncode == 2 and "ghost RandomGhost (a file's, now the built-in)" in \
+        refused.stderr
+    same = run("gC/ghosts.py:RandomGhost")
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert "1 already stored" in same.stdout
+
+
 def test_a_damaged_settings_record_is_an_error_naming_the_store(tmp_path: Path) -> None:
     import pytest
 

@@ -171,6 +171,10 @@ class SettingsChanged(ValueError):
     """The config would play a stored folder's games under other settings; names each."""
 
 
+#: A built-in grid ghost's value in the settings record (a file's is its digest).
+BUILT_IN = "built-in"
+
+
 def game_settings(config: TournamentConfig) -> dict[str, str]:
     """What decides a game besides its cell's name, its entrants' submissions and its seed,
     which a stored row does not record: the move limit, the limits on agents, each layout's
@@ -196,13 +200,18 @@ def game_settings(config: TournamentConfig) -> dict[str, str]:
         except Exception:  # unreadable now: the run reports it where it loads the layout
             continue
     for ghost in grid.ghosts:
+        # Keyed as the cells are (`schedule.Cell.key` names the class only): the same class
+        # name from another file, or a file's class named as a built-in, is a change.
         where, colon, _ = ghost.agent.rpartition(":")
-        if colon and where.endswith(".py"):
-            try:
-                out[f"ghost {ghost.agent}"] = digest((base / where).read_bytes())
-            except OSError:
-                continue
+        if not (colon and where.endswith(".py")):
+            out[f"ghost {ghost.name}"] = BUILT_IN
+            continue
+        try:
+            out[f"ghost {ghost.name}"] = digest((base / where).read_bytes())
+        except OSError:
+            continue
     return out
+
 
 
 def changed_settings(stored: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
@@ -230,6 +239,9 @@ def settings_problem(
     changed = changed_settings(stored, now)
     if changed and not store.is_empty():
         def shown(key: str) -> str:
+            if BUILT_IN in (stored[key], now[key]):
+                return (f"{key} (the built-in, now a file's)" if stored[key] == BUILT_IN
+                        else f"{key} (a file's, now the built-in)")
             if key.startswith(("layout ", "ghost ")):
                 return f"{key} (its file changed)"
             return f"{key} ({stored[key]}, now {now[key]})"
