@@ -414,6 +414,32 @@ def test_a_feature_file_checked_cannot_end_or_change_the_tuners_process(
     assert loaded == []
 
 
+def test_a_feature_file_that_imports_a_file_beside_it_is_refused(tmp_path: Path) -> None:
+    """The run snapshots the feature file alone, so a module beside it (imported when the file
+    loads, or when the function is called) would be missing in every game: the check says so
+    before any game rather than the run failing them all."""
+    (tmp_path / "helpers.py").write_text("def dots(state):\n    return state.getNumFood()\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "more.py").write_text("SCALE = 1\n")
+    (tmp_path / "feats.py").write_text(
+        "import helpers\n\ndef phi(state):\n    return {'dots': helpers.dots(state)}\n\n"
+        "def later(state):\n    from pkg import more\n    return {'dots': more.SCALE}\n\n"
+        "def alone(state):\n    import json\n    return {'dots': len(json.dumps(1))}\n")
+    assert problems({"evaluation": {"features": "feats.py:phi"}, "weights": {"dots": 1}},
+                    tmp_path) == [
+        "evaluation.features: feats.py:phi imports helpers.py from its folder, but the games "
+        "play feats.py alone (the run snapshots that one file): put what it needs in it"]
+    assert problems({"evaluation": {"features": "feats.py:later"}, "weights": {"dots": 1}},
+                    tmp_path)[0].startswith(
+        "evaluation.features: feats.py:later imports helpers.py, pkg/__init__.py, pkg/more.py "
+        "from its folder")
+    (tmp_path / "feats.py").write_text(
+        "def alone(state):\n    import json\n    return {'dots': len(json.dumps(1))}\n")
+    assert tune({"evaluation": {"features": "feats.py:alone"}, "weights": {"dots": 1}},
+                tmp_path).weights[0].name == "dots"
+
+
 def test_a_file_agent_evaluates_with_its_own_code(tmp_path: Path) -> None:
     (tmp_path / "myAgents.py").write_text(
         "class Tuned:\n    def __init__(self, weights='', depth=2):\n        pass\n\n"

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
@@ -640,6 +641,26 @@ def _line_in(exc: BaseException, reference: str) -> str:
     return f", at {where}" if where else ""
 
 
+def _imported_beside(reference: str, loaded: set[str]) -> list[str]:
+    """Which of the `loaded` modules are files of the feature file's folder (or below it),
+    other than the file itself: the run snapshots the file alone, so those would be missing
+    in every game ([] for a module's function, whose workers import it as it is)."""
+    file = reference.rpartition(":")[0]
+    if not file.endswith(".py"):
+        return []
+    own = Path(file).resolve()
+    folder = own.parent
+    out = []
+    for name in sorted(loaded):
+        origin = getattr(sys.modules.get(name), "__file__", None)
+        if not isinstance(origin, str):
+            continue
+        where = Path(origin).resolve()
+        if where != own and where.is_relative_to(folder):
+            out.append(where.relative_to(folder).as_posix())
+    return out
+
+
 def _shown(reference: str) -> str:
     """`feats.py:phi`: a feature function's reference as messages show it."""
     return Path(reference).name
@@ -671,6 +692,7 @@ def _call_features(
     """`_features_of`'s check itself, in the child process."""
     at = ("evaluation", FEATURE_FUNCTION)
     state = GameState.initial(load_layout(layout), num_ghosts, rules)
+    before = set(sys.modules)
     try:
         function = load_function(reference, FEATURE_FUNCTION)
     except ValueError as exc:
@@ -681,6 +703,13 @@ def _call_features(
     except BaseException as exc:  # the course's stub calls sys.exit; anything else is the file's
         problems.add(at, f"{shown} raised on the start state of {layout_name}"
                      f"{_line_in(exc, reference)}: {clean(describe(exc), 300)}")
+        return None
+    beside = _imported_beside(reference, set(sys.modules) - before)
+    if beside:
+        file = Path(reference.rpartition(":")[0]).name
+        problems.add(at, f"{shown} imports {', '.join(beside)} from its folder, but the games "
+                     f"play {file} alone (the run snapshots that one file): put what it "
+                     "needs in it")
         return None
     if not isinstance(found, Mapping):
         problems.add(at, f"{shown} returned {type(found).__name__} on the start state of "
