@@ -8,6 +8,7 @@ sandbox."""
 from __future__ import annotations
 
 import csv
+import os
 import signal
 import sqlite3
 import subprocess
@@ -371,6 +372,41 @@ def test_a_feature_function_that_ends_its_process_mid_game_is_the_agents_crash(
     with sqlite3.connect(tmp_path / "out" / "results.sqlite") as conn:
         played = conn.execute("SELECT outcome, culprit, sandbox != '' FROM games").fetchall()
     assert played and set(played) == {("crash", 0, 1)}
+
+
+def test_an_edited_feature_module_makes_its_games_stale(tmp_path: Path) -> None:
+    """A feature function named by module (`featmod:phi`, installed code the workers import
+    themselves) keys its games by the module's source, as a file's snapshot does: a second
+    run of the same file plays nothing, and one after the module changed plays every game
+    again rather than taking the old module's as stored."""
+    module = tmp_path / "lib" / "featmod.py"
+    module.parent.mkdir()
+    module.write_text(FEATURES)
+    (tmp_path / "tune.yaml").write_text(textwrap.dedent("""\
+        name: module
+        evaluation: {features: "featmod:phi"}
+        weights: {score: {start: 1, scale: 0.2}, dots: -10}
+        protocol: {layout: testClassic, num_ghosts: 1, depth: 1, max_moves: 200}
+        games: 1
+        budget: {generations: 1}
+        population: 2
+        comparison: {games: 2}
+        output: out
+        """))
+    env = {**os.environ, "PYTHONPATH": str(module.parent)}
+
+    def tune() -> None:
+        out = subprocess.run([sys.executable, "-m", "tournament", "tune", "tune.yaml"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+        assert out.returncode == 0, out.stdout + out.stderr
+
+    tune()
+    tune()
+    database = tmp_path / "out" / "results.sqlite"
+    assert runs(database) == [("finished", 8), ("finished", 0)]
+    module.write_text(FEATURES + "\n# changed\n")
+    tune()
+    assert runs(database)[-1] == ("finished", 8)
 
 
 def test_candidates_meet_the_same_ghosts_on_the_same_seed(tmp_path: Path) -> None:

@@ -525,6 +525,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
         TuneError,
         describe_weights,
         load_tune,
+        module_digest,
     )
     from tournament.tuning import (
         Games,
@@ -570,6 +571,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
                 features = f"{snapshot}/{Path(where).name}:{function}"
             elif config.evaluation == FEATURE_FUNCTION:
                 features = config.features  # a module: the workers import it themselves
+                files = module_digest(where)  # its games are keyed by its source too
             if not config.builtin:
                 agent = Path(config.agent.rpartition(":")[0] if ":" in config.agent
                              else config.agent)

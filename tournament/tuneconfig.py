@@ -661,6 +661,24 @@ def _imported_beside(reference: str, loaded: set[str]) -> list[str]:
     return out
 
 
+def module_digest(module: str) -> str:
+    """The digest of a feature function module's source file (`package.module`), which its
+    candidates' games are keyed by, as a file's are by its snapshot: an edited module makes
+    them stale. Finding it runs the packages' `__init__` above it, as the workers' import
+    does (a module is named only when it is installed, trusted code); '' when it has no
+    source file to read (the check has already refused a module that does not import)."""
+    import hashlib
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module)
+        origin = spec.origin if spec is not None else None
+        data = Path(origin).read_bytes() if origin and origin.endswith(".py") else b""
+    except Exception:
+        return ""
+    return hashlib.sha256(data).hexdigest()[:16] if data else ""
+
+
 def _shown(reference: str) -> str:
     """`feats.py:phi`: a feature function's reference as messages show it."""
     return Path(reference).name
