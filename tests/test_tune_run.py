@@ -248,12 +248,16 @@ class TunedAgent:
 
 def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
     accept = accept_missing()
+    # A team folder under a folder whose name holds a colon: its path is taken whole, never
+    # split as `file.py:Class`.
+    tmp_path = tmp_path / "co:lon"
     team = tmp_path / "team"
-    team.mkdir()
+    team.mkdir(parents=True)
     (team / "myAgents.py").write_text(TEAM_AGENT)
+    (team / "team.yaml").write_text("agent: myAgents.py:TunedAgent\n")
     (tmp_path / "tune.yaml").write_text(textwrap.dedent("""\
         name: team
-        agent: team/myAgents.py:TunedAgent
+        agent: team
         weights: {food: -10, ghost: 5}
         protocol: {layout: testClassic, num_ghosts: 1, max_moves: 200}
         games: 1
@@ -289,7 +293,7 @@ def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
     best = max(played, key=lambda c: (float(c["objective"]), -candidates.index(c)))
     assert load_weights(out / "weights.yaml", None) == {"food": float(best["food"]),
                                                         "ghost": float(best["ghost"])}
-    assert f"candidate {best['entrant']}. For agent myAgents.py:TunedAgent." in \
+    assert f"candidate {best['entrant']}. For agent team." in \
         (out / "weights.yaml").read_text()
     # A change to the team's file makes its games stale: played again, not taken as stored.
     (team / "myAgents.py").write_text(TEAM_AGENT + "\n# changed\n")

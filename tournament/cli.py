@@ -573,8 +573,10 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
                 features = config.features  # a module: the workers import it themselves
                 files = module_digest(where)  # its games are keyed by its source too
             if not config.builtin:
-                agent = Path(config.agent.rpartition(":")[0] if ":" in config.agent
-                             else config.agent)
+                # A team folder as it is (its path may hold a colon), else `file.py:Class`.
+                agent = Path(config.agent)
+                if not agent.is_dir():
+                    agent = Path(config.agent.rpartition(":")[0])
                 taken = snapshots.of_folder(agent) if agent.is_dir() else snapshots.of_file(agent)
                 if not taken.id:
                     die(f"agent: {taken.problem}")
