@@ -989,3 +989,27 @@ def test_a_malformed_scheduler_address_is_refused_before_dask_sees_it(
 def test_well_formed_scheduler_addresses_are_taken(tmp_path: Path, address: str) -> None:
     assert load_config(write(tmp_path, MINIMAL + f"scheduler: '{address}'\n")).scheduler \
         == address
+
+
+def test_results_and_secret_may_not_lie_in_a_folder_an_agent_plays_from(tmp_path: Path) -> None:
+    """A team's folder is snapshotted whole for its sandbox: a results folder or secret file
+    inside it would be shown to its agent (the secret lets it predict the ghosts' draws) and
+    would change its submission hash at every run. Inside the submissions folder, a results
+    folder would be taken for a team. Both are refused, naming the key and the folder."""
+    subs = tmp_path / "subs"
+    team = make_team(subs, "alpha", None, {"multiAgents.py": AGENT_FILE.replace(
+        "TinyAgent", "ExpectimaxAgent")})
+    config = ("name: t\nentrants:\n  submissions: subs\n  agent: ExpectimaxAgent\n"
+              "grid:\n  layouts: [testClassic]\n")
+    assert problems(tmp_path, config + "output: subs/alpha/out\n"
+                    "secret_file: subs/alpha/deep/secret\n") == [
+        f"output: {team / 'out'} is inside the folder of entrant alpha ({team}), which its "
+        "agent sees and its games are keyed by; put it outside",
+        f"secret_file: {team / 'deep' / 'secret'} is inside the folder of entrant alpha "
+        f"({team}), which its agent sees and its games are keyed by; put it outside"]
+    assert problems(tmp_path, config + "output: subs/results\n") == [
+        f"output: {subs / 'results'} is inside the submissions folder ({subs}), where each "
+        "folder is taken for a team; put it outside"]
+    # Beside them is fine, as is a folder whose name merely starts like a team's.
+    assert load_config(write(tmp_path, config + "output: subs-results\n"
+                             "secret_file: alpha-secret\n")).output == tmp_path / "subs-results"

@@ -462,6 +462,29 @@ def test_a_file_agent_evaluates_with_its_own_code(tmp_path: Path) -> None:
         "known"]
 
 
+def test_results_and_secret_may_not_lie_in_the_tuned_teams_folder(tmp_path: Path) -> None:
+    """The tuned team's folder is snapshotted whole for its sandbox: its agent would read the
+    run's secret there, and the tuner's own files would change the team's hash at every run
+    (so that nothing stored would count). A file agent's snapshot is its file alone, so the
+    folder beside a file is fine."""
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "myAgents.py").write_text(
+        "class Tuned:\n    def __init__(self, weights='', depth=2):\n        pass\n")
+    (team / "team.yaml").write_text("agent: myAgents.py:Tuned\n")
+    own = {"agent": "./team", "evaluation": None, "weights": {"a": 1.0}}
+    assert problems({**own, "output": "team/out", "secret_file": "team/secret"},
+                    tmp_path) == [
+        f"output: {team / 'out'} is inside the folder of the tuned agent ({team}), which its "
+        "agent sees and its games are keyed by; put it outside",
+        f"secret_file: {team / 'secret'} is inside the folder of the tuned agent ({team}), "
+        "which its agent sees and its games are keyed by; put it outside"]
+    assert tune({**own, "output": "out"}, tmp_path).output == tmp_path / "out"
+    file_agent = {**own, "agent": "team/myAgents.py:Tuned"}
+    (team / "team.yaml").unlink()
+    assert tune({**file_agent, "output": "team/out"}, tmp_path).output == team / "out"
+
+
 def tournament(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tournament", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=300)

@@ -35,7 +35,7 @@ import inspect
 import math
 import os
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import partial
 from pathlib import Path
@@ -356,7 +356,57 @@ def parse_config(data: object, source: str, base: Path) -> TournamentConfig:
         raise ConfigError(source, ["cluster: says how to use a Dask cluster, but no scheduler: "
                                    "is given (add scheduler: tcp://host:8786, or remove "
                                    "cluster:)"])
-    return checked.build(base)
+    config = checked.build(base)
+    misplaced = apart_from_agents({"output": config.output, "secret_file": config.secret_file},
+                                  _agent_folders(config))
+    if misplaced:
+        raise ConfigError(source, [f"{key}: {problem}" for key, problem in misplaced])
+    return config
+
+
+def holder(path: Path, folders: Mapping[Path, str]) -> tuple[Path, str] | None:
+    """The first of `folders` (folder -> what it is, in words) that holds `path`, itself or
+    below it, both compared resolved (pure but for resolving links); None when none does."""
+    where = path.expanduser().resolve()
+    for folder, what in folders.items():
+        if where.is_relative_to(folder.resolve()):
+            return folder, what
+    return None
+
+
+def team_folder_words(whose: str, folder: Path) -> str:
+    """What a results folder or secret inside a team's folder would do, for `apart_from_agents`:
+    the team's sandbox would show it the run's files (the secret lets it predict the ghosts'
+    draws), and every run would change the files its games are keyed by."""
+    return (f"the folder of {whose} ({folder}), which its agent sees and its games are keyed "
+            "by")
+
+
+def apart_from_agents(paths: Mapping[str, Path | None],
+                      folders: Mapping[Path, str]) -> list[tuple[str, str]]:
+    """(key, problem) for each key of `paths` (the results folder, the secret file) that lies
+    in one of `folders` (folder -> what it is and why that matters, in words): a folder an
+    agent plays from. Tournaments and tunings check alike."""
+    out = []
+    for key, path in paths.items():
+        found = None if path is None else holder(path, folders)
+        if found is not None:
+            out.append((key, f"{path} is inside {found[1]}; put it outside"))
+    return out
+
+
+def _agent_folders(config: TournamentConfig) -> dict[Path, str]:
+    """The folders a tournament's agents play from: each team's (snapshotted whole; a file
+    agent's snapshot is its file alone), and the submissions folder."""
+    out: dict[Path, str] = {}
+    for entrant in (*config.entrants, *config.ghost_entrants):
+        if entrant.folder is not None:
+            out.setdefault(entrant.folder,
+                           team_folder_words(f"entrant {entrant.name}", entrant.folder))
+    if config.submissions is not None:  # last: a team's own folder is the closer holder
+        out.setdefault(config.submissions, f"the submissions folder ({config.submissions}), "
+                       "where each folder is taken for a team")
+    return out
 
 
 def describe_config(config: TournamentConfig) -> str:

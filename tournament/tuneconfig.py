@@ -73,10 +73,12 @@ from tournament.config import (
     LayoutChoice,
     agent_options,
     agent_text,
+    apart_from_agents,
     ghost_agent,
     layout_choice,
     limits_value,
     slug,
+    team_folder_words,
 )
 from tournament.objective import (
     MEAN_SCORE,
@@ -898,6 +900,11 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
         fixed=shape.fixed,
         notes=tuple(notes),
     )
+    if ref.team:
+        for key, problem in apart_from_agents(
+                {"output": config.output, "secret_file": config.secret_file},
+                {Path(ref.team): team_folder_words("the tuned agent", Path(ref.team))}):
+            problems.add((key,), problem)
     if ref.builtin and config.evaluation == FEATURE_FUNCTION:
         _isolated(_try_building, (config,), problems,
                   f"{config.agent} was not built with features={_shown(config.features)}")
