@@ -99,9 +99,25 @@ def test_an_anytime_agent_tunes_with_a_time_budget(tmp_path: Path) -> None:
     config = tune({"agent": "AnytimeAgent", "evaluation": "contest", "weights": ["lost"],
                    "protocol": {"layout": "testClassic", "time_limit": 0.05}}, tmp_path)
     assert ("timeLimit", "0.05") in config.options({"lost": -1.0})
+    assert config.notes == ()
     assert problems({"protocol": {"layout": "testClassic", "time_limit": 0.05}}, tmp_path) == [
         "protocol.time_limit: ExpectimaxAgent has no time budget (no timeLimit option); give "
         "depth for a depth-limited search"]
+    # A budget the limits would fail is said before any game (not refused: an agent may stop
+    # earlier, as with maxDepth).
+    anytime = {"agent": "AnytimeAgent", "evaluation": "contest", "weights": ["lost"]}
+    over = tune({**anytime, "protocol": {"layout": "testClassic", "time_limit": 5}}, tmp_path)
+    assert over.notes == (
+        "protocol.time_limit: 5 s a move is not below protocol.limits.move_hard (3 s): a move "
+        "that uses its budget is a timeout, and the candidate fails that game",)
+    soft = tune({**anytime, "protocol": {"layout": "testClassic", "time_limit": 1.5,
+                                         "limits": {"move_warnings": 2}}}, tmp_path)
+    assert soft.notes == (
+        "protocol.time_limit: 1.5 s a move is above protocol.limits.move_soft (1 s): moves "
+        "that use their budget count warnings, and the move after 2 of them is a timeout",)
+    free = {"layout": "testClassic", "time_limit": 5,
+            "limits": {"move_soft": None, "move_hard": None}}
+    assert tune({**anytime, "protocol": free}, tmp_path).notes == ()
 
 
 def test_the_shape_is_checked_whole_with_key_paths(tmp_path: Path) -> None:

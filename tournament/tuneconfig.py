@@ -854,11 +854,30 @@ def _objective_checks(shape: _TuneIn, problems: Problems) -> None:
                      "ever won; raise max_moves or use objective: mean_score")
 
 
+def time_notes(time_limit: float | None, limits: Limits) -> list[str]:
+    """What to say of a time budget per move against the limits every move is held to (pure):
+    a budget the agent uses up fails its move. Said, not refused, since an agent may stop
+    before its budget (`maxDepth`: the contest tuning gives 30 s that it never reaches)."""
+    if time_limit is None:
+        return []
+    if limits.move_hard is not None and time_limit >= limits.move_hard:
+        return [f"protocol.time_limit: {time_limit:g} s a move is not below "
+                f"protocol.limits.move_hard ({limits.move_hard:g} s): a move that uses its "
+                "budget is a timeout, and the candidate fails that game"]
+    if limits.move_soft is not None and time_limit > limits.move_soft:
+        return [f"protocol.time_limit: {time_limit:g} s a move is above "
+                f"protocol.limits.move_soft ({limits.move_soft:g} s): moves that use their "
+                f"budget count warnings, and the move after {limits.move_warnings} of them is "
+                "a timeout"]
+    return []
+
+
 def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
     problems = Problems()
     kind = _agent_checks(shape, problems)
     notes: list[str] = []
     weights = _weight_checks(shape, kind, problems, notes)
+    notes.extend(time_notes(shape.protocol.time_limit, shape.protocol.limits))
     _objective_checks(shape, problems)
     dimensions = len(weights)
     population = shape.population or default_population(dimensions)
