@@ -246,6 +246,32 @@ class TunedAgent:
 """
 
 
+def test_sigterm_before_the_first_game_stops_as_ctrl_c_and_leaves_nothing(
+        tmp_path: Path) -> None:
+    """SIGTERM (`kill`, `timeout`, a scheduler) stops the command as Ctrl-C does: exit 130,
+    and since no game was stored, the output folder it made is removed. (Each game takes at
+    least 15 s, 1,500 calls of a function that sleeps 10 ms, so none can end between the
+    store's appearing and the signal.) Python's default would die at once, leaving an empty
+    store and its folder."""
+    accept = accept_missing()
+    (tmp_path / "feats.py").write_text(SLOW_FEATURES.replace("0.0005", "0.01"))
+    (tmp_path / "tune.yaml").write_text(RESUMABLE.format(secret=tmp_path / "secret")
+                                        .replace("output: out", "output: deep/out") + accept)
+    store = tmp_path / "deep" / "out" / "results.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "tournament", "tune", "tune.yaml"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        wait_until(store.exists, "the store", proc)
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, out
+    assert "stopped" in out
+    assert not (tmp_path / "deep").exists(), out
+
+
 def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
     accept = accept_missing()
     # A team folder under a folder whose name holds a colon: its path is taken whole, never

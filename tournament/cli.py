@@ -113,6 +113,27 @@ config_argument = click.argument("config_path", metavar="CONFIG",
 @click.version_option(__version__, prog_name="tournament")
 def main() -> None:
     """Run Pacman tournaments: every entrant on the same games, results kept as they finish."""
+    stop_on_sigterm(click.get_current_context())
+
+
+def _terminated(signum: int, frame: object) -> NoReturn:
+    raise KeyboardInterrupt
+
+
+def stop_on_sigterm(ctx: click.Context) -> None:
+    """A command sent SIGTERM (`kill`, `timeout`, a scheduler, systemd) stops as on Ctrl-C:
+    the games stored are kept, the run's record says stopped, and what it made before its
+    first game is removed. By default Python would die at once, leaving an empty store, its
+    folders and a run recorded as running. Undone when the command ends (a test calling the
+    command in its own process keeps its own handling), and only in the main thread, the
+    one a signal handler can be set in."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    ctx.call_on_close(lambda: signal.signal(signal.SIGTERM, previous))
 
 
 # --- plan: what is done, missing, stale ---------------------------------------------------------
