@@ -156,12 +156,27 @@ def _yaml(folder: Path, text: str) -> Path:
 def test_feature_evaluation_takes_every_kind_of_real_number() -> None:
     import numpy as np
 
+    from decimal import Decimal
+
     evaluate = feature_evaluation(lambda s: {"a": np.int64(2), "b": np.float32(0.5), "c": 3},
                                   {"a": 1.0, "b": 2.0, "c": -1.0}, "f")
     assert evaluate(start_state()) == 2 + 1 - 3
+    # True/false count 1/0, numpy's own bools too (no numbers.Real), as does a Decimal.
+    flags = feature_evaluation(lambda s: {"a": np.True_, "b": np.bool_(False), "c": True,
+                                          "d": Decimal("0.25")},
+                               {"a": 3.0, "b": 5.0, "c": 7.0, "d": 4.0}, "f")
+    assert flags(start_state()) == 3 + 7 + 1
     nan = feature_evaluation(lambda s: {"a": math.nan}, {"a": 1.0}, "f")
     with pytest.raises(ValueError, match="not a finite number"):
         nan(start_state())
+    # Text is no number, even text float() would read.
+    with pytest.raises(ValueError, match="feature 'a' is '1.5', not a finite number"):
+        feature_evaluation(lambda s: {"a": "1.5"}, {"a": 1.0}, "f")(start_state())
+    # Finite features times finite weights that overflow: the agent's error, never an inf
+    # that the search would take for the best (or worst) state.
+    huge = feature_evaluation(lambda s: {"a": 1e300}, {"a": 1e10}, "f")
+    with pytest.raises(ValueError, match=r"f: w \. phi\(s\) is inf .* not a finite number"):
+        huge(start_state())
 
 
 def pacman(*args: str) -> subprocess.CompletedProcess[str]:

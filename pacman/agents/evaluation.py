@@ -562,9 +562,14 @@ def feature_value(found: object, name: str, source: str) -> float:
         raise ValueError(f"{source} returned no feature {name!r}") from None
     except Exception as exc:  # the function's mapping, which may raise anything
         raise ValueError(f"{source}: reading feature {name!r} raised {describe(exc)}") from None
-    try:  # an int too large for a float overflows
-        number = float(value) if isinstance(value, numbers.Real) else math.nan  # bool: 0, 1
-    except (OverflowError, ValueError, TypeError):
+    # A real number (bool: 0, 1), or one that says it converts to a float (numpy's bool_,
+    # Decimal); never text, which float() would parse. An int too large for a float
+    # overflows, and the function's own __float__ may raise anything.
+    try:
+        number = (float(value) if isinstance(value, numbers.Real)
+                  or (hasattr(type(value), "__float__") and not isinstance(value, str | bytes))
+                  else math.nan)
+    except Exception:
         number = math.nan
     if not math.isfinite(number):
         raise ValueError(f"{source}: feature {name!r} is {safe_text(value)}, not a finite "
@@ -583,7 +588,11 @@ def feature_evaluation(
         found = function(state)
         # A list, not a generator: compiled (`pacman.fastbuild`), sum(generator) becomes a loop
         # of additions, unlike the builtin sum (compensated from Python 3.12 on).
-        return sum([w * feature_value(found, name, source) for name, w in pairs])
+        total = sum([w * feature_value(found, name, source) for name, w in pairs])
+        if not math.isfinite(total):  # finite features times finite weights can overflow
+            raise ValueError(f"{source}: w . phi(s) is {total} (a weight times a feature "
+                             "overflows a float), not a finite number")
+        return total
 
     evaluate.__doc__ = f"w . {source}(s) with " + ", ".join(f"{k}={v:g}" for k, v in pairs)
     return evaluate
