@@ -7,6 +7,7 @@ sandbox."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import signal
@@ -59,8 +60,9 @@ def tournament(*args: str, cwd: Path, check: bool = True) -> subprocess.Complete
 
 
 def runs(database: Path) -> list[tuple[str, int]]:
-    """(how it ended, games it stored) per run, in order."""
-    with sqlite3.connect(database) as conn:
+    """(how it ended, games it stored) per run, in order. (Closed after: `with` on a sqlite3
+    connection only commits, and an open one keeps the store's write-ahead log beside it.)"""
+    with contextlib.closing(sqlite3.connect(database)) as conn:
         return conn.execute("SELECT ended, games FROM runs ORDER BY run_id").fetchall()
 
 
@@ -129,6 +131,13 @@ def test_a_tiny_tuning_run_writes_its_results_and_a_second_plays_nothing(
     tournament("tune", "tune.yaml", cwd=tmp_path)
     assert runs(out / "results.sqlite") == [("finished", 20), ("finished", 0)]
     assert {name: (out / name).read_bytes() for name in kept} == kept
+    # Other settings are refused before any game, named by the tune file's own keys.
+    (tmp_path / "tune.yaml").write_text(SMOKE.replace("max_moves: 400", "max_moves: 300"))
+    before = (out / "results.sqlite").read_bytes()
+    refused = tournament("tune", "tune.yaml", cwd=tmp_path, check=False)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "other settings: protocol.max_moves (400, now 300);" in refused.stderr
+    assert (out / "results.sqlite").read_bytes() == before
 
 
 #: A feature function that takes at least half a millisecond a call, whatever the machine:

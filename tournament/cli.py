@@ -247,7 +247,8 @@ def playing(config: TournamentConfig, tuning: str | None = None) -> Iterator[Pla
         where = str(config.output / "results.sqlite")
         try:
             check_owner(store, tuning, where)
-            check_settings(config, store, where)
+            # A tune file keeps the move limit and the limits under `protocol:`.
+            check_settings(config, store, where, "" if tuning is None else "protocol.")
         except SettingsChanged as exc:
             die(str(exc))
         run_id = store.open_run(__version__)

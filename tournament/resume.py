@@ -221,12 +221,13 @@ def changed_settings(stored: Mapping[str, str], now: Mapping[str, str]) -> list[
 
 
 def settings_problem(
-    config: TournamentConfig, store: Store, where: str
+    config: TournamentConfig, store: Store, where: str, under: str = ""
 ) -> tuple[str | None, dict[str, str]]:
     """Why the config's games cannot join the stored ones (their settings differ, naming
     each; or the record of them is damaged), None when they can; and the record as it should
     be after this config's games. Only reads: `status` and the reports say it, `run` and
-    `tune` refuse (`check_settings`)."""
+    `tune` refuse (`check_settings`). `under` is where the file that was read keeps the move
+    limit and the limits (a tune file's `protocol.`), so that the message names its keys."""
     now = game_settings(config)
     text = store.meta(SETTINGS_META)
     try:
@@ -244,7 +245,7 @@ def settings_problem(
                         else f"{key} (a file's, now the built-in)")
             if key.startswith(("layout ", "ghost ")):
                 return f"{key} (its file changed)"
-            return f"{key} ({stored[key]}, now {now[key]})"
+            return f"{under}{key} ({stored[key]}, now {now[key]})"
 
         return (f"{where}: its stored games were played with other settings: "
                 + ", ".join(shown(k) for k in changed)
@@ -253,11 +254,12 @@ def settings_problem(
     return None, {**stored, **now}
 
 
-def check_settings(config: TournamentConfig, store: Store, where: str) -> None:
+def check_settings(config: TournamentConfig, store: Store, where: str, under: str = "") -> None:
     """Refuse to mix games of other settings into a results folder (`SettingsChanged`,
-    naming each setting), as `tournament.secret.checked_secret` refuses another secret; then
-    record the config's settings, so that the next run is checked against them."""
-    problem, record = settings_problem(config, store, where)
+    naming each setting, its key `under` a prefix as in `settings_problem`), as
+    `tournament.secret.checked_secret` refuses another secret; then record the config's
+    settings, so that the next run is checked against them."""
+    problem, record = settings_problem(config, store, where, under)
     if problem is not None:
         raise SettingsChanged(problem)
     store.set_meta(SETTINGS_META, json.dumps(record, sort_keys=True))
