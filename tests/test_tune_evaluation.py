@@ -154,9 +154,9 @@ def _yaml(folder: Path, text: str) -> Path:
 
 
 def test_feature_evaluation_takes_every_kind_of_real_number() -> None:
-    import numpy as np
-
     from decimal import Decimal
+
+    import numpy as np
 
     evaluate = feature_evaluation(lambda s: {"a": np.int64(2), "b": np.float32(0.5), "c": 3},
                                   {"a": 1.0, "b": 2.0, "c": -1.0}, "f")
