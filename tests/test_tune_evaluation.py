@@ -170,7 +170,7 @@ def test_feature_evaluation_takes_every_kind_of_real_number() -> None:
     with pytest.raises(ValueError, match="not a finite number"):
         nan(start_state())
     # Text is no number, even text float() would read.
-    with pytest.raises(ValueError, match="feature 'a' is '1.5', not a finite number"):
+    with pytest.raises(ValueError, match=r"feature 'a' is '1\.5', not a finite number"):
         feature_evaluation(lambda s: {"a": "1.5"}, {"a": 1.0}, "f")(start_state())
     # Finite features times finite weights that overflow: the agent's error, never an inf
     # that the search would take for the best (or worst) state.
