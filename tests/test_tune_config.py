@@ -226,6 +226,10 @@ def test_weights_and_options_are_checked_against_the_agent_and_evaluation(
         "weights.trapped.low: -1e+13 is beyond 1e+12 in size: a weight so large leaves "
         "the score no say, and candidates many scales away would not be finite numbers",
     ]
+    # A fixed weight is held to the same bound.
+    assert problems({"fixed": {"won": 1e300}}, tmp_path) == [
+        "fixed.won: 1e+300 is beyond 1e+12 in size: a weight so large leaves the score no "
+        "say, and candidates many scales away would not be finite numbers"]
     assert problems({"agent": "GreedyAgent"}, tmp_path) == [
         "agent: GreedyAgent takes no weights option, so it has nothing to tune; tune a search "
         "agent (ReflexAgent, MinimaxAgent, AlphaBetaAgent, ExpectimaxAgent, AnytimeAgent, "

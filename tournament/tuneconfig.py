@@ -219,6 +219,12 @@ MAX_POPULATION = 1_000
 MAX_WEIGHT = 1e12
 
 
+def _too_large(value: float) -> str:
+    """Why a weight, bound or scale beyond `MAX_WEIGHT` is refused."""
+    return (f"{value:g} is beyond {MAX_WEIGHT:g} in size: a weight so large leaves the score "
+            "no say, and candidates many scales away would not be finite numbers")
+
+
 def default_population(dimensions: int) -> int:
     """CMA-ES's own default: 4 + floor(3 ln n) candidates a generation."""
     return 4 + int(3 * math.log(max(1, dimensions)))
@@ -332,7 +338,9 @@ def _fixed(value: object) -> tuple[tuple[str, float], ...]:
             problems.add((), f"{show(name)} is not a feature name")
             continue
         number = problems.run(partial(_number, given), (name,))
-        if number is not None:
+        if number is not None and abs(number) > MAX_WEIGHT:
+            problems.add((name,), _too_large(number))
+        elif number is not None:
             out.append((name, number))
     problems.raise_any()
     return tuple(out)
@@ -806,9 +814,7 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems,
                                                 ("low", given.low), ("high", given.high))
                 if value is not None and abs(value) > MAX_WEIGHT]
         for key, value in huge:
-            problems.add((*at, key), f"{value:g} is beyond {MAX_WEIGHT:g} in size: a weight "
-                         "so large leaves the score no say, and candidates many scales away "
-                         "would not be finite numbers")
+            problems.add((*at, key), _too_large(value))
         if huge:
             continue
         if scale == 0:
