@@ -116,7 +116,8 @@ def test_a_tiny_tuning_run_writes_its_results_and_a_second_plays_nothing(
     comparison = table(out / "comparison.csv")
     assert [c["statistic"] for c in comparison] == ["mean_score", "win_rate",
                                                     "mean_score_wins"]
-    assert all(c["games"] == "2" for c in comparison)
+    assert all((c["games"], c["start_failures"], c["tuned_failures"]) == ("2", "0", "0")
+               for c in comparison)
     assert comparison[0]["verdict"] in ("improvement", "no improvement", "worse")
     assert f"mean score: {comparison[0]['verdict']}" in first
     assert (out / "objective.svg").read_text().startswith("<svg")

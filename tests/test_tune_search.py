@@ -211,3 +211,22 @@ def test_measures_leave_out_the_platforms_failures_and_an_agent_failing_everywhe
         "infra_error: infra_error"
     assert failure_of(rows(("a", 0, "infra_error", 0, False, None),
                            ("a", 1, "loss", -300, False, None))) == ""
+
+
+def test_the_comparison_counts_each_sides_own_failures_and_writes_them(tmp_path: Path) -> None:
+    """Paired by game index, infra errors left out; the games each side's agent failed itself
+    (culprit 0; a ghost's failure is not the agent's) are counted per side, weigh on the
+    verdict and are columns of comparison.csv."""
+    from tournament.tuning import START, TUNED, comparison_table
+
+    cfg = config(tmp_path, comparison={"games": 4})
+    played = rows((START, 0, "win", 900, True, None), (START, 1, "loss", -300, False, None),
+                  (START, 2, "crash", -400, False, 0), (START, 3, "win", 800, True, None),
+                  (TUNED, 0, "crash", -200, False, 0), (TUNED, 1, "timeout", -250, False, 0),
+                  (TUNED, 2, "crash", 100, False, 1), (TUNED, 3, "infra_error", 0, False, None))
+    games = Games(cfg, lambda tournament, hashes: played)
+    differences, pairs, failures = games.compare({"food_left": -5.0})
+    assert (pairs, failures) == (3, (1, 2))  # game 3 has no pair
+    table = comparison_table(differences, pairs, failures)
+    assert list(table.columns[-3:]) == ["games", "start_failures", "tuned_failures"]
+    assert set(table["start_failures"]) == {1} and set(table["tuned_failures"]) == {2}

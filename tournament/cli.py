@@ -643,9 +643,9 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
                         f"({_stats(result.measure)}), {weights}")
                 say(f"comparing {result.candidate.entrant} with the start on "
                     f"{config.comparison_games} fresh games each")
-                differences, pairs = games.compare(result.candidate.as_dict())
-            print_comparison(config.objective.describe(), differences, pairs)
-            written = write_results(config, result, start, differences, pairs)
+                differences, pairs, failures = games.compare(result.candidate.as_dict())
+            print_comparison(config.objective.describe(), differences, pairs, failures)
+            written = write_results(config, result, start, differences, pairs, failures)
             written += write_progress(config, generations, start,
                                       None if config.result == RESULT_BEST else result)
             say(f"done in {time.perf_counter() - started:.0f}s; wrote {written[0]}, "
@@ -675,8 +675,10 @@ def _stats(found: Any) -> str:
             f"over wins {_num(found.mean_score_wins)}")
 
 
-def print_comparison(objective: str, differences: Sequence[Any], pairs: int) -> None:
-    """The final comparison as a table, the objective's row first, and its verdict."""
+def print_comparison(objective: str, differences: Sequence[Any], pairs: int,
+                     failures: tuple[int, int] = (0, 0)) -> None:
+    """The final comparison as a table, the objective's row first, the games each side's
+    agent failed (when any did), and the verdict."""
     table = Table(title=f"tuned against start on {pairs} fresh games, paired by seed "
                         "(difference: tuned - start, 95% interval)")
     for column in ("statistic", "start", "tuned", "difference", "interval", "verdict"):
@@ -687,6 +689,9 @@ def print_comparison(objective: str, differences: Sequence[Any], pairs: int) -> 
                       _objective(d.difference), f"[{_objective(d.low)}, {_objective(d.high)}]",
                       d.verdict)
     console.print(table)
+    if any(failures):
+        console.print(f"of these games the agent failed {failures[0]} with the start's "
+                      f"weights, {failures[1]} with the tuned ones", markup=False)
     if differences:
         console.print(f"{objective}: {differences[0].verdict}", markup=False)
 

@@ -410,9 +410,10 @@ class Games:
         mean = searched.mean
         return Evaluated(mean, self.on_tuning_games(mean.entrant, mean.as_dict()))
 
-    def compare(self, tuned: dict[str, float]) -> tuple[list[Difference], int]:
+    def compare(self, tuned: dict[str, float]) -> tuple[list[Difference], int, tuple[int, int]]:
         """The tuned weights against the start on fresh seeds, paired by seed: the
-        differences and the number of pairs."""
+        differences, the number of pairs and the games of those each side's agent failed
+        itself (start's, tuned's)."""
         start = {w.name: w.start for w in self.config.weights}
         tournament = tournament_config(
             self.config, [self.entrant(START, start), self.entrant(TUNED, tuned)],
@@ -430,7 +431,7 @@ class Games:
         tuned_games = [by_index[TUNED][i] for i in pairs]
         failures = (sum(g[2] for g in start_games), sum(g[2] for g in tuned_games))
         return (compare(self.config.objective, [g[:2] for g in start_games],
-                        [g[:2] for g in tuned_games], failures=failures), len(pairs))
+                        [g[:2] for g in tuned_games], failures=failures), len(pairs), failures)
 
 
 # ---- the results -------------------------------------------------------------------------
@@ -479,14 +480,18 @@ def generations_table(generations: Sequence[Generation]) -> Any:
                                        "best_entrant", "best_so_far"])
 
 
-def comparison_table(differences: Sequence[Difference], pairs: int) -> Any:
+def comparison_table(differences: Sequence[Difference], pairs: int,
+                     failures: tuple[int, int] = (0, 0)) -> Any:
+    """comparison.csv: a row per statistic, with the games compared and, of those, how many
+    each side's agent failed itself (which the verdict weighs: `objective.compare`)."""
     import pandas as pd
 
     return pd.DataFrame([{"statistic": d.statistic, "start": d.start, "tuned": d.tuned,
                           "difference": d.difference, "low": d.low, "high": d.high,
-                          "verdict": d.verdict, "games": pairs} for d in differences],
+                          "verdict": d.verdict, "games": pairs, "start_failures": failures[0],
+                          "tuned_failures": failures[1]} for d in differences],
                         columns=["statistic", "start", "tuned", "difference", "low", "high",
-                                 "verdict", "games"])
+                                 "verdict", "games", "start_failures", "tuned_failures"])
 
 
 def weights_document(config: TuneConfig, best: Evaluated, start: Measure,
@@ -542,12 +547,13 @@ def _shown(found: Measure) -> str:
 
 
 def write_results(config: TuneConfig, best: Evaluated, start: Measure,
-                  differences: Sequence[Difference], pairs: int) -> list[Path]:
+                  differences: Sequence[Difference], pairs: int,
+                  failures: tuple[int, int] = (0, 0)) -> list[Path]:
     """weights.yaml and comparison.csv."""
     from tournament.tables import write_csv
 
     out = config.output
-    write_csv(comparison_table(differences, pairs), out / COMPARISON_FILE)
+    write_csv(comparison_table(differences, pairs, failures), out / COMPARISON_FILE)
     verdict = differences[0].verdict if differences else "not compared"
     write_atomic(out / WEIGHTS_FILE, weights_document(config, best, start, verdict))
     return [out / WEIGHTS_FILE, out / COMPARISON_FILE]
