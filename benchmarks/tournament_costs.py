@@ -215,8 +215,9 @@ def probe(config: str, report: str, profile: str = "") -> None:
 
     class Local(executors.LocalExecutor):
         def __init__(self, workers: int, quiet: bool = True, play: executors.Play = instant_play,
-                     cache: TeamCache | None = None) -> None:
-            super().__init__(workers, quiet, instant_play, cache)
+                     cache: TeamCache | None = None,
+                     deadline: executors.Deadline = executors.game_deadline) -> None:
+            super().__init__(workers, quiet, instant_play, cache, deadline)
 
         def run(self, tasks: Iterable[GameTask], on_result: executors.OnResult) -> None:
             played(super().run, tasks, on_result)

@@ -148,6 +148,19 @@ class TimeKeeper:
         return None
 
 
+def longest_game(limits: Limits, max_moves: int, agents: int) -> float | None:
+    """The most thinking time a game of `agents` agents can take when each uses its limits
+    to the full (pure): its start-up, then every one of the `max_moves` moves (all agents
+    together) at the hard limit, or each agent's per-game total if that is less. None when
+    some of it is unbounded (no start-up limit, or neither a hard limit nor a total)."""
+    moves = [bound for bound in (
+        None if limits.move_hard is None else max_moves * limits.move_hard,
+        None if limits.game_total is None else agents * limits.game_total) if bound is not None]
+    if limits.startup is None or not moves:
+        return None
+    return agents * limits.startup + min(moves)
+
+
 #: The course contest's limits (the defaults of `Limits`), for `--contest-limits`.
 CONTEST = Limits()
 

@@ -291,6 +291,60 @@ def test_a_ctrl_c_in_the_organizer_stops_at_once_and_keeps_what_was_stored(
     assert all(deciding(row) == undisturbed[row["game_id"]] for row in stored)
 
 
+def stuck_on_first(task: GameTask, cache: Any) -> GameOutput:
+    """A worker's play that never returns on each entrant's first game (an in-process agent
+    whose move never ends), and plays the others."""
+    if task.game.index == 0:
+        threading.Event().wait()
+    return play_task(task, cache)
+
+
+def first_games_due(task: GameTask) -> float | None:
+    """A deadline for the games that never end only: the others may take what they take."""
+    return 0.5 if task.game.index == 0 else None
+
+
+def test_a_game_held_past_its_deadline_ends_its_worker_and_counts_as_a_death(
+        tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]]) -> None:
+    """No run stalls on a game that never ends: past its deadline its worker is ended and the
+    game charged with a death (replayed, then the platform's failure saying why); every other
+    game is played as it is undisturbed, and no worker is left behind."""
+    got = Collector()
+    LocalExecutor(2, play=stuck_on_first, deadline=first_games_due).run(tasks, got)
+    rows = got.once_each(tasks)
+    stuck = [t.game.game_id for t in tasks if t.game.index == 0]
+    assert stuck
+    for gid, row in rows.items():
+        if gid in stuck:
+            assert row["outcome"] == "infra_error"
+            assert row["message"] == (f"its worker held it past its deadline (0.5 s, beyond what "
+                                      f"its agents' limits allow) and was ended {RETRIES + 1} "
+                                      "times")
+        else:
+            assert deciding(row) == undisturbed[gid]
+    assert not pool_workers(os.getpid())
+
+
+def test_a_games_deadline_is_what_its_limits_allow_with_a_margin(
+        tasks: list[GameTask]) -> None:
+    import dataclasses
+
+    from pacman.limits import UNTIMED, Limits, longest_game
+    from tournament.executors import DEADLINE_FACTOR, DEADLINE_SLACK, game_deadline
+
+    # Start-up per agent, then every move at the hard limit, or each agent's game total.
+    assert longest_game(Limits(), 400, 3) == 3 * 15 + 400 * 3
+    assert longest_game(Limits(game_total=10), 400, 3) == 3 * 15 + 3 * 10
+    assert longest_game(Limits(move_hard=None, game_total=10), 400, 2) == 2 * 15 + 2 * 10
+    assert longest_game(UNTIMED, 400, 3) is None
+    assert longest_game(Limits(startup=None), 400, 3) is None
+    task = tasks[0]
+    agents = 1 + task.game.cell.num_ghosts
+    assert game_deadline(task) == (DEADLINE_FACTOR * longest_game(task.limits, task.max_moves,
+                                                                  agents) + DEADLINE_SLACK)
+    assert game_deadline(dataclasses.replace(task, limits=UNTIMED)) is None
+
+
 # --- Dask --------------------------------------------------------------------------------------
 
 def test_dask_workers_that_die_cost_only_replays(

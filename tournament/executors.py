@@ -32,6 +32,7 @@ from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from typing import Any, Protocol
 
+from pacman.limits import longest_game
 from pacman.outcomes import INFRA_ERROR
 from tournament.bundles import Bundle, TeamCache, default_cache, snapshot_digest, worker_cache
 from tournament.config import ClusterConfig
@@ -41,6 +42,13 @@ from tournament.runner import GameOutput, GameTask, make_row, play_task, worker_
 RETRIES = 2
 #: Seconds a worker gets to exit by itself at the end of a run before it is killed.
 RETIRE_LIMIT = 5.0
+#: A local game's deadline: this many times the longest its agents' limits allow
+#: (`pacman.limits.longest_game`), plus `DEADLINE_SLACK` seconds for the referee's own work on
+#: a loaded machine. Past it the game cannot be playing by the rules (an in-process built-in
+#: whose move never returns, which the handle times only when it does; a stuck referee), so
+#: its worker is ended and the game charged with a death, as if the worker had died.
+DEADLINE_FACTOR = 2.0
+DEADLINE_SLACK = 60.0
 
 #: The organizer's callback: a task and what its worker sent back (or the ledger's row for a
 #: game the platform failed).
@@ -49,6 +57,16 @@ OnResult = Callable[[GameTask, GameOutput], None]
 #: its output. Tests pass their own (a module-level function, so that it can be sent to a
 #: worker process).
 Play = Callable[[GameTask, TeamCache], GameOutput]
+#: A task's deadline in seconds from when a worker takes it (None: none).
+Deadline = Callable[[GameTask], float | None]
+
+
+def game_deadline(task: GameTask) -> float | None:
+    """How long a local worker may hold `task` (pure): `DEADLINE_FACTOR` times the longest its
+    agents' limits allow, plus `DEADLINE_SLACK`; None when its limits leave a game unbounded
+    (no hard limit per move nor per game), which then has no deadline."""
+    longest = longest_game(task.limits, task.max_moves, 1 + task.game.cell.num_ghosts)
+    return None if longest is None else DEADLINE_FACTOR * longest + DEADLINE_SLACK
 
 
 class Executor(Protocol):
@@ -181,10 +199,12 @@ class _Worker:
     process: BaseProcess
     conn: Connection
     task: GameTask | None = field(default=None)
+    #: When (`time.monotonic`) the worker must have sent the task's output (None: no limit).
+    due: float | None = None
 
     @classmethod
     def start(cls, context: BaseContext, slot: int, quiet: bool, play: Play,
-              task: GameTask, cache: TeamCache) -> _Worker:
+              task: GameTask, cache: TeamCache, due: float | None = None) -> _Worker:
         ours, theirs = context.Pipe()
         process = context.Process(  # type: ignore[attr-defined]
             target=_serve, args=(theirs, quiet, os.getpid(), play, task, cache),
@@ -198,15 +218,16 @@ class _Worker:
             raise
         finally:
             theirs.close()  # only the worker holds its end: its death is an EOF here
-        return cls(process, ours, task)
+        return cls(process, ours, task, due)
 
-    def give(self, task: GameTask) -> bool:
-        """Hand `task` over; False when the worker is already gone (it did not get it)."""
+    def give(self, task: GameTask, due: float | None = None) -> bool:
+        """Hand `task` over, to be done by `due`; False when the worker is already gone (it
+        did not get it)."""
         try:
             self.conn.send(task)
         except OSError:
             return False
-        self.task = task
+        self.task, self.due = task, due
         return True
 
     def receive(self) -> GameOutput | None:
@@ -242,11 +263,16 @@ class LocalExecutor:
     """
 
     def __init__(self, workers: int, quiet: bool = True, play: Play = play_task,
-                 cache: TeamCache | None = None) -> None:
+                 cache: TeamCache | None = None, deadline: Deadline = game_deadline) -> None:
         self.workers = max(1, workers)
         self.quiet = quiet
         self.play = play
         self.cache = cache
+        self.deadline = deadline
+
+    def _due(self, task: GameTask) -> float | None:
+        seconds = self.deadline(task)
+        return None if seconds is None else time.monotonic() + seconds
 
     def run(self, tasks: Iterable[GameTask], on_result: OnResult) -> None:
         ledger = Ledger(tasks)
@@ -255,7 +281,8 @@ class LocalExecutor:
         try:
             while not ledger.finished:
                 self._staff(ledger, workers, context)
-                self._settle(ledger, workers, on_result, _events(workers))
+                self._settle(ledger, workers, on_result, _events(workers, _next_due(workers)))
+                self._expire(ledger, workers, on_result)
         except KeyboardInterrupt:
             # Stop promptly, but keep the games that finished: rows already in the pipes.
             self._settle(ledger, workers, on_result, _events(workers, timeout=0))
@@ -278,8 +305,8 @@ class LocalExecutor:
             task = ledger.take()
             if worker is None:
                 workers[slot] = _Worker.start(context, slot, self.quiet, self.play, task,
-                                              self.cache or default_cache())
-            elif not worker.give(task):
+                                              self.cache or default_cache(), self._due(task))
+            elif not worker.give(task, self._due(task)):
                 ledger.put_back(task)  # it died idle; a fresh worker takes the slot next time
                 worker.stop()
                 del workers[slot]
@@ -313,6 +340,31 @@ class LocalExecutor:
                 if task is not None and ledger.died(task):
                     on_result(task, ledger.death_output(task))
                     ledger.stored(task)
+
+
+    def _expire(self, ledger: Ledger, workers: dict[int, _Worker], on_result: OnResult) -> None:
+        """End the workers that hold a task past its deadline, and charge each task with a
+        death, as `_settle` does for a worker that died (its output, had it come, would have
+        been read first)."""
+        now = time.monotonic()
+        for slot, worker in list(workers.items()):
+            task = worker.task
+            if task is None or worker.due is None or now < worker.due:
+                continue
+            del workers[slot]
+            worker.stop()
+            if ledger.died(task):
+                seconds = self.deadline(task) or 0.0
+                on_result(task, ledger.death_output(
+                    task, f"its worker held it past its deadline ({seconds:g} s, beyond "
+                    "what its agents' limits allow) and was ended"))
+                ledger.stored(task)
+
+
+def _next_due(workers: dict[int, _Worker]) -> float | None:
+    """Seconds until the first deadline of the tasks the workers hold (None: no deadline)."""
+    due = [w.due for w in workers.values() if w.task is not None and w.due is not None]
+    return None if not due else max(0.0, min(due) - time.monotonic())
 
 
 def _events(workers: dict[int, _Worker], timeout: float | None = None) -> list[Any]:
