@@ -60,6 +60,30 @@ def test_a_match_game_is_stale_when_either_side_changed() -> None:
 
 
 
+def one_baseline(layouts: str, ghost: str, max_moves: int, games: int) -> str:
+    """A config of the greedy baseline on `layouts` against one `ghost`, into `out`."""
+    return textwrap.dedent(f"""\
+        name: settings
+        seed: 3
+        entrants:
+          baselines: [{{name: greedy, agent: GreedyAgent}}]
+        grid:
+          layouts: {layouts}
+          depths: [1]
+          ghosts: [{{agent: "{ghost}", count: 1}}]
+          max_moves: {max_moves}
+        games_per_cell: {games}
+        workers: 1
+        output: out
+        """)
+
+
+def run_config(config: Path) -> subprocess.CompletedProcess[str]:
+    """`tournament run` of `config`, in its folder."""
+    return subprocess.run([sys.executable, "-m", "tournament", "run", str(config)],
+                          capture_output=True, text=True, timeout=300, cwd=config.parent)
+
+
 def test_only_a_setting_both_sides_know_can_change() -> None:
     stored = {"max_moves": "400", "layout a": "1f", "layout b": "2e"}
     assert changed_settings(stored, {"max_moves": "400", "layout a": "1f", "layout c": "9"}) == []
@@ -76,24 +100,10 @@ def test_a_folder_never_mixes_games_of_other_settings(tmp_path: Path) -> None:
     config = tmp_path / "t.yaml"
 
     def write(max_moves: int, layouts: str) -> None:
-        config.write_text(textwrap.dedent(f"""\
-            name: settings
-            seed: 3
-            entrants:
-              baselines: [{{name: greedy, agent: GreedyAgent}}]
-            grid:
-              layouts: {layouts}
-              depths: [1]
-              ghosts: [{{agent: RandomGhost, count: 1}}]
-              max_moves: {max_moves}
-            games_per_cell: 2
-            workers: 1
-            output: out
-            """))
+        config.write_text(one_baseline(layouts, "RandomGhost", max_moves, 2))
 
     def run() -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "tournament", "run", str(config)],
-                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        return run_config(config)
 
     write(300, "[mine.lay]")
     assert run().returncode == 0
@@ -156,22 +166,9 @@ def test_a_grid_ghost_is_recorded_as_its_cells_name_it(tmp_path: Path) -> None:
     config = tmp_path / "t.yaml"
 
     def run(ghost: str) -> subprocess.CompletedProcess[str]:
-        config.write_text(textwrap.dedent(f"""\
-            name: ghosts
-            seed: 3
-            entrants:
-              baselines: [{{name: greedy, agent: GreedyAgent}}]
-            grid:
-              layouts: [testClassic]
-              depths: [1]
-              ghosts: [{{agent: "{ghost}", count: 1}}]
-              max_moves: 30
-            games_per_cell: 1
-            workers: 1
-            output: out
-            """) + (f"sandbox: {{accept_missing: [{ACCEPT}]}}\n" if ACCEPT else ""))
-        return subprocess.run([sys.executable, "-m", "tournament", "run", str(config)],
-                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        config.write_text(one_baseline("[testClassic]", ghost, 30, 1)
+                          + (f"sandbox: {{accept_missing: [{ACCEPT}]}}\n" if ACCEPT else ""))
+        return run_config(config)
 
     assert run("RandomGhost").returncode == 0
     store = tmp_path / "out" / "results.sqlite"

@@ -195,6 +195,22 @@ def ctrl_c_for_children() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def stopped_midway(args: list[str], cwd: Path, condition: Callable[[], bool], what: str,
+                   sig: int = signal.SIGINT) -> tuple[subprocess.Popen[str], str]:
+    """`tournament *args` sent `sig` once `condition` holds (`wait_until`): the process, ended,
+    and what it printed."""
+    with ctrl_c_for_children():
+        proc = subprocess.Popen([sys.executable, "-m", "tournament", *args], cwd=cwd,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_until(condition, what, proc)
+        proc.send_signal(sig)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    return proc, out
+
+
 def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
     """The team's agent never answers and no time limit ends its games, so the run cannot
     end by itself: the baseline's first game is stored, then Ctrl-C must stop it."""
@@ -203,16 +219,9 @@ def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
     agent = tmp_path / "submissions" / "alpha" / "agent.py"
     agent.write_text("import time\n\n\nclass ZooAgent:\n    def getAction(self, state):\n"
                      "        while True:\n            time.sleep(60)\n")
-    with ctrl_c_for_children():
-        proc = subprocess.Popen([sys.executable, "-m", "tournament", "run", str(config)], cwd=REPO,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     database = tmp_path / "out" / "results.sqlite"
-    try:
-        wait_until(lambda: stored(database) >= 1, "stored game", proc)
-        proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
+    proc, out = stopped_midway(["run", str(config)], REPO, lambda: stored(database) >= 1,
+                               "stored game")
     assert proc.returncode == 130, out
     assert "run the same command again to finish" in out
     kept = stored(database)

@@ -22,7 +22,7 @@ import pytest
 from pacman.agents.evaluation import DEFAULT_WEIGHTS, load_weights
 from pacman.layout import load_layout
 from pacman.state import GameState
-from tests.test_tournament_run import ctrl_c_for_children, stored, wait_until
+from tests.test_tournament_run import stopped_midway, stored
 
 REPO = Path(__file__).resolve().parent.parent
 #: One secret for the runs that are compared: the same games in different folders.
@@ -205,16 +205,8 @@ def test_ctrl_c_keeps_what_is_stored_and_the_same_command_resumes_without_replay
     tournament("tune", "tune.yaml", cwd=reference)
     folder = resumable(tmp_path / "interrupted", secret)
     database = folder / "out" / "results.sqlite"
-    with ctrl_c_for_children():
-        proc = subprocess.Popen([sys.executable, "-m", "tournament", "tune", "tune.yaml"],
-                                cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True)
-    try:
-        wait_until(lambda: stored(database) >= 5, "fifth stored game", proc)
-        proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
+    proc, out = stopped_midway(["tune", "tune.yaml"], folder,
+                               lambda: stored(database) >= 5, "fifth stored game")
     assert proc.returncode == 130, out
     assert "run the same command again to go on from there" in out
     (ended, kept), = runs(database)
@@ -268,15 +260,8 @@ def test_sigterm_before_the_first_game_stops_as_ctrl_c_and_leaves_nothing(
     (tmp_path / "tune.yaml").write_text(RESUMABLE.format(secret=tmp_path / "secret")
                                         .replace("output: out", "output: deep/out") + accept)
     store = tmp_path / "deep" / "out" / "results.sqlite"
-    proc = subprocess.Popen([sys.executable, "-m", "tournament", "tune", "tune.yaml"],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-    try:
-        wait_until(store.exists, "the store", proc)
-        proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
+    proc, out = stopped_midway(["tune", "tune.yaml"], tmp_path, store.exists, "the store",
+                               signal.SIGTERM)
     assert proc.returncode == 130, out
     assert "stopped" in out
     assert not (tmp_path / "deep").exists(), out
