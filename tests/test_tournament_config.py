@@ -308,6 +308,27 @@ def test_a_config_error_from_the_command_is_exit_2_without_traceback(tmp_path: P
     )
 
 
+def test_a_stop_no_command_reports_is_stopped_with_exit_130(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C (or a SIGTERM, which every command turns into one) that lands where no command
+    says what it kept is `stopped`, exit 130, like every other stop: not click's "Aborted!"
+    with exit 1, which says the command failed."""
+    import signal
+
+    from click.testing import CliRunner
+
+    from tournament import cli
+
+    def interrupted(path: Path) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "load", interrupted)
+    before = signal.getsignal(signal.SIGTERM)
+    result = CliRunner().invoke(cli.main, ["status", str(write(tmp_path, MINIMAL))])
+    assert (result.exit_code, result.output) == (130, "stopped\n")
+    assert signal.getsignal(signal.SIGTERM) is before  # the command's handler is undone
+
+
 def test_an_empty_file_and_a_file_that_is_not_a_mapping(tmp_path: Path) -> None:
     assert problems(tmp_path, "") == [
         "the config is empty; it needs at least name, entrants and grid"

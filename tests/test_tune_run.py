@@ -263,7 +263,7 @@ def test_sigterm_before_the_first_game_stops_as_ctrl_c_and_leaves_nothing(
     proc, out = stopped_midway(["tune", "tune.yaml"], tmp_path, store.exists, "the store",
                                signal.SIGTERM)
     assert proc.returncode == 130, out
-    assert "stopped" in out
+    assert "stopped before any game was stored; nothing is kept" in out
     assert not (tmp_path / "deep").exists(), out
 
 

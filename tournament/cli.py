@@ -109,7 +109,20 @@ config_argument = click.argument("config_path", metavar="CONFIG",
                                  type=click.Path(path_type=Path, dir_okay=False))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group: a Ctrl-C (or SIGTERM, `stop_on_sigterm`) that no command caught to
+    say what it kept is `stopped`, exit 130, as everywhere else, rather than click's
+    "Aborted!" with exit 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            console.print("stopped", markup=False)
+            sys.exit(STOPPED_STATUS)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tournament")
 def main() -> None:
     """Run Pacman tournaments: every entrant on the same games, results kept as they finish."""
@@ -651,9 +664,13 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
             say(f"done in {time.perf_counter() - started:.0f}s; wrote {written[0]}, "
                 + ", ".join(p.name for p in written[1:]))
     except KeyboardInterrupt:
-        if held is not None:
-            say(f"stopped: the games played are kept in {held.store.path}; run the same "
-                "command again to go on from there")
+        # `playing` removed the store if it held no game (or the stop came before it existed).
+        kept = base.output / "results.sqlite"
+        if held is not None and kept.exists():
+            say(f"stopped: the games played are kept in {kept}; run the same command again "
+                "to go on from there")
+        else:
+            say("stopped before any game was stored; nothing is kept")
         raise SystemExit(STOPPED_STATUS) from None
     except TuneFailed as exc:
         die(str(exc), 1)
