@@ -460,6 +460,55 @@ def test_a_feature_file_that_imports_a_file_beside_it_is_refused(tmp_path: Path)
                 tmp_path).weights[0].name == "dots"
 
 
+def test_the_interpreters_own_modules_count_as_importable_in_the_games(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A virtual environment kept in the feature file's folder is the interpreter's (on the
+    games' import path too): a module from it is no file beside the feature file."""
+    import types
+
+    from tournament.tuneconfig import _imported_beside
+
+    venv = tmp_path / ".venv"
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    for name, file in (("mylib", venv / "lib" / "mylib.py"), ("helpers", tmp_path / "helpers.py"),
+                       ("elsewhere", tmp_path.parent / "elsewhere.py")):
+        module = types.ModuleType(name)
+        module.__file__ = str(file)
+        monkeypatch.setitem(sys.modules, name, module)
+    found = _imported_beside(f"{tmp_path / 'feats.py'}:phi", {"mylib", "helpers", "elsewhere"})
+    assert found == ["helpers.py"]
+    assert _imported_beside("pacman.agents.evaluation:features", {"helpers"}) == []
+
+
+def test_a_feature_function_named_by_module_is_its_source_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`module:function` plays as the module's file (snapshotted, sandboxed, keyed by its
+    content), found without running any of it, a package's `__init__` included; the
+    platform's own module stays as it is (trusted, in-process)."""
+    from tournament.tuneconfig import module_source
+
+    package = tmp_path / "lib" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("raise SystemExit('never run')\n")
+    (package / "feats.py").write_text(FEATURES)
+    (tmp_path / "lib" / "top.py").write_text(FEATURES)
+    monkeypatch.syspath_prepend(str(tmp_path / "lib"))
+    assert module_source("pkg.feats") == package / "feats.py"
+    assert module_source("top") == tmp_path / "lib" / "top.py"
+    assert module_source("top.inner") is None and module_source("nowhere") is None
+    assert module_source("pkg..feats") is None
+    config = tune({"evaluation": {"features": "pkg.feats:phi"}, "weights": {"dots": 1}},
+                  tmp_path)
+    assert config.features == f"{package / 'feats.py'}:phi"
+    assert problems({"evaluation": {"features": "nowhere:phi"}, "weights": {"dots": 1}},
+                    tmp_path) == [
+        "evaluation.features: no module 'nowhere' with a Python source file on the import "
+        "path; name its file instead (path/to/file.py:phi)"]
+    own = tune({"evaluation": {"features": "pacman.agents.evaluation:features"},
+                "weights": {"food_left": -1}}, tmp_path)
+    assert own.features == "pacman.agents.evaluation:features"
+
+
 def test_a_file_agent_evaluates_with_its_own_code(tmp_path: Path) -> None:
     (tmp_path / "myAgents.py").write_text(
         "class Tuned:\n    def __init__(self, weights='', depth=2):\n        pass\n\n"

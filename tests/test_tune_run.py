@@ -400,9 +400,9 @@ def test_a_feature_function_that_ends_its_process_mid_game_is_the_agents_crash(
 
 
 def test_an_edited_feature_module_makes_its_games_stale(tmp_path: Path) -> None:
-    """A feature function named by module (`featmod:phi`, installed code the workers import
-    themselves) keys its games by the module's source, as a file's snapshot does: a second
-    run of the same file plays nothing, and one after the module changed plays every game
+    """A feature function named by module (`featmod:phi`, found on the import path) plays as
+    its source file does: from the run's snapshot, in the sandbox, its games keyed by its
+    content, so a second run plays nothing and one after the module changed plays every game
     again rather than taking the old module's as stored."""
     module = tmp_path / "lib" / "featmod.py"
     module.parent.mkdir()
@@ -417,7 +417,7 @@ def test_an_edited_feature_module_makes_its_games_stale(tmp_path: Path) -> None:
         population: 2
         comparison: {games: 2}
         output: out
-        """))
+        """) + accept_missing())
     env = {**os.environ, "PYTHONPATH": str(module.parent)}
 
     def tune() -> None:
@@ -429,6 +429,9 @@ def test_an_edited_feature_module_makes_its_games_stale(tmp_path: Path) -> None:
     tune()
     database = tmp_path / "out" / "results.sqlite"
     assert runs(database) == [("finished", 8), ("finished", 0)]
+    with contextlib.closing(sqlite3.connect(database)) as conn:
+        assert conn.execute("SELECT count(*) FROM games WHERE sandbox = ''").fetchone() == (0,)
+    assert "For features=featmod.py:phi." in (tmp_path / "out" / "weights.yaml").read_text()
     module.write_text(FEATURES + "\n# changed\n")
     tune()
     assert runs(database)[-1] == ("finished", 8)

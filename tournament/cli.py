@@ -560,7 +560,6 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
         TuneError,
         describe_weights,
         load_tune,
-        module_digest,
     )
     from tournament.tuning import (
         Games,
@@ -605,8 +604,8 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
                 snapshot = taken.id
                 features = f"{snapshot}/{Path(where).name}:{function}"
             elif config.evaluation == FEATURE_FUNCTION:
-                features = config.features  # a module: the workers import it themselves
-                files = module_digest(where)  # its games are keyed by its source too
+                # The platform's own module: its workers import it, its version is hashed.
+                features = config.features
             if not config.builtin:
                 # A team folder as it is (its path may hold a colon), else `file.py:Class`.
                 agent = Path(config.agent)

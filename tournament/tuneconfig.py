@@ -155,7 +155,8 @@ class TuneConfig:
     args: tuple[tuple[str, str], ...]
     #: `better`, `contest`, `features` or `own` (a file agent's own evaluation).
     evaluation: str
-    #: `features`: the feature function (an absolute `file.py:function`, or `module:function`).
+    #: `features`: the feature function: an absolute `file.py:function` (a module named is
+    #: its source file), or the platform's own `module:function`.
     features: str
     weights: tuple[Weight, ...]
     protocol: Protocol
@@ -373,10 +374,52 @@ def _evaluation(value: object, info: ValidationInfo) -> tuple[str, str]:
                 raise problem(f"no such file {where!r} (looked for {file})",
                               at="evaluation.features")
             reference = f"{file}:{function}"
+        elif not _platform_module(where):
+            # Played as its file, as one named by file is: from the run's snapshot, in the
+            # sandbox, keyed by its content. In-process, its crash would end a worker (an
+            # unscored infra_error) and its endless loop hold it.
+            source = module_source(where)
+            if source is None:
+                raise problem(f"no module {where!r} with a Python source file on the import "
+                              f"path; name its file instead (path/to/file.py:{function})",
+                              at="evaluation.features")
+            reference = f"{source}:{function}"
         return FEATURE_FUNCTION, reference
     hint = did_you_mean(value, LINEAR) if isinstance(value, str) else ""
     raise problem(f"expected better, contest or {{features: file.py:function}}, got "
                   f"{show(value)}{hint}")
+
+
+def _platform_module(module: str) -> bool:
+    """Whether `module` is the platform's own code (`pacman.agents.evaluation`), trusted and
+    played in-process as a built-in evaluation is."""
+    return any(module == own or module.startswith(own + ".") for own in ("pacman", "tournament"))
+
+
+def module_source(module: str) -> Path | None:
+    """The Python source file of `module` (`package.module`) on the import path, found
+    without running any of it (no package's `__init__` either: the tuner runs no code of the
+    file's before its checks, which run in a child process); None when there is none."""
+    from importlib.machinery import PathFinder
+
+    search: list[str] | None = None
+    spec = None
+    parts = module.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    for depth in range(1, len(parts) + 1):
+        if depth > 1 and search is None:  # a module, not a package: nothing below it
+            return None
+        try:
+            spec = PathFinder.find_spec(".".join(parts[:depth]), search)
+        except (ImportError, ValueError):
+            return None
+        if spec is None:
+            return None
+        locations = spec.submodule_search_locations
+        search = None if locations is None else list(locations)
+    origin = spec.origin if spec is not None else None
+    return Path(origin).resolve() if origin and origin.endswith(".py") else None
 
 
 @dataclass(frozen=True)
@@ -653,40 +696,27 @@ def _line_in(exc: BaseException, reference: str) -> str:
 
 def _imported_beside(reference: str, loaded: set[str]) -> list[str]:
     """Which of the `loaded` modules are files of the feature file's folder (or below it),
-    other than the file itself: the run snapshots the file alone, so those would be missing
-    in every game ([] for a module's function, whose workers import it as it is)."""
+    other than the file itself and the interpreter's own: the run snapshots the file alone, so
+    those would be missing in every game ([] for the platform's module, imported as it is)."""
     file = reference.rpartition(":")[0]
     if not file.endswith(".py"):
         return []
     own = Path(file).resolve()
     folder = own.parent
+    # The interpreter's own modules (a virtual environment kept in the folder among them)
+    # are on the import path of the games too.
+    interpreter = {Path(prefix).resolve() for prefix in (
+        sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     out = []
     for name in sorted(loaded):
         origin = getattr(sys.modules.get(name), "__file__", None)
         if not isinstance(origin, str):
             continue
         where = Path(origin).resolve()
-        if where != own and where.is_relative_to(folder):
+        if (where != own and where.is_relative_to(folder)
+                and not any(where.is_relative_to(prefix) for prefix in interpreter)):
             out.append(where.relative_to(folder).as_posix())
     return out
-
-
-def module_digest(module: str) -> str:
-    """The digest of a feature function module's source file (`package.module`), which its
-    candidates' games are keyed by, as a file's are by its snapshot: an edited module makes
-    them stale. Finding it runs the packages' `__init__` above it, as the workers' import
-    does (a module is named only when it is installed, trusted code); '' when it has no
-    source file to read (the check has already refused a module that does not import)."""
-    import hashlib
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec(module)
-        origin = spec.origin if spec is not None else None
-        data = Path(origin).read_bytes() if origin and origin.endswith(".py") else b""
-    except Exception:
-        return ""
-    return hashlib.sha256(data).hexdigest()[:16] if data else ""
 
 
 def _shown(reference: str) -> str:

@@ -343,9 +343,8 @@ class Games:
     `play_tournament(tournament)` plays what the store lacks of a tournament and returns the
     rows of its current games (the CLI's: executors, keeper, progress); `features` is the
     candidates' `features=` option (the run's snapshot of the feature function's file), ''
-    for the linear evaluations and a file agent's own; `files` the digest of the agent's
-    files (or of a feature function module's source, `tuneconfig.module_digest`), which the
-    candidates' games are keyed by too."""
+    for the linear evaluations and a file agent's own; `files` the agent's files' digest,
+    which a file agent's games are keyed by too."""
 
     config: TuneConfig
     play_tournament: Callable[[TournamentConfig, dict[str, str]], Any]
