@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-from tournament.resume import Hashes, changed_settings, plan
+from tournament.resume import SETTINGS_META, Hashes, changed_settings, plan
 from tournament.schedule import Cell, MatchCell, ScheduledGame
 from tournament.store import StoredGame
 
@@ -184,6 +187,17 @@ def test_a_grid_ghost_is_recorded_as_its_cells_name_it(tmp_path: Path) -> None:
     assert refused.returncode == 2, refused.stdout + refused.stderr
     assert "ghost RandomGhost (its file changed)" in refused.stderr
     assert store.read_bytes() == before
+    # A record written before ghosts were keyed so held the file's path: read as today's.
+    with contextlib.closing(sqlite3.connect(store)) as conn, conn:
+        (text,), = conn.execute("SELECT value FROM meta WHERE key = ?", (SETTINGS_META,))
+        record = json.loads(text)
+        record[f"ghost {tmp_path / 'gA' / 'ghosts.py'}:RandomGhost"] = record.pop(
+            "ghost RandomGhost")
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?",
+                     (json.dumps(record, sort_keys=True), SETTINGS_META))
+    refused = run("gB/ghosts.py:RandomGhost")
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "ghost RandomGhost (its file changed)" in refused.stderr
     refused = run("RandomGhost")
     assert refused.returncode == 2 and "ghost RandomGhost (a file's, now the built-in)" in \
         refused.stderr

@@ -214,6 +214,20 @@ def game_settings(config: TournamentConfig) -> dict[str, str]:
 
 
 
+def upgraded_settings(stored: Mapping[str, str]) -> dict[str, str]:
+    """A settings record as today's `game_settings` keys it (pure): records written before
+    grid ghosts were keyed by class name held a file ghost as `ghost /path/ghosts.py:Class`,
+    which would match no key of today's and let another file's class of that name through.
+    (They held no key for a built-in ghost: that change cannot be seen in such a record.)"""
+    out: dict[str, str] = {}
+    for key, value in stored.items():
+        if key.startswith("ghost ") and ":" in key:
+            out.setdefault(f"ghost {key.rpartition(':')[2]}", value)
+        else:
+            out[key] = value
+    return out
+
+
 def changed_settings(stored: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
     """The settings whose value differs between the stored games and the config (pure): a
     setting only one side knows (a layout added to the grid) is no change."""
@@ -237,6 +251,7 @@ def settings_problem(
     if not isinstance(stored, dict):
         return (f"{where}: its record of the settings its games were played with "
                 f"({SETTINGS_META!r}) is damaged; play into another output folder"), now
+    stored = upgraded_settings(stored)
     changed = changed_settings(stored, now)
     if changed and not store.is_empty():
         def shown(key: str) -> str:
