@@ -116,8 +116,13 @@ def test_an_anytime_agent_tunes_with_a_time_budget(tmp_path: Path) -> None:
         "protocol.time_limit: 1.5 s a move is above protocol.limits.move_soft (1 s): moves "
         "that use their budget count warnings, and the move after 2 of them is a timeout",)
     free = {"layout": "testClassic", "time_limit": 5,
-            "limits": {"move_soft": None, "move_hard": None}}
+            "limits": {"move_soft": None, "move_hard": None, "game_total": 600}}
     assert tune({**anytime, "protocol": free}, tmp_path).notes == ()
+    # With no limit on a move nor a game, nothing ends a move that never does.
+    del free["limits"]["game_total"]
+    assert tune({**anytime, "protocol": free}, tmp_path).notes == (
+        "protocol.limits: neither move_hard nor game_total is set, so a move that never ends "
+        "(an endless loop in the evaluation) holds the run until it is stopped",)
 
 
 def test_the_shape_is_checked_whole_with_key_paths(tmp_path: Path) -> None:

@@ -891,9 +891,14 @@ def _objective_checks(shape: _TuneIn, problems: Problems) -> None:
 
 
 def time_notes(time_limit: float | None, limits: Limits) -> list[str]:
-    """What to say of a time budget per move against the limits every move is held to (pure):
-    a budget the agent uses up fails its move. Said, not refused, since an agent may stop
-    before its budget (`maxDepth`: the contest tuning gives 30 s that it never reaches)."""
+    """What to say of the limits every move is held to (pure): none at all lets a move that
+    never ends hold the run forever; a time budget per move that the agent uses up fails its
+    move. Said, not refused, since an agent may stop before its budget (`maxDepth`: the
+    contest tuning gives 30 s that it never reaches), and an untimed run may be wanted."""
+    if limits.move_hard is None and limits.game_total is None:
+        return ["protocol.limits: neither move_hard nor game_total is set, so a move that "
+                "never ends (an endless loop in the evaluation) holds the run until it is "
+                "stopped"]
     if time_limit is None:
         return []
     if limits.move_hard is not None and time_limit >= limits.move_hard:
