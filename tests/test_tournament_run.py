@@ -197,13 +197,14 @@ def ctrl_c_for_children() -> Iterator[None]:
 
 def stopped_midway(args: list[str], cwd: Path, condition: Callable[[], bool], what: str,
                    sig: int = signal.SIGINT) -> tuple[subprocess.Popen[str], str]:
-    """`tournament *args` sent `sig` once `condition` holds (`wait_until`): the process, ended,
-    and what it printed."""
+    """`tournament *args` sent `sig` once `condition` holds (`wait_until`, given ten minutes:
+    only a failure waits that long, and a loaded machine may take minutes to start a run's
+    sandboxes): the process, ended, and what it printed."""
     with ctrl_c_for_children():
         proc = subprocess.Popen([sys.executable, "-m", "tournament", *args], cwd=cwd,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        wait_until(condition, what, proc)
+        wait_until(condition, what, proc, deadline=600)
         proc.send_signal(sig)
         out, _ = proc.communicate(timeout=120)
     finally:
