@@ -341,7 +341,6 @@ class LocalExecutor:
                     on_result(task, ledger.death_output(task))
                     ledger.stored(task)
 
-
     def _expire(self, ledger: Ledger, workers: dict[int, _Worker], on_result: OnResult) -> None:
         """End the workers that hold a task past its deadline, and charge each task with a
         death, as `_settle` does for a worker that died (its output, had it come, would have

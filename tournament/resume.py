@@ -213,7 +213,6 @@ def game_settings(config: TournamentConfig) -> dict[str, str]:
     return out
 
 
-
 def upgraded_settings(stored: Mapping[str, str]) -> dict[str, str]:
     """A settings record as today's `game_settings` keys it (pure): records written before
     grid ghosts were keyed by class name held a file ghost as `ghost /path/ghosts.py:Class`,

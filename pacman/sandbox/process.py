@@ -457,7 +457,8 @@ class AgentProcess:
         Returns whether the agent has `registerInitialState` and `final`.
         """
         path = self.ref.path
-        where = {"module": self.ref.module} if path is None else {"path": str(Path(path).resolve())}
+        # A built-in names no file: its module came with the start message (`builtin`).
+        where = {} if path is None else {"path": str(Path(path).resolve())}
         answer, wall = self._ask(
             ["load", {"name": self.ref.name, **where,
                       "args": [list(a) for a in self.ref.args]}, self.seed],
