@@ -367,19 +367,19 @@ def test_on_dask_a_feature_function_travels_in_the_runs_snapshot(tmp_path: Path)
 
 def test_a_feature_function_that_ends_its_process_mid_game_is_the_agents_crash(
         tmp_path: Path) -> None:
-    """A feature function runs in the built-in agent's sandbox: one that ends its process
-    once a dot is eaten passes the check (on the start state), then crashes each game, stored
-    as the agent's `crash` (culprit 0), never as the worker's `infra_error` that the ranking
-    leaves out; a generation of nothing but its failures stops the run (exit 1)."""
+    """A feature function runs in the built-in agent's sandbox: one that ends its process on
+    any state but the start passes the check (on the start state), then crashes each game
+    at Pacman's first move, whatever the ghosts do (the run's secret is new each time),
+    stored as the agent's `crash` (culprit 0), never as the worker's `infra_error` that the
+    ranking leaves out; a generation of nothing but its failures stops the run (exit 1)."""
     accept = accept_missing()
+    start = GameState.initial(load_layout("testClassic"), 1, "classic")
     (tmp_path / "feats.py").write_text(
         "import os\n\n"
         "def phi(state):\n"
-        "    if state.getNumFood() < START:\n"
+        f"    if state.getPacmanPosition() != {start.getPacmanPosition()!r}:\n"
         "        os._exit(3)\n"
-        "    return {'score': state.getScore(), 'dots': state.getNumFood()}\n".replace(
-            "START", str(GameState.initial(load_layout("testClassic"), 1, "classic")
-                         .getNumFood())))
+        "    return {'score': state.getScore(), 'dots': state.getNumFood()}\n")
     (tmp_path / "tune.yaml").write_text(textwrap.dedent("""\
         name: ends
         evaluation: {features: feats.py:phi}
