@@ -206,7 +206,8 @@ def test_measures_leave_out_the_platforms_failures_and_an_agent_failing_everywhe
     assert failure_of(table) == ""
     broken = rows(("a", 0, "load_error", -501, False, 0), ("b", 0, "crash", -501, False, 0))
     assert failure_of(broken) == "load_error: load_error"
-    # Every game an infra_error (a feature function that ends its worker): nothing to judge.
+    # Every game an infra_error (the platform failed each, say its workers died): nothing to
+    # judge.
     assert failure_of(rows(("a", 0, "infra_error", 0, False, None))) == \
         "infra_error: infra_error"
     assert failure_of(rows(("a", 0, "infra_error", 0, False, None),

@@ -325,9 +325,9 @@ def measures_of(rows: Any, names: Sequence[str], config: TuneConfig) -> list[Mea
 
 def failure_of(rows: Any) -> str:
     """When every scored game of `rows` was the Pacman's own failure, or every game of them
-    an `infra_error` (a worker that died under each: a feature function ending its process
-    does that, as the built-in agent runs it there), the first one's outcome and message (''
-    otherwise): the weights cannot be judged, and going on would rank candidates on no games."""
+    an `infra_error` (the platform failed each: a sandbox that cannot start, a worker that
+    dies or is ended at its deadline), the first one's outcome and message ('' otherwise):
+    the weights cannot be judged, and going on would rank candidates on no games."""
     scored = rows[rows["outcome"] != INFRA_ERROR]
     failed = scored if len(scored) else rows
     if not len(failed) or (len(scored) and not own_failures(scored).all()):
