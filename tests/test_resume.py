@@ -224,3 +224,25 @@ def test_a_damaged_settings_record_is_an_error_naming_the_store(tmp_path: Path) 
     with pytest.raises(SettingsChanged, match=r"here: its record of the settings .* is damaged"):
         check_settings(config, store, "here")
     store.close()
+
+
+def test_one_class_name_from_two_files_is_recorded_as_both(tmp_path: Path) -> None:
+    """Two grid settings may name one class from two files (other counts: other cells); the
+    record's key, the class name, holds both files, so an edit of either is a change."""
+    from tournament.config import load_config
+    from tournament.resume import changed_settings, game_settings
+
+    for name in ("gA", "gB"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "ghosts.py").write_text(GHOST_FILE.format(pick=0))
+    config = tmp_path / "t.yaml"
+    config.write_text(one_baseline("[testClassic]", "gA/ghosts.py:RandomGhost", 30, 1).replace(
+        'ghosts: [{agent: "gA/ghosts.py:RandomGhost", count: 1}]',
+        'ghosts: [{agent: "gA/ghosts.py:RandomGhost", count: 1}, '
+        '{agent: "gB/ghosts.py:RandomGhost", count: 2}]'))
+    before = game_settings(load_config(config))
+    for name in ("gA", "gB"):
+        (tmp_path / name / "ghosts.py").write_text(GHOST_FILE.format(pick=-1))
+        now = game_settings(load_config(config))
+        assert changed_settings(before, now) == ["ghost RandomGhost"], name
+        before = now

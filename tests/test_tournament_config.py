@@ -1031,6 +1031,16 @@ def test_results_and_secret_may_not_lie_in_a_folder_an_agent_plays_from(tmp_path
     assert problems(tmp_path, config + "output: subs/results\n") == [
         f"output: {subs / 'results'} is inside the submissions folder ({subs}), where each "
         "folder is taken for a team; put it outside"]
+    # A baseline played from a folder is snapshotted whole too.
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "multiAgents.py").write_text(AGENT_FILE)
+    (tmp_path / "mine" / "team.yaml").write_text("name: mine\nagent: multiAgents.py:TinyAgent\n")
+    baseline = ("name: t\nentrants:\n  baselines: [{name: mine, agent: ./mine}]\n"
+                "grid:\n  layouts: [testClassic]\n")
+    assert problems(tmp_path, baseline + "output: mine/out\n") == [
+        f"output: {tmp_path / 'mine' / 'out'} is inside the folder of entrant mine "
+        f"({tmp_path / 'mine'}), which its agent sees and its games are keyed by; put it "
+        "outside"]
     # Beside them is fine, as is a folder whose name merely starts like a team's.
     assert load_config(write(tmp_path, config + "output: subs-results\n"
                              "secret_file: alpha-secret\n")).output == tmp_path / "subs-results"

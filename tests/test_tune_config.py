@@ -490,7 +490,7 @@ def test_a_feature_function_named_by_module_is_its_source_file(
     """`module:function` plays as the module's file (snapshotted, sandboxed, keyed by its
     content), found without running any of it, a package's `__init__` included; the
     platform's own module stays as it is (trusted, in-process)."""
-    from tournament.tuneconfig import module_source
+    from tournament.optionfiles import module_source
 
     package = tmp_path / "lib" / "pkg"
     package.mkdir(parents=True)

@@ -505,14 +505,17 @@ def check_copy_room(config: TournamentConfig, workers: int) -> None:
 def check_sandbox(config: TournamentConfig, teams: bool | None = None) -> tuple[str, ...]:
     """Say how teams will be confined before playing; stop (exit 2) when a sandbox guarantee
     does not hold on this machine and the config does not accept it by name, and stop when
-    teams cannot be confined at all. `teams`: whether code of a team's plays (by default,
-    whether the config has team entrants; `tune` says so of a file agent)."""
+    teams cannot be confined at all. `teams`: whether code from files plays (by default,
+    whether the config has teams, or baselines that play files; `tune` says so of a file
+    agent)."""
     from pacman.sandbox.check import run_check
     from pacman.sandbox.guarantees import requirement_text
     from pacman.sandbox.process import SandboxError
 
     if teams is None:
-        teams = any(entrant.folder is not None for entrant in config.entrants)
+        from tournament.runner import plays_files
+
+        teams = any(plays_files(e) for e in (*config.entrants, *config.ghost_entrants))
     if not teams:
         return ()
     try:

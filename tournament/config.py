@@ -81,6 +81,7 @@ from tournament.checking import raise_at as _raise
 from tournament.checking import show as _show
 from tournament.checking import text as _text
 from tournament.checking import whole as _whole
+from tournament.optionfiles import absolute_options
 from tournament.ranking import RANKING_KEYS
 
 ReplayPolicy = Literal["none", "failures", "all"]
@@ -396,13 +397,16 @@ def apart_from_agents(paths: Mapping[str, Path | None],
 
 
 def _agent_folders(config: TournamentConfig) -> dict[Path, str]:
-    """The folders a tournament's agents play from: each team's (snapshotted whole; a file
-    agent's snapshot is its file alone), and the submissions folder."""
+    """The folders a tournament's agents play from: each team's and each baseline folder's
+    (snapshotted whole; a file agent's snapshot is its file alone), and the submissions
+    folder."""
     out: dict[Path, str] = {}
     for entrant in (*config.entrants, *config.ghost_entrants):
-        if entrant.folder is not None:
-            out.setdefault(entrant.folder,
-                           team_folder_words(f"entrant {entrant.name}", entrant.folder))
+        folder = entrant.folder
+        if folder is None and Path(entrant.ref).is_absolute() and Path(entrant.ref).is_dir():
+            folder = Path(entrant.ref)  # a baseline played from a folder, snapshotted whole
+        if folder is not None:
+            out.setdefault(folder, team_folder_words(f"entrant {entrant.name}", folder))
     if config.submissions is not None:  # last: a team's own folder is the closer holder
         out.setdefault(config.submissions, f"the submissions folder ({config.submissions}), "
                        "where each folder is taken for a team")
@@ -850,7 +854,7 @@ def _baseline(value: object, info: ValidationInfo) -> Entrant:
     """A Pacman baseline: the organizer's agent, so anything wrong with it is a config error."""
     shape = _BaselineIn.model_validate(value, context=info.context)
     env = _env(info)
-    args = shape.args
+    args = absolute_options(shape.args, env.base)
     agent = _baseline_agent(shape.agent, args, "pacman", env)
     takes_depth = (
         shape.takes_depth
@@ -874,13 +878,13 @@ def _ghost_baseline(value: object, info: ValidationInfo) -> Entrant:
     """A built-in (or organizer's) ghost team entered in matches. It plays with its own
     options: the grid's depth is the Pacman side's."""
     shape = _GhostBaselineIn.model_validate(value, context=info.context)
-    agent = _baseline_agent(shape.agent, shape.args, "ghost", _env(info))
-    options = dict(shape.args)
+    env = _env(info)
+    args = absolute_options(shape.args, env.base)
+    agent = _baseline_agent(shape.agent, args, "ghost", env)
+    options = dict(args)
     # A ghost is built with its index.
     _try_builtin(agent.ref, lambda cls: cls(1, **options), options)
-    return Entrant(
-        shape.name, "baseline", agent.stored, shape.args, takes_depth=False, side=GHOSTS
-    )
+    return Entrant(shape.name, "baseline", agent.stored, args, takes_depth=False, side=GHOSTS)
 
 
 def team_entrant_name(folder_name: str, taken: Collection[str] = ()) -> str:

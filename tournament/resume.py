@@ -199,17 +199,23 @@ def game_settings(config: TournamentConfig) -> dict[str, str]:
             out[f"layout {choice.name}"] = digest(load_layout(choice.path).text)
         except Exception:  # unreadable now: the run reports it where it loads the layout
             continue
+    ghosts: dict[str, list[str]] = {}
     for ghost in grid.ghosts:
         # Keyed as the cells are (`schedule.Cell.key` names the class only): the same class
         # name from another file, or a file's class named as a built-in, is a change.
         where, colon, _ = ghost.agent.rpartition(":")
         if not (colon and where.endswith(".py")):
-            out[f"ghost {ghost.name}"] = BUILT_IN
+            ghosts.setdefault(f"ghost {ghost.name}", []).append(BUILT_IN)
             continue
         try:
-            out[f"ghost {ghost.name}"] = digest((base / where).read_bytes())
+            ghosts.setdefault(f"ghost {ghost.name}", []).append(
+                digest((base / where).read_bytes()))
         except OSError:
             continue
+    for key, found in ghosts.items():
+        # Settings of one class name from several files (other counts: other cells) share
+        # the key, so it holds them all: an edit of any one is a change.
+        out[key] = found[0] if len(found) == 1 else digest("\0".join(found).encode())
     return out
 
 

@@ -38,6 +38,13 @@ from pacman.sandbox.process import Placement
 from pacman.teamfolder import TeamFolderError, team_digest
 from tournament.bundles import TeamCache, default_cache, snapshot_digest
 from tournament.config import Entrant, TournamentConfig
+from tournament.optionfiles import (
+    CODE_OPTIONS,
+    WEIGHTS_OPTION,
+    inline_weights,
+    named_files,
+    options_digest,
+)
 from tournament.results import GameRow
 from tournament.runs import utc_now
 from tournament.schedule import MatchCell, ScheduledGame, agent_args
@@ -53,7 +60,8 @@ def submission_hash(entrant: Entrant, snapshot: Snapshot | None = None) -> str:
     plays such teams again, and no other); or, when the folder holds what a team may not (a
     symbolic link, a fifo...), the refusal itself, so that fixing the folder makes its failed
     games stale. A baseline: its reference and options plus the platform version (a new
-    release may change a built-in).
+    release may change a built-in), and the bytes of its own file or folder and of every
+    file its options name (`tournament.optionfiles`).
     """
     if entrant.folder is not None:
         if snapshot is None:
@@ -70,8 +78,36 @@ def submission_hash(entrant: Entrant, snapshot: Snapshot | None = None) -> str:
             return hashlib.sha256(played).hexdigest()[:16]
         refused = f"refused\0{snapshot.problem}".encode("utf-8", "backslashreplace")
         return hashlib.sha256(refused).hexdigest()[:16]
-    digest = hashlib.sha256(f"{entrant.ref}|{entrant.args}|{__version__}".encode())
-    return digest.hexdigest()[:16]
+    baseline = f"{entrant.ref}|{entrant.args}|{__version__}"
+    files = _own_files(entrant.ref) + options_digest(entrant.args)
+    if files:  # the bytes of what it plays with (none: the hash it always had)
+        baseline += f"|{files}"
+    return hashlib.sha256(baseline.encode()).hexdigest()[:16]
+
+
+def plays_files(entrant: Entrant) -> bool:
+    """Whether code from files plays for `entrant` (in the sandbox): a team's folder, or a
+    baseline's own file or folder, or a file its options name."""
+    return (entrant.folder is not None or bool(_own_files(entrant.ref))
+            or bool(named_files(entrant.args)))
+
+
+def _own_files(ref: str) -> str:
+    """A digest of a baseline's own folder or file (`/abs/folder`, `/abs/file.py:Class`), ''
+    for a built-in: its games are those files' games, as a team's are its folder's."""
+    path = Path(ref)
+    if path.is_absolute() and path.is_dir():
+        try:
+            return team_digest(path)
+        except TeamFolderError as exc:
+            return f"refused\0{exc}"
+    where, sep, _ = ref.rpartition(":")
+    if sep and where.endswith(".py") and Path(where).is_absolute():
+        try:
+            return hashlib.sha256(Path(where).read_bytes()).hexdigest()
+        except OSError as exc:
+            return f"unreadable\0{type(exc).__name__}"
+    return ""
 
 
 def files_hash(entrant: Entrant, snapshot: Snapshot | None, submission: str) -> str:
@@ -351,7 +387,7 @@ def _resolved(ref_text: str, args: tuple[tuple[str, str], ...], base: Path, kind
     try:
         ref = resolve(ref_text, args, kind=kind, cwd=base, folder_agent=folder_agent)
         if ref.path is None:
-            return ref, ""
+            return _builtin_with_files(ref, snapshots)
         root = cache.root.resolve()
         inside = Path(ref.team or ref.path).resolve()
         if not inside.is_relative_to(root):
@@ -368,6 +404,35 @@ def _resolved(ref_text: str, args: tuple[tuple[str, str], ...], base: Path, kind
         return portable(ref, root), ""
     except SubmissionError as exc:
         return None, clean(snapshots.localize(str(exc)), MESSAGE_LIMIT)
+
+
+def _builtin_with_files(ref: AgentRef, snapshots: Snapshots) -> tuple[AgentRef | None, str]:
+    """A built-in whose options name files (`tournament.optionfiles`), made to play them as a
+    team plays its own: a function's file (`features=`, `evalFn=`) from its snapshot, named
+    by its place in the cache and played in the sandbox (the snapshot is the ref's `team`,
+    as `with_files` makes it for `tournament tune`), and a weights file inline. Or why the
+    file cannot be taken (its games are then the agent's load_error)."""
+    args: list[tuple[str, str]] = []
+    team = ""
+    for key, value in ref.args:
+        if key == WEIGHTS_OPTION:
+            value = inline_weights(value)
+        elif key in CODE_OPTIONS:
+            where, _, function = value.rpartition(":")
+            if where.endswith(".py") and Path(where).is_absolute():
+                snap = snapshots.of_file(Path(where))
+                if not snap.id:
+                    return None, clean(snap.problem, MESSAGE_LIMIT)
+                if team and team != snap.id:
+                    return None, (f"{ref.name}: its options name two files of code "
+                                  f"({', '.join(CODE_OPTIONS)}); a baseline plays with one")
+                team = snap.id
+                value = f"{snap.id}/{Path(where).name}:{function}"
+        args.append((key, value))
+    ref = dataclasses.replace(ref, args=tuple(args))
+    if not team:
+        return ref, ""
+    return dataclasses.replace(ref, team=team), ""
 
 
 def portable(ref: AgentRef, root: Path) -> AgentRef:

@@ -88,6 +88,7 @@ from tournament.objective import (
     WIN_RATE,
     Objective,
 )
+from tournament.optionfiles import module_source, platform_module
 
 #: The linear evaluations a built-in agent's weights can start from, by name.
 LINEAR: dict[str, Mapping[str, float]] = {"better": DEFAULT_WEIGHTS, "contest": CONTEST_WEIGHTS}
@@ -374,7 +375,7 @@ def _evaluation(value: object, info: ValidationInfo) -> tuple[str, str]:
                 raise problem(f"no such file {where!r} (looked for {file})",
                               at="evaluation.features")
             reference = f"{file}:{function}"
-        elif not _platform_module(where):
+        elif not platform_module(where):
             # Played as its file, as one named by file is: from the run's snapshot, in the
             # sandbox, keyed by its content. In-process, its crash would end a worker (an
             # unscored infra_error) and its endless loop hold it.
@@ -388,38 +389,6 @@ def _evaluation(value: object, info: ValidationInfo) -> tuple[str, str]:
     hint = did_you_mean(value, LINEAR) if isinstance(value, str) else ""
     raise problem(f"expected better, contest or {{features: file.py:function}}, got "
                   f"{show(value)}{hint}")
-
-
-def _platform_module(module: str) -> bool:
-    """Whether `module` is the platform's own code (`pacman.agents.evaluation`), trusted and
-    played in-process as a built-in evaluation is."""
-    return any(module == own or module.startswith(own + ".") for own in ("pacman", "tournament"))
-
-
-def module_source(module: str) -> Path | None:
-    """The Python source file of `module` (`package.module`) on the import path, found
-    without running any of it (no package's `__init__` either: the tuner runs no code of the
-    file's before its checks, which run in a child process); None when there is none."""
-    from importlib.machinery import PathFinder
-
-    search: list[str] | None = None
-    spec = None
-    parts = module.split(".")
-    if not all(part.isidentifier() for part in parts):
-        return None
-    for depth in range(1, len(parts) + 1):
-        if depth > 1 and search is None:  # a module, not a package: nothing below it
-            return None
-        try:
-            spec = PathFinder.find_spec(".".join(parts[:depth]), search)
-        except (ImportError, ValueError):
-            return None
-        if spec is None:
-            return None
-        locations = spec.submodule_search_locations
-        search = None if locations is None else list(locations)
-    origin = spec.origin if spec is not None else None
-    return Path(origin).resolve() if origin and origin.endswith(".py") else None
 
 
 @dataclass(frozen=True)

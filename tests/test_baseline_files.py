@@ -1,0 +1,128 @@
+"""A baseline whose options name files (`features=feats.py:phi`, `weights=w.yaml`) plays them
+as a team plays its folder: hashed by their bytes, the function in the sandbox, the weights
+inline (`tournament.optionfiles`)."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pacman.agents.evaluation import parse_weights_text
+from tests.test_resume import run_config
+from tournament.optionfiles import (
+    absolute_options,
+    inline_weights,
+    named_files,
+    options_digest,
+)
+
+FEATURES = """\
+def phi(state):
+    return {"score": state.getScore(), "food": state.getNumFood()}
+"""
+
+
+def test_option_files_are_made_absolute_and_digested_by_their_bytes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "feats.py").write_text(FEATURES)
+    (tmp_path / "w.yaml").write_text("score: 1\nfood: -5\n")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "featmod.py").write_text(FEATURES)
+    monkeypatch.syspath_prepend(str(tmp_path / "lib"))
+    given = (("features", "feats.py:phi"), ("weights", "w.yaml"), ("depth", "2"))
+    args = absolute_options(given, tmp_path)
+    assert args == (("features", f"{tmp_path / 'feats.py'}:phi"),
+                    ("weights", str(tmp_path / "w.yaml")), ("depth", "2"))
+    assert named_files(args) == [tmp_path / "feats.py", tmp_path / "w.yaml"]
+    # A module outside the platform is its file; the platform's own, and inline weights and
+    # built-in evaluations, name no file.
+    assert absolute_options((("evalFn", "featmod:phi"),), tmp_path) == (
+        ("evalFn", f"{tmp_path / 'lib' / 'featmod.py'}:phi"),)
+    kept = (("features", "pacman.agents.evaluation:features"), ("weights", "food:-3;score:1"),
+            ("evalFn", "better"))
+    assert absolute_options(kept, tmp_path) == kept
+    assert named_files(kept) == [] and options_digest(kept) == ""
+    # A snapshot's file (as `tournament tune` names it) is keyed by its name already.
+    assert named_files((("features", "0123abcd/feats/feats.py:phi"),)) == []
+    before = options_digest(args)
+    (tmp_path / "w.yaml").write_text("score: 1\nfood: -6\n")
+    after_weights = options_digest(args)
+    (tmp_path / "feats.py").write_text(FEATURES + "\n# edited\n")
+    after_code = options_digest(args)
+    assert len({before, after_weights, after_code}) == 3
+    (tmp_path / "feats.py").unlink()
+    assert options_digest(args) not in {before, after_weights, after_code}
+
+
+def test_a_weights_file_travels_inline_as_the_agent_would_read_it(tmp_path: Path) -> None:
+    weights = tmp_path / "w.yaml"
+    weights.write_text("score: 1\nfood_left: -12.5\ntrapped: -150\n")
+    inline = inline_weights(str(weights))
+    assert Path(inline) != weights
+    assert parse_weights_text(inline) == parse_weights_text("score:1;food_left:-12.5;trapped:-150")
+    # What is not names and numbers stays the file, which the agent refuses naming it.
+    weights.write_text("score: one\n")
+    assert inline_weights(str(weights)) == str(weights)
+    assert inline_weights(str(tmp_path / "missing.yaml")) == str(tmp_path / "missing.yaml")
+    assert inline_weights("food:-3") == "food:-3"
+
+
+def _config(tmp_path: Path) -> Path:
+    from tests.test_tournament_run import ACCEPT
+
+    config = tmp_path / "t.yaml"
+    config.write_text(textwrap.dedent("""\
+        name: files
+        seed: 3
+        entrants:
+          baselines:
+            - {name: feat, agent: ExpectimaxAgent, args: {features: "feats.py:phi",
+               weights: w.yaml}}
+        grid:
+          layouts: [testClassic]
+          depths: [1]
+          ghosts: [{agent: RandomGhost, count: 1}]
+          max_moves: 60
+        games_per_cell: 2
+        workers: 1
+        output: out
+        """) + (f"sandbox: {{accept_missing: [{ACCEPT}]}}\n" if ACCEPT else ""))
+    return config
+
+
+def _rows(tmp_path: Path) -> list[tuple[str, int | None, str]]:
+    with contextlib.closing(sqlite3.connect(tmp_path / "out" / "results.sqlite")) as conn:
+        return conn.execute("SELECT outcome, culprit, sandbox FROM games").fetchall()
+
+
+def test_a_baseline_plays_its_files_in_the_sandbox_and_again_when_they_change(
+        tmp_path: Path) -> None:
+    """Before, such a baseline played in the worker's own process and was hashed by its
+    options' text: an edited weights file kept the old file's games, and a function that
+    ended its process ended the worker, an unscored infra_error."""
+    from tests.test_tournament_run import UNAVAILABLE
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    (tmp_path / "feats.py").write_text(FEATURES)
+    (tmp_path / "w.yaml").write_text("score: 1\nfood: -5\n")
+    config = _config(tmp_path)
+    first = run_config(config)
+    assert first.returncode == 0, first.stdout + first.stderr
+    rows = _rows(tmp_path)
+    assert len(rows) == 2 and all(sandbox for _, _, sandbox in rows), rows
+    again = run_config(config)
+    assert "2 already stored, 0 to play" in again.stdout, again.stdout + again.stderr
+    (tmp_path / "w.yaml").write_text("score: 1\nfood: -20\n")
+    edited = run_config(config)
+    assert "0 already stored, 2 to play (2 stale" in edited.stdout, edited.stdout
+    # The search evaluates only the states after a move, so this ends at Pacman's first.
+    (tmp_path / "feats.py").write_text("import os\n\ndef phi(state):\n    os._exit(3)\n")
+    ended = run_config(config)
+    assert "2 stale" in ended.stdout, ended.stdout + ended.stderr
+    rows = _rows(tmp_path)
+    assert [(outcome, culprit) for outcome, culprit, _ in rows] == [("crash", 0)] * 2, rows

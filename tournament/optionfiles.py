@@ -1,0 +1,144 @@
+"""The files a built-in agent's options name, and how a tournament plays them.
+
+A baseline such as `ExpectimaxAgent` with `features: feats.py:phi` and `weights: w.yaml`
+plays with files the organizer wrote or took from a student. Those files decide its games as
+much as a team's folder decides a team's, so (as for a team):
+- the config holds them as absolute paths (`absolute_options`), as it holds every path;
+- a baseline's submission hash covers their bytes (`options_digest`), so an edited file plays
+  its games again rather than keeping the old file's results;
+- a function file plays from a snapshot in the sandbox (`tournament.runner._resolved`), so
+  whatever it does (an exception, ending its process, a loop) is that game's failure, blamed
+  on the agent, never an unscored error of the worker; and a weights file travels inline in
+  the options (`inline_weights`), so no worker needs the organizer's files.
+
+Only the platform's own modules (`pacman.*`, `tournament.*`) named as `module:function` stay
+trusted and in-process; any other module is found as its source file (`module_source`) and
+played as that file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from pacman.agents.evaluation import INLINE_PAIR, is_inline_weights, weights_text
+from pacman.yamlfile import YamlProblem, load_yaml
+
+#: Options whose value may name a function in a file (`file.py:function`) or a module.
+CODE_OPTIONS = ("features", "evalFn")
+#: The option whose value may name a YAML file of weights.
+WEIGHTS_OPTION = "weights"
+
+
+def platform_module(module: str) -> bool:
+    """Whether `module` is the platform's own code (`pacman.agents.evaluation`), trusted and
+    played in-process as a built-in evaluation is."""
+    return any(module == own or module.startswith(own + ".") for own in ("pacman", "tournament"))
+
+
+def module_source(module: str) -> Path | None:
+    """The Python source file of `module` (`package.module`) on the import path, found
+    without running any of it (no package's `__init__` either: the tuner runs no code of the
+    file's before its checks, which run in a child process); None when there is none."""
+    from importlib.machinery import PathFinder
+
+    search: list[str] | None = None
+    spec = None
+    parts = module.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    for depth in range(1, len(parts) + 1):
+        if depth > 1 and search is None:  # a module, not a package: nothing below it
+            return None
+        try:
+            spec = PathFinder.find_spec(".".join(parts[:depth]), search)
+        except (ImportError, ValueError):
+            return None
+        if spec is None:
+            return None
+        locations = spec.submodule_search_locations
+        search = None if locations is None else list(locations)
+    origin = spec.origin if spec is not None else None
+    return Path(origin).resolve() if origin and origin.endswith(".py") else None
+
+
+def code_file(value: str, base: Path) -> tuple[Path, str] | None:
+    """The file and function a code option names (`file.py:function`, relative to `base`,
+    or a module's source file), or None: a built-in name (`better`), the platform's own
+    module, or a module with no source file to be found (the agent's own check refuses it)."""
+    where, sep, function = value.rpartition(":")
+    if not sep or not where or not function:
+        return None
+    if where.endswith(".py"):
+        return (base / where).absolute(), function
+    if platform_module(where):
+        return None
+    source = module_source(where)
+    return None if source is None else (source, function)
+
+
+def absolute_options(args: tuple[tuple[str, str], ...], base: Path
+                     ) -> tuple[tuple[str, str], ...]:
+    """`args` with every file they name absolute (read against `base`, the config's folder):
+    a config's paths are absolute, so that its games and its hashes do not depend on the
+    folder the run was started from. A module's function is named by its file from here on:
+    what plays is that file."""
+    out = []
+    for key, value in args:
+        if key in CODE_OPTIONS and (found := code_file(value, base)) is not None:
+            value = f"{found[0]}:{found[1]}"
+        elif key == WEIGHTS_OPTION and value and not is_inline_weights(value):
+            value = str((base / value).absolute())
+        out.append((key, value))
+    return tuple(out)
+
+
+def named_files(args: tuple[tuple[str, str], ...]) -> list[Path]:
+    """The files `args` (made absolute by `absolute_options`) name, in order. A relative one
+    names a snapshot's file (`<digest>/<name>/feats.py`, as `tournament tune` gives its
+    feature function), whose digest is already in its name."""
+    files = []
+    for key, value in args:
+        if key in CODE_OPTIONS:
+            where = value.rpartition(":")[0]
+            if where.endswith(".py"):
+                files.append(Path(where))
+        elif key == WEIGHTS_OPTION and value and not is_inline_weights(value):
+            files.append(Path(value))
+    return [path for path in files if path.is_absolute()]
+
+
+def options_digest(args: tuple[tuple[str, str], ...]) -> str:
+    """A digest of the bytes of every file `args` name ('' when they name none, so that the
+    hashes of baselines without files stay what they were). A file that cannot be read
+    counts as such: its games fail to load, and fixing it plays them again."""
+    files = named_files(args)
+    if not files:
+        return ""
+    digest = hashlib.sha256()
+    for path in files:
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            content = f"unreadable\0{type(exc).__name__}".encode()
+        digest.update(f"{path}\0{len(content)}\0".encode() + content)
+    return digest.hexdigest()
+
+
+def inline_weights(value: str) -> str:
+    """A weights file's entries as inline options (`name:value;...`), which the agent reads as
+    it reads the file (over the same base weights), so that the file need not reach the
+    worker or the sandbox; `value` as it is when the file cannot be read or holds other than
+    names and numbers (the agent then refuses it as it does today, naming the file)."""
+    if not value or is_inline_weights(value):
+        return value
+    try:
+        data = load_yaml(Path(value))
+    except (YamlProblem, OSError):
+        return value
+    if not isinstance(data, dict) or not data or not all(
+        isinstance(k, str) and INLINE_PAIR not in k and not isinstance(v, bool)
+        and isinstance(v, int | float) for k, v in data.items()
+    ):
+        return value
+    return weights_text({k: float(v) for k, v in data.items()})
