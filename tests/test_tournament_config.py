@@ -1044,3 +1044,24 @@ def test_results_and_secret_may_not_lie_in_a_folder_an_agent_plays_from(tmp_path
     # Beside them is fine, as is a folder whose name merely starts like a team's.
     assert load_config(write(tmp_path, config + "output: subs-results\n"
                              "secret_file: alpha-secret\n")).output == tmp_path / "subs-results"
+
+
+def test_results_secret_and_teams_may_not_lie_where_every_sandbox_reads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every sandbox reads the interpreter's prefix (a virtualenv), the platform and the
+    system's folders: a results folder or secret there would be open to every team, and so
+    would every team's folder be to the others."""
+    import sys
+
+    venv = tmp_path / "venv"
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    make_team(venv / "subs", "alpha", None, {"multiAgents.py": AGENT_FILE.replace(
+        "TinyAgent", "ExpectimaxAgent")})
+    config = ("name: t\nentrants:\n  submissions: venv/subs\n  agent: ExpectimaxAgent\n"
+              "grid:\n  layouts: [testClassic]\n")
+    readable = (f"{venv}, which every agent's sandbox can read (the interpreter, the platform "
+                "or the system); put it outside")
+    assert problems(tmp_path, config + "output: venv/out\nsecret_file: venv/secret\n") == [
+        f"output: {venv / 'out'} is inside {readable}",
+        f"secret_file: {venv / 'secret'} is inside {readable}",
+        f"entrants.submissions: {venv / 'subs'} is inside {readable}"]

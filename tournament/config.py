@@ -360,6 +360,8 @@ def parse_config(data: object, source: str, base: Path) -> TournamentConfig:
     config = checked.build(base)
     misplaced = apart_from_agents({"output": config.output, "secret_file": config.secret_file},
                                   _agent_folders(config))
+    misplaced += apart_from_agents({"entrants.submissions": config.submissions},
+                                   sandbox_readable())
     if misplaced:
         raise ConfigError(source, [f"{key}: {problem}" for key, problem in misplaced])
     return config
@@ -407,10 +409,21 @@ def _agent_folders(config: TournamentConfig) -> dict[Path, str]:
             folder = Path(entrant.ref)  # a baseline played from a folder, snapshotted whole
         if folder is not None:
             out.setdefault(folder, team_folder_words(f"entrant {entrant.name}", folder))
-    if config.submissions is not None:  # last: a team's own folder is the closer holder
+    if config.submissions is not None:  # a team's own folder is the closer holder
         out.setdefault(config.submissions, f"the submissions folder ({config.submissions}), "
                        "where each folder is taken for a team")
-    return out
+    return out | sandbox_readable()
+
+
+def sandbox_readable() -> dict[Path, str]:
+    """The folders every agent's sandbox may read (`pacman.sandbox.process.read_paths`: the
+    interpreter's, the platform's, the system's), in `apart_from_agents`' form: a results
+    folder, a secret or the teams' folders there would be open to every team."""
+    from pacman.loader import AgentRef
+    from pacman.sandbox.process import read_paths
+
+    return {Path(p): f"{p}, which every agent's sandbox can read (the interpreter, the "
+            "platform or the system)" for p in read_paths(AgentRef("", "", builtin=True))}
 
 
 def describe_config(config: TournamentConfig) -> str:

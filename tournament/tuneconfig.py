@@ -77,6 +77,7 @@ from tournament.config import (
     ghost_agent,
     layout_choice,
     limits_value,
+    sandbox_readable,
     slug,
     team_folder_words,
 )
@@ -929,11 +930,12 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
         fixed=shape.fixed,
         notes=tuple(notes),
     )
-    if ref.team:
-        for key, problem in apart_from_agents(
-                {"output": config.output, "secret_file": config.secret_file},
-                {Path(ref.team): team_folder_words("the tuned agent", Path(ref.team))}):
-            problems.add((key,), problem)
+    tuned = ({Path(ref.team): team_folder_words("the tuned agent", Path(ref.team))}
+             if ref.team else {})
+    for key, why in apart_from_agents(
+            {"output": config.output, "secret_file": config.secret_file},
+            tuned | sandbox_readable()):
+        problems.add((key,), why)
     if ref.builtin and config.evaluation == FEATURE_FUNCTION:
         _isolated(_try_building, (config,), problems,
                   f"{config.agent} was not built with features={_shown(config.features)}")
