@@ -65,8 +65,9 @@ def test_a_weights_file_travels_inline_as_the_agent_would_read_it(tmp_path: Path
     assert Path(inline) != weights
     assert parse_weights_text(inline) == parse_weights_text("score:1;food_left:-12.5;trapped:-150")
     # What is not names and numbers stays the file, which the agent refuses naming it.
-    weights.write_text("score: one\n")
-    assert inline_weights(str(weights)) == str(weights)
+    for text in ("score: one\n", "'a;b': 1\n", "score: true\n"):
+        weights.write_text(text)
+        assert inline_weights(str(weights)) == str(weights), text
     assert inline_weights(str(tmp_path / "missing.yaml")) == str(tmp_path / "missing.yaml")
     assert inline_weights("food:-3") == "food:-3"
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from pacman.agents.evaluation import INLINE_PAIR, is_inline_weights, weights_text
+from pacman.agents.evaluation import is_inline_weights, weights_text
 from pacman.yamlfile import YamlProblem, load_yaml
 
 #: Options whose value may name a function in a file (`file.py:function`) or a module.
@@ -137,7 +137,7 @@ def inline_weights(value: str) -> str:
     except (YamlProblem, OSError):
         return value
     if not isinstance(data, dict) or not data or not all(
-        isinstance(k, str) and INLINE_PAIR not in k and not isinstance(v, bool)
+        isinstance(k, str) and k.isidentifier() and not isinstance(v, bool)
         and isinstance(v, int | float) for k, v in data.items()
     ):
         return value
