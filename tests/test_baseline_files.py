@@ -127,3 +127,26 @@ def test_a_baseline_plays_its_files_in_the_sandbox_and_again_when_they_change(
     assert "2 stale" in ended.stdout, ended.stdout + ended.stderr
     rows = _rows(tmp_path)
     assert [(outcome, culprit) for outcome, culprit, _ in rows] == [("crash", 0)] * 2, rows
+
+
+def test_a_baseline_naming_two_files_of_code_is_refused_at_its_args(tmp_path: Path) -> None:
+    """A built-in plays its files from one snapshot: two files of code are a config error
+    at the baseline's `args`, before any game, not a load_error in every game."""
+    from tournament.config import ConfigError, load_config
+
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(FEATURES)
+    config = tmp_path / "t.yaml"
+    config.write_text(textwrap.dedent("""\
+        name: two
+        entrants:
+          baselines:
+            - {name: feat, agent: ExpectimaxAgent, args: {features: "a.py:phi",
+               evalFn: "b.py:phi", weights: "score:1"}}
+        grid: {layouts: [testClassic]}
+        """))
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    assert list(info.value.problems) == [
+        "entrants.baselines[0].args: evalFn and features name two files of code; a baseline "
+        "plays with one (put both functions in it)"]

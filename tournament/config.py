@@ -81,7 +81,7 @@ from tournament.checking import raise_at as _raise
 from tournament.checking import show as _show
 from tournament.checking import text as _text
 from tournament.checking import whole as _whole
-from tournament.optionfiles import absolute_options
+from tournament.optionfiles import CODE_OPTIONS, absolute_options, code_files
 from tournament.ranking import RANKING_KEYS
 
 ReplayPolicy = Literal["none", "failures", "all"]
@@ -868,6 +868,9 @@ def _baseline(value: object, info: ValidationInfo) -> Entrant:
     shape = _BaselineIn.model_validate(value, context=info.context)
     env = _env(info)
     args = absolute_options(shape.args, env.base)
+    if len(code_files(args)) > 1:
+        _raise(("args",), f"{' and '.join(sorted(k for k, _ in args if k in CODE_OPTIONS))} "
+               "name two files of code; a baseline plays with one (put both functions in it)")
     agent = _baseline_agent(shape.agent, args, "pacman", env)
     takes_depth = (
         shape.takes_depth
@@ -893,6 +896,9 @@ def _ghost_baseline(value: object, info: ValidationInfo) -> Entrant:
     shape = _GhostBaselineIn.model_validate(value, context=info.context)
     env = _env(info)
     args = absolute_options(shape.args, env.base)
+    if len(code_files(args)) > 1:
+        _raise(("args",), f"{' and '.join(sorted(k for k, _ in args if k in CODE_OPTIONS))} "
+               "name two files of code; a baseline plays with one (put both functions in it)")
     agent = _baseline_agent(shape.agent, args, "ghost", env)
     options = dict(args)
     # A ghost is built with its index.

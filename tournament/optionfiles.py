@@ -93,6 +93,13 @@ def absolute_options(args: tuple[tuple[str, str], ...], base: Path
     return tuple(out)
 
 
+def code_files(args: tuple[tuple[str, str], ...]) -> set[str]:
+    """The distinct files of code `args` name (`features=`, `evalFn=`): a built-in plays from
+    one snapshot, so a baseline may name one."""
+    return {where for key, value in args if key in CODE_OPTIONS
+            and (where := value.rpartition(":")[0]).endswith(".py")}
+
+
 def named_files(args: tuple[tuple[str, str], ...]) -> list[Path]:
     """The files `args` (made absolute by `absolute_options`) name, in order. A relative one
     names a snapshot's file (`<digest>/<name>/feats.py`, as `tournament tune` gives its

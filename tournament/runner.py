@@ -88,26 +88,35 @@ def submission_hash(entrant: Entrant, snapshot: Snapshot | None = None) -> str:
 def plays_files(entrant: Entrant) -> bool:
     """Whether code from files plays for `entrant` (in the sandbox): a team's folder, or a
     baseline's own file or folder, or a file its options name."""
-    return (entrant.folder is not None or bool(_own_files(entrant.ref))
+    return (entrant.folder is not None or _own_path(entrant.ref) is not None
             or bool(named_files(entrant.args)))
 
 
-def _own_files(ref: str) -> str:
-    """A digest of a baseline's own folder or file (`/abs/folder`, `/abs/file.py:Class`), ''
-    for a built-in: its games are those files' games, as a team's are its folder's."""
+def _own_path(ref: str) -> Path | None:
+    """A baseline's own folder or file (`/abs/folder`, `/abs/file.py:Class`); None for a
+    built-in."""
     path = Path(ref)
     if path.is_absolute() and path.is_dir():
+        return path
+    where, sep, _ = ref.rpartition(":")
+    return Path(where) if sep and where.endswith(".py") and Path(where).is_absolute() else None
+
+
+def _own_files(ref: str) -> str:
+    """A digest of a baseline's own folder or file, '' for a built-in: its games are those
+    files' games, as a team's are its folder's."""
+    path = _own_path(ref)
+    if path is None:
+        return ""
+    if path.is_dir():
         try:
             return team_digest(path)
         except TeamFolderError as exc:
             return f"refused\0{exc}"
-    where, sep, _ = ref.rpartition(":")
-    if sep and where.endswith(".py") and Path(where).is_absolute():
-        try:
-            return hashlib.sha256(Path(where).read_bytes()).hexdigest()
-        except OSError as exc:
-            return f"unreadable\0{type(exc).__name__}"
-    return ""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        return f"unreadable\0{type(exc).__name__}"
 
 
 def files_hash(entrant: Entrant, snapshot: Snapshot | None, submission: str) -> str:
@@ -423,7 +432,7 @@ def _builtin_with_files(ref: AgentRef, snapshots: Snapshots) -> tuple[AgentRef |
                 snap = snapshots.of_file(Path(where))
                 if not snap.id:
                     return None, clean(snap.problem, MESSAGE_LIMIT)
-                if team and team != snap.id:
+                if team and team != snap.id:  # the config refuses two (`code_files`)
                     return None, (f"{ref.name}: its options name two files of code "
                                   f"({', '.join(CODE_OPTIONS)}); a baseline plays with one")
                 team = snap.id
