@@ -656,5 +656,6 @@ def export_replay(path: Path, out: Path, fps: float, zoom: float) -> int:
     return 0
 
 
+# `python -m pacman.cli`: tournament/__main__.py says how its exit status after Ctrl-C can differ.
 if __name__ == "__main__":
     main()

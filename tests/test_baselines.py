@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from pacman.rules import RUNNING
 from pacman.search.anytime import AnytimeSearch
 from pacman.search.core import CHANCE, MIN, SearchStats, alphabeta, minimax
 from pacman.state import GameState, _make
+from tests.commands import PACMAN
 from tests.conftest import ROOT
 
 
@@ -543,7 +543,7 @@ def test_weight_file_errors(tmp_path: Path, text: str, message: str) -> None:
 
 def pacman(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pacman.cli", *args], cwd=cwd, capture_output=True, text=True,
+        [*PACMAN, *args], cwd=cwd, capture_output=True, text=True,
         timeout=300,
     )
 

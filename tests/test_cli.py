@@ -4,13 +4,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from pacman.cli import main
+from tests.commands import PACMAN
 from tests.conftest import ROOT, TEST_AGENTS
 
 
@@ -69,7 +69,7 @@ def test_course_command_from_a_student_folder_in_a_subprocess(tmp_path):
     # Students keep the course's own util.py/game.py next to their file: ours must win.
     (tmp_path / "util.py").write_text("raise ImportError('the course copy must not load')\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "pacman.cli", "-l", "smallClassic", "-p", "WandererAgent",
+        [*PACMAN, "-l", "smallClassic", "-p", "WandererAgent",
          "-q", "-n", "2", "--seed", "4"],
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
     )
@@ -422,7 +422,7 @@ def test_an_agents_prints_never_reach_stdout_even_written_to_descriptor_1(tmp_pa
     by `sys.__stdout__` and by `os.write(1, ...)`, in-process (`--no-sandbox`)."""
     (tmp_path / "loudAgents.py").write_text(PRINTER)
     proc = subprocess.run(
-        [sys.executable, "-m", "pacman.cli", "-l", "testClassic", "-p", "LoudAgent", "-q",
+        [*PACMAN, "-l", "testClassic", "-p", "LoudAgent", "-q",
          "-n", "1", "-k", "1", "--max-moves", "6", "--seed", "1", "--no-sandbox"],
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
     )
@@ -507,7 +507,7 @@ def test_a_layout_in_the_current_folder_with_an_unknown_character_plays_with_a_w
 def test_a_window_without_a_display_is_an_error(tmp_path, args, words):
     env = {k: v for k, v in os.environ.items()
            if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
-    proc = subprocess.run([sys.executable, "-m", "pacman.cli", *args], cwd=tmp_path, env=env,
+    proc = subprocess.run([*PACMAN, *args], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "no display" in proc.stderr and words in proc.stderr
@@ -656,7 +656,7 @@ def test_the_summary_names_an_agent_outside_the_folder_without_its_path(tmp_path
     machine's."""
     repo = Path(__file__).resolve().parent.parent
     proc = subprocess.run(
-        [sys.executable, "-m", "pacman.cli", "-l", "testClassic", "-p",
+        [*PACMAN, "-l", "testClassic", "-p",
          str(repo / "submissions" / "example-team"), "--no-sandbox", "-q", "--seed", "1",
          "--max-moves", "20"],
         cwd=tmp_path, capture_output=True, text=True, timeout=120)

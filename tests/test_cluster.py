@@ -33,6 +33,7 @@ import tournament
 from pacman.outcomes import ENDINGS, INFRA_ERROR
 from pacman.sandbox.guarantees import missing
 from tests.cluster import SimulatedCluster, ended, host_name, unavailable
+from tests.commands import TOURNAMENT
 from tests.test_sandbox_zoo import ACTIVE, UNAVAILABLE
 
 REPO = Path(__file__).resolve().parent.parent
@@ -104,7 +105,7 @@ def clocked(config: Path) -> set[str]:
 
 def tournament_run(config: Path, *args: str) -> subprocess.Popen[str]:
     """`tournament run config` as the organizer starts it, from the organizer's folder."""
-    return subprocess.Popen([sys.executable, "-m", "tournament", "run", str(config), *args],
+    return subprocess.Popen([*TOURNAMENT, "run", str(config), *args],
                             cwd=config.parent.parent, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.commands import TOURNAMENT
 from tests.test_tournament_run import REPO, make_tournament, rows, tournament
 from tournament.bundles import TeamCache
 from tournament.runner import GameOutput, GameTask, make_row
@@ -92,7 +92,7 @@ def test_two_tournaments_at_once_on_one_cluster_each_get_their_own_games(
             config.write_text(config.read_text().replace("seed: 11", f"seed: {seed}"))
             with_cluster(config, cluster.scheduler_address)
             runs[seed] = (config, subprocess.Popen(
-                [sys.executable, "-m", "tournament", "run", str(config)], cwd=REPO,
+                [*TOURNAMENT, "run", str(config)], cwd=REPO,
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
         for seed, (config, proc) in runs.items():
             out, _ = proc.communicate(timeout=600)

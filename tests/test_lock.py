@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.commands import TOURNAMENT
 from tests.test_sandbox_zoo import UNAVAILABLE
 from tests.test_tournament_run import (
     REPO,
@@ -131,7 +132,7 @@ def test_a_run_holds_its_folder_while_it_plays(tmp_path: Path) -> None:
                      "        while True:\n            time.sleep(60)\n")
     out = tmp_path / "out"
     with ctrl_c_for_children():
-        first = subprocess.Popen([sys.executable, "-m", "tournament", "run", str(config)],
+        first = subprocess.Popen([*TOURNAMENT, "run", str(config)],
                                  cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                  text=True)
     try:

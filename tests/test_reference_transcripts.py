@@ -8,12 +8,12 @@ See tests/golden/reference/README.md for how they were measured.
 
 import dataclasses
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from pacman import replay as replays
+from tests.commands import PACMAN
 
 REFERENCE = Path(__file__).parent / "golden" / "reference"
 FILES = sorted(REFERENCE.glob("*.json"))
@@ -38,7 +38,7 @@ def test_reference_transcript_reproduces(path):
 def test_reference_transcript_cli_check(name):
     path = REFERENCE / name
     proc = subprocess.run(
-        [sys.executable, "-m", "pacman.cli", "--replay", str(path), "-q", "--check"],
+        [*PACMAN, "--replay", str(path), "-q", "--check"],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

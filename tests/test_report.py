@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 import tournament
+from tests.commands import TOURNAMENT
 from tests.site import Page
 from tournament.config import TournamentConfig, parse_config
 from tournament.gamelist import RESULTS
@@ -487,7 +488,7 @@ def test_an_unreadable_manifest_stops_the_report_naming_it(tmp_path: Path) -> No
     path = tmp_path / "test.yaml"
     path.write_text("name: Nightly\nentrants: {submissions: subs}\n"
                     "grid: {layouts: [smallClassic]}\noutput: out\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "tournament", "report", str(path)],
+    done = subprocess.run([*TOURNAMENT, "report", str(path)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.startswith(f"tournament: error: {config.submissions / 'manifest.json'}: "

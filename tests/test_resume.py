@@ -7,10 +7,10 @@ import json
 import shutil
 import sqlite3
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
+from tests.commands import TOURNAMENT
 from tournament.resume import SETTINGS_META, Hashes, changed_settings, plan
 from tournament.schedule import Cell, MatchCell, ScheduledGame
 from tournament.store import StoredGame
@@ -83,7 +83,7 @@ def one_baseline(layouts: str, ghost: str, max_moves: int, games: int) -> str:
 
 def run_config(config: Path) -> subprocess.CompletedProcess[str]:
     """`tournament run` of `config`, in its folder."""
-    return subprocess.run([sys.executable, "-m", "tournament", "run", str(config)],
+    return subprocess.run([*TOURNAMENT, "run", str(config)],
                           capture_output=True, text=True, timeout=300, cwd=config.parent)
 
 
@@ -121,7 +121,7 @@ def test_a_folder_never_mixes_games_of_other_settings(tmp_path: Path) -> None:
     assert store.read_bytes() == before
     # Reading commands only read, but say so: their tables count those games as the config's.
     for command in ("status", "leaderboard"):
-        shown = subprocess.run([sys.executable, "-m", "tournament", command, str(config)],
+        shown = subprocess.run([*TOURNAMENT, command, str(config)],
                                capture_output=True, text=True, timeout=300, cwd=tmp_path)
         assert shown.returncode == 0, shown.stdout + shown.stderr
         assert ("warning: " + str(store) + ": its stored games were played with other settings: "

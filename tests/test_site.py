@@ -26,6 +26,7 @@ from playwright.sync_api import expect
 
 import tournament
 from tests.browser import BrowserPage
+from tests.commands import TOURNAMENT
 from tests.site import Page
 from tournament.manifest import Manifest, Member, TeamRecord, write_manifest
 
@@ -93,7 +94,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Published:
         commit="0123456789abcdef0123456789abcdef01234567",
         changed_at="2025-03-01T09:00:00+00:00"),)))
     for command in (["run", str(config)], ["report", str(config)]):
-        done = subprocess.run([sys.executable, "-m", "tournament", *command], cwd=base,
+        done = subprocess.run([*TOURNAMENT, *command], cwd=base,
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stdout + done.stderr
     secrets = [str(base), os.path.realpath(base), str(REPO), sys.prefix, str(Path.home())]
@@ -243,7 +244,7 @@ def test_report_recreates_missing_replays_when_asked(tmp_path: Path) -> None:
     )
 
     def tournament_command(*args: str) -> str:
-        done = subprocess.run([sys.executable, "-m", "tournament", *args], cwd=tmp_path,
+        done = subprocess.run([*TOURNAMENT, *args], cwd=tmp_path,
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout
@@ -342,7 +343,7 @@ def test_a_run_elsewhere_leaves_no_scratch_or_snapshot_path(tmp_path: Path) -> N
     # the report with another.
     for command, tmp in ((["run", str(config)], None), (["report", str(config)], report_tmp)):
         env = {**os.environ, "TMPDIR": str(tmp)} if tmp else dict(os.environ)
-        done = subprocess.run([sys.executable, "-m", "tournament", *command], cwd=tmp_path,
+        done = subprocess.run([*TOURNAMENT, *command], cwd=tmp_path,
                               capture_output=True, text=True, timeout=300, env=env)
         assert done.returncode == 0, done.stdout + done.stderr
     folder = tmp_path / "out" / "report"

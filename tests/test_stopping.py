@@ -8,17 +8,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from pacman import replay as replays
+from tests.commands import PACMAN
 from tests.test_tournament_run import ctrl_c_for_children
 
 # An in-process agent (--no-sandbox: it shares the window's event queue and the process's
 # signals) that stops its own game during its `at`-th move: by posting the key or the close
-# event the window reads after that move, or by sending itself SIGINT (Ctrl-C).
+# event the window reads after that move, or by sending itself SIGINT (Ctrl-C), also from
+# inside code run by exec() (see tests/commands.py for why that case is here).
 STOPPER = '''
 import os
 import signal
@@ -41,8 +42,13 @@ class StopAt(Agent):
                 pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE))
             elif self.how == "close":
                 pygame.event.post(pygame.event.Event(pygame.QUIT))
-            else:
+            elif self.how == "ctrl-c":
                 os.kill(os.getpid(), signal.SIGINT)
+            else:
+                # Ctrl-C inside code run by exec() from a string (as namedtuple and dataclass
+                # build their methods): the KeyboardInterrupt leaves the exec, then the
+                # command catches it, as for any Ctrl-C.
+                exec("os.kill(os.getpid(), signal.SIGINT)\\nwhile True:\\n    pass")
         return [a for a in state.getLegalActions(0) if a != "Stop"][0]
 '''
 
@@ -53,6 +59,7 @@ WAYS = {
     "escape": ("Escape was pressed", 7),
     "close": ("the window was closed", 7),
     "ctrl-c": ("Ctrl-C was pressed", 6),
+    "ctrl-c-in-exec": ("Ctrl-C was pressed", 6),
 }
 
 
@@ -61,7 +68,7 @@ def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     run as a background job (which ignores SIGINT, and the child would inherit that)."""
     env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
     with ctrl_c_for_children():
-        return subprocess.run([sys.executable, "-m", "pacman.cli", *args], cwd=tmp_path,
+        return subprocess.run([*PACMAN, *args], cwd=tmp_path,
                               env=env, capture_output=True, text=True, timeout=120)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.commands import TOURNAMENT
 from tests.test_matches_run import make_league
 from tests.test_sandbox_zoo import UNAVAILABLE
 from tests.test_tournament_run import REPO, make_tournament, tournament, validate_then_run_naming
@@ -113,14 +114,14 @@ def test_a_team_folder_that_cannot_be_read_is_that_teams_load_error(tmp_path: Pa
              "--bounding-set=-dac_override,-dac_read_search"] if os.geteuid() == 0 else [])
     try:
         for command in ("run", "status", "leaderboard"):
-            result = subprocess.run([*drop, sys.executable, "-m", "tournament", command,
+            result = subprocess.run([*drop, *TOURNAMENT, command,
                                      str(config)], capture_output=True, text=True,
                                     timeout=600, cwd=REPO)
             assert result.returncode == 0, result.stdout + result.stderr
             assert "Traceback" not in result.stderr
         assert f"warning: team locked cannot play, so its games are recorded as its " \
                f"load_error: {locked}: cannot be read: Permission denied" in \
-               subprocess.run([*drop, sys.executable, "-m", "tournament", "run", str(config)],
+               subprocess.run([*drop, *TOURNAMENT, "run", str(config)],
                               capture_output=True, text=True, timeout=600, cwd=REPO).stdout
     finally:
         locked.chmod(0o755)

@@ -13,7 +13,6 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import textwrap
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +23,7 @@ import pytest
 from pacman.rules import DEATH_PENALTY
 from pacman.sandbox.guarantees import missing
 from tests.chaos import pool_workers
+from tests.commands import TOURNAMENT
 from tests.test_sandbox_zoo import ACTIVE, UNAVAILABLE, ZOO
 
 REPO = Path(__file__).parent.parent
@@ -82,7 +82,7 @@ def make_tournament(root: Path, teams: dict[str, str], games: int = 6, workers: 
 
 
 def tournament(*args: str, check: bool = True, **kw: object) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "tournament", *args], capture_output=True,
+    result = subprocess.run([*TOURNAMENT, *args], capture_output=True,
                             text=True, timeout=600, cwd=REPO, **kw)  # type: ignore[call-overload]
     if check:
         assert result.returncode == 0, result.stdout + result.stderr
@@ -138,7 +138,7 @@ def test_one_worker_gives_the_results_of_two(tmp_path: Path,
 def test_killed_with_sigkill_then_resumed_gives_the_same_results(
         tmp_path: Path, reference: list[tuple[object, ...]]) -> None:
     config = make_tournament(tmp_path, {"alpha": "example"})
-    proc = subprocess.Popen([sys.executable, "-m", "tournament", "run", str(config)],
+    proc = subprocess.Popen([*TOURNAMENT, "run", str(config)],
                             cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     database = tmp_path / "out" / "results.sqlite"
     deadline = time.monotonic() + 120
@@ -201,7 +201,7 @@ def stopped_midway(args: list[str], cwd: Path, condition: Callable[[], bool], wh
     only a failure waits that long, and a loaded machine may take minutes to start a run's
     sandboxes): the process, ended, and what it printed."""
     with ctrl_c_for_children():
-        proc = subprocess.Popen([sys.executable, "-m", "tournament", *args], cwd=cwd,
+        proc = subprocess.Popen([*TOURNAMENT, *args], cwd=cwd,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         wait_until(condition, what, proc, deadline=600)
@@ -245,7 +245,7 @@ def test_dead_workers_only_cost_replays(tmp_path: Path,
     platform's failure if the same game lost its worker more than twice."""
     config = make_tournament(tmp_path, {"alpha": "example"})
     log = (tmp_path / "run.log").open("w+")
-    proc = subprocess.Popen([sys.executable, "-m", "tournament", "run", str(config)],
+    proc = subprocess.Popen([*TOURNAMENT, "run", str(config)],
                             cwd=REPO, stdout=log, stderr=subprocess.STDOUT, text=True)
     rng = random.Random(5)
     killed = 0

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from pacman.agents.evaluation import CONTEST_WEIGHTS, DEFAULT_WEIGHTS
+from tests.commands import TOURNAMENT
 from tournament.objective import MEAN_SCORE, MEAN_SCORE_WINS
 from tournament.tuneconfig import TuneError, default_population, parse_tune
 
@@ -560,7 +561,7 @@ def test_results_and_secret_may_not_lie_in_the_tuned_teams_folder(tmp_path: Path
 
 
 def tournament(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tournament", *args], cwd=cwd,
+    return subprocess.run([*TOURNAMENT, *args], cwd=cwd,
                           capture_output=True, text=True, timeout=300)
 
 

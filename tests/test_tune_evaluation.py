@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from pacman.agents.evaluation import (
 from pacman.agents.multiagent import ExpectimaxAgent, ReflexAgent
 from pacman.layout import load_layout
 from pacman.state import GameState
+from tests.commands import PACMAN
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -180,7 +180,7 @@ def test_feature_evaluation_takes_every_kind_of_real_number() -> None:
 
 
 def pacman(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pacman.cli", *args], cwd=REPO,
+    return subprocess.run([*PACMAN, *args], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
 
 

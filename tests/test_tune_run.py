@@ -13,7 +13,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import pytest
 from pacman.agents.evaluation import DEFAULT_WEIGHTS, load_weights
 from pacman.layout import load_layout
 from pacman.state import GameState
+from tests.commands import PACMAN, TOURNAMENT
 from tests.test_tournament_run import stopped_midway, stored
 
 REPO = Path(__file__).resolve().parent.parent
@@ -52,7 +52,7 @@ output: out
 
 
 def tournament(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    out = subprocess.run([sys.executable, "-m", "tournament", *args], cwd=cwd,
+    out = subprocess.run([*TOURNAMENT, *args], cwd=cwd,
                          capture_output=True, text=True, timeout=600)
     if check:
         assert out.returncode == 0, out.stdout + out.stderr
@@ -123,7 +123,7 @@ def test_a_tiny_tuning_run_writes_its_results_and_a_second_plays_nothing(
     assert (out / "objective.svg").read_text().startswith("<svg")
     # The weights play as they are written.
     played = subprocess.run(
-        [sys.executable, "-m", "pacman.cli", "-l", "testClassic", "-p", "ExpectimaxAgent",
+        [*PACMAN, "-l", "testClassic", "-p", "ExpectimaxAgent",
          "-a", f"depth=1,evalFn=better,weights={out / 'weights.yaml'}", "-k", "1", "-q", "-n",
          "1", "--max-moves", "400"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert played.returncode == 0, played.stderr
@@ -421,7 +421,7 @@ def test_an_edited_feature_module_makes_its_games_stale(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(module.parent)}
 
     def tune() -> None:
-        out = subprocess.run([sys.executable, "-m", "tournament", "tune", "tune.yaml"],
+        out = subprocess.run([*TOURNAMENT, "tune", "tune.yaml"],
                              cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
         assert out.returncode == 0, out.stdout + out.stderr
 
@@ -491,7 +491,7 @@ def test_a_second_tuning_may_not_replace_the_games_of_another_in_its_folder(
     assert games() == before and len(before) == 20
 
 
-TOURNAMENT = """\
+CUP_CONFIG = """\
 name: cup
 entrants:
   baselines: [{name: start, agent: GreedyAgent}]
@@ -509,7 +509,7 @@ def test_a_tuning_and_a_tournament_may_not_share_a_results_folder(tmp_path: Path
         folder = tmp_path / first.removesuffix(".yaml")
         folder.mkdir()
         (folder / "tune.yaml").write_text(SMOKE)
-        (folder / "cup.yaml").write_text(TOURNAMENT)
+        (folder / "cup.yaml").write_text(CUP_CONFIG)
         tournament("run" if first == "cup.yaml" else "tune", first, cwd=folder)
         database = folder / "out" / "results.sqlite"
         with sqlite3.connect(database) as conn:

@@ -40,6 +40,7 @@ from pacman.problems import (
 )
 from pacman.sandbox.process import SCRATCH_PREFIX
 from tests.browser import BrowserPage
+from tests.commands import TOURNAMENT
 from tests.site import Page
 from tests.test_report import game, make_config
 from tests.test_sandbox_zoo import UNAVAILABLE
@@ -165,7 +166,7 @@ def make_course(root: Path, teams: dict[str, dict[str, str]], extra: str = "",
 
 
 def tournament(*args: str, cwd: Path = REPO, **kw: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tournament", *args],  # type: ignore[call-overload, no-any-return]
+    return subprocess.run([*TOURNAMENT, *args],  # type: ignore[call-overload, no-any-return]
                           capture_output=True, text=True, timeout=600, cwd=cwd, **kw)
 
 
@@ -506,7 +507,7 @@ def test_ctrl_c_stops_the_games_in_progress_and_writes_nothing(tmp_path: Path) -
     scratch = tmp_path / "t"
     scratch.mkdir()
     with ctrl_c_for_children():
-        proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "tournament",
+        proc = subprocess.Popen([sys.executable, "-X", "faulthandler", TOURNAMENT[1],
                                  "validate", str(config), "--workers", "2"],
                                 cwd=REPO, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True,
