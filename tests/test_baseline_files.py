@@ -150,3 +150,67 @@ def test_a_baseline_naming_two_files_of_code_is_refused_at_its_args(tmp_path: Pa
     assert list(info.value.problems) == [
         "entrants.baselines[0].args: evalFn and features name two files of code; a baseline "
         "plays with one (put both functions in it)"]
+
+
+def test_a_baselines_file_of_code_that_imports_its_folder_is_refused_at_its_option(
+        tmp_path: Path) -> None:
+    """A baseline plays its file of code from a snapshot of that one file, so a module beside
+    it is missing in every game that imports it: found when the config loads, at the option
+    naming the file, for a Pacman baseline and a ghost baseline alike. Before, the config
+    loaded (the organizer's process imports the folder's modules fine), and every game was
+    the baseline's load_error, ranked last."""
+    from tournament.config import ConfigError, load_config
+
+    (tmp_path / "helpers.py").write_text("def food(state):\n    return state.getNumFood()\n")
+    # Imported only when a game is nearly over, which a trial call on the start never reaches.
+    (tmp_path / "feats.py").write_text(
+        "def phi(state):\n    if state.getNumFood() < 3:\n        from helpers import food\n"
+        "        return {'score': state.getScore(), 'food': food(state)}\n"
+        "    return {'score': state.getScore(), 'food': state.getNumFood()}\n\n"
+        "def value(state):\n    return state.getScore()\n")
+    config = tmp_path / "t.yaml"
+    config.write_text(textwrap.dedent("""\
+        name: beside
+        entrants:
+          baselines:
+            - {name: feat, agent: ExpectimaxAgent, args: {features: "feats.py:phi",
+               weights: "score:1;food:-5"}}
+          ghost_baselines:
+            - {name: hunt, agent: AlphaBetaGhost, args: {evalFn: "feats.py:value"}}
+        grid: {layouts: [testClassic]}
+        matches: {}
+        """))
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    said = ("imports helpers.py from its folder, but the games play feats.py alone (the run "
+            "snapshots that one file): put what it needs in it")
+    assert list(info.value.problems) == [
+        f"entrants.baselines[0].args.features: feats.py:phi {said}",
+        f"entrants.ghost_baselines[0].args.evalFn: feats.py:value {said}"]
+    # With what it needs in it, both load.
+    (tmp_path / "helpers.py").unlink()
+    (tmp_path / "feats.py").write_text(
+        FEATURES + "\n\ndef value(state):\n    return state.getScore()\n")
+    loaded = load_config(config)
+    assert [e.name for e in (*loaded.entrants, *loaded.ghost_entrants)] == ["feat", "hunt"]
+
+
+def test_imports_beside_reads_the_source_without_running_it(tmp_path: Path) -> None:
+    """Only modules that exist in the file's folder and nowhere else on the import path
+    count: the standard library's (even shadowed by a file of the same name beside it),
+    relative imports (which a lone file cannot make anywhere), and the file itself do not.
+    An unreadable or unparsable file gives none (its load says what is wrong)."""
+    from tournament.optionfiles import imports_beside
+
+    (tmp_path / "helpers.py").write_text("")
+    (tmp_path / "json.py").write_text("")
+    (tmp_path / "lib").mkdir()
+    feats = tmp_path / "feats.py"
+    feats.write_text(
+        "import os, json\nfrom . import sibling\nimport feats\n\n"
+        "class A:\n    def f(self):\n        import lib.deep as d\n        return d\n\n"
+        "def g():\n    from helpers import x\n    raise SystemExit('never run')\n")
+    assert imports_beside(feats) == ["helpers.py", "lib/"]
+    feats.write_text("import helpers\ndef broken(:\n")
+    assert imports_beside(feats) == []
+    assert imports_beside(tmp_path / "missing.py") == []

@@ -452,14 +452,29 @@ def test_a_feature_file_that_imports_a_file_beside_it_is_refused(tmp_path: Path)
         "import helpers\n\ndef phi(state):\n    return {'dots': helpers.dots(state)}\n\n"
         "def later(state):\n    from pkg import more\n    return {'dots': more.SCALE}\n\n"
         "def alone(state):\n    import json\n    return {'dots': len(json.dumps(1))}\n")
+    # The whole file is read (it is what the games play), not just the function named.
     assert problems({"evaluation": {"features": "feats.py:phi"}, "weights": {"dots": 1}},
                     tmp_path) == [
-        "evaluation.features: feats.py:phi imports helpers.py from its folder, but the games "
-        "play feats.py alone (the run snapshots that one file): put what it needs in it"]
-    assert problems({"evaluation": {"features": "feats.py:later"}, "weights": {"dots": 1}},
+        "evaluation.features: feats.py:phi imports helpers.py, pkg/ from its folder, but the "
+        "games play feats.py alone (the run snapshots that one file): put what it needs in it"]
+    # An import made only mid-game (late in a game, in a branch the start state never takes)
+    # is read from the source: a call on the start state alone would pass it.
+    (tmp_path / "feats.py").write_text(
+        "def phi(state):\n    if state.getNumFood() < 3:\n        from pkg.more import SCALE\n"
+        "        return {'dots': SCALE}\n    return {'dots': state.getNumFood()}\n")
+    assert problems({"evaluation": {"features": "feats.py:phi"}, "weights": {"dots": 1}},
+                    tmp_path) == [
+        "evaluation.features: feats.py:phi imports pkg/ from its folder, but the games play "
+        "feats.py alone (the run snapshots that one file): put what it needs in it"]
+    # One with a fallback of its own counts too: the games would take the fallback, and so
+    # play another evaluation than the one checked here.
+    (tmp_path / "feats.py").write_text(
+        "try:\n    import helpers\nexcept ImportError:\n    helpers = None\n\n"
+        "def phi(state):\n    return {'dots': 1}\n")
+    assert problems({"evaluation": {"features": "feats.py:phi"}, "weights": {"dots": 1}},
                     tmp_path)[0].startswith(
-        "evaluation.features: feats.py:later imports helpers.py, pkg/__init__.py, pkg/more.py "
-        "from its folder")
+        "evaluation.features: feats.py:phi imports helpers.py from its folder")
+    # The standard library's modules play (the sandbox reads them too).
     (tmp_path / "feats.py").write_text(
         "def alone(state):\n    import json\n    return {'dots': len(json.dumps(1))}\n")
     assert tune({"evaluation": {"features": "feats.py:alone"}, "weights": {"dots": 1}},

@@ -81,7 +81,13 @@ from tournament.checking import raise_at as _raise
 from tournament.checking import show as _show
 from tournament.checking import text as _text
 from tournament.checking import whole as _whole
-from tournament.optionfiles import CODE_OPTIONS, absolute_options, code_files
+from tournament.optionfiles import (
+    CODE_OPTIONS,
+    absolute_options,
+    beside_problem,
+    code_files,
+    imports_beside,
+)
 from tournament.ranking import RANKING_KEYS
 
 ReplayPolicy = Literal["none", "failures", "all"]
@@ -863,14 +869,27 @@ def _try_builtin(ref: AgentRef, build: Callable[[Any], object],
         _raise(("args",), str(exc))
 
 
+def _playable_code(args: tuple[tuple[str, str], ...]) -> None:
+    """A baseline's files of code as its games can play them: from one snapshot of one file
+    (`tournament.runner._builtin_with_files`), so one file at most, importing nothing of its
+    folder. Either would be a load_error or a crash in every game, found here instead."""
+    if len(code_files(args)) > 1:
+        _raise(("args",), f"{' and '.join(sorted(k for k, _ in args if k in CODE_OPTIONS))} "
+               "name two files of code; a baseline plays with one (put both functions in it)")
+    for key, value in args:
+        where = value.rpartition(":")[0]
+        if key in CODE_OPTIONS and where.endswith(".py"):
+            beside = imports_beside(Path(where))
+            if beside:
+                _raise(("args", key), beside_problem(Path(where), Path(value).name, beside))
+
+
 def _baseline(value: object, info: ValidationInfo) -> Entrant:
     """A Pacman baseline: the organizer's agent, so anything wrong with it is a config error."""
     shape = _BaselineIn.model_validate(value, context=info.context)
     env = _env(info)
     args = absolute_options(shape.args, env.base)
-    if len(code_files(args)) > 1:
-        _raise(("args",), f"{' and '.join(sorted(k for k, _ in args if k in CODE_OPTIONS))} "
-               "name two files of code; a baseline plays with one (put both functions in it)")
+    _playable_code(args)
     agent = _baseline_agent(shape.agent, args, "pacman", env)
     takes_depth = (
         shape.takes_depth
@@ -896,9 +915,7 @@ def _ghost_baseline(value: object, info: ValidationInfo) -> Entrant:
     shape = _GhostBaselineIn.model_validate(value, context=info.context)
     env = _env(info)
     args = absolute_options(shape.args, env.base)
-    if len(code_files(args)) > 1:
-        _raise(("args",), f"{' and '.join(sorted(k for k, _ in args if k in CODE_OPTIONS))} "
-               "name two files of code; a baseline plays with one (put both functions in it)")
+    _playable_code(args)
     agent = _baseline_agent(shape.agent, args, "ghost", env)
     options = dict(args)
     # A ghost is built with its index.

@@ -18,7 +18,9 @@ played as that file.
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import sys
 from pathlib import Path
 
 from pacman.agents.evaluation import is_inline_weights, weights_text
@@ -149,3 +151,57 @@ def inline_weights(value: str) -> str:
     ):
         return value
     return weights_text({k: float(v) for k, v in data.items()})
+
+
+def _imported_names(tree: ast.AST) -> set[str]:
+    """The top-level module names of every absolute import in `tree`, wherever it is: a
+    function's body imports when the function first runs, mid-game. One a `try` guards counts
+    too: with the file beside it, it would succeed here and take its fallback in the games,
+    which would then play another evaluation than the one checked."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.partition(".")[0])
+    return found
+
+
+def imports_beside(file: Path) -> list[str]:
+    """The files of `file`'s folder that its import statements name (`helpers.py`, `lib/`),
+    read from its source without running it. A built-in plays a code option's file from a
+    snapshot of that one file, so such an import fails in every game that reaches it, even
+    one made only mid-game, which no trial call finds. Left out: names found elsewhere on
+    the import path (the standard library, installed packages, the platform), which the
+    sandbox reads too, and the file itself. [] when the file cannot
+    be read or parsed (its load reports that)."""
+    from importlib.machinery import EXTENSION_SUFFIXES, PathFinder
+
+    try:
+        tree = ast.parse(file.read_bytes(), filename=str(file))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    folder = file.parent.resolve()
+    elsewhere = [entry for entry in sys.path if Path(entry or ".").resolve() != folder]
+    out = []
+    for name in sorted(_imported_names(tree) - {file.stem}):
+        here = [f"{name}{suffix}" for suffix in (".py", *EXTENSION_SUFFIXES)
+                if (folder / f"{name}{suffix}").is_file()]
+        if not here and (folder / name).is_dir():
+            here = [f"{name}/"]
+        if not here or name in sys.builtin_module_names:
+            continue
+        try:
+            found = PathFinder.find_spec(name, elsewhere)
+        except (ImportError, ValueError):
+            found = None
+        if found is None:
+            out.append(here[0])
+    return out
+
+
+def beside_problem(file: Path, shown: str, beside: list[str]) -> str:
+    """What to say of a code file (`shown` as messages name it) that imports the files
+    `beside` from its folder."""
+    return (f"{shown} imports {', '.join(beside)} from its folder, but the games play "
+            f"{file.name} alone (the run snapshots that one file): put what it needs in it")

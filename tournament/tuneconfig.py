@@ -89,7 +89,12 @@ from tournament.objective import (
     WIN_RATE,
     Objective,
 )
-from tournament.optionfiles import module_source, platform_module
+from tournament.optionfiles import (
+    beside_problem,
+    imports_beside,
+    module_source,
+    platform_module,
+)
 
 #: The linear evaluations a built-in agent's weights can start from, by name.
 LINEAR: dict[str, Mapping[str, float]] = {"better": DEFAULT_WEIGHTS, "contest": CONTEST_WEIGHTS}
@@ -704,6 +709,11 @@ def _features_of(
     that raises) is a problem of the file, not a crash of the command: it runs in a child
     process (`_isolated`)."""
     shown = _shown(reference)
+    file = reference.rpartition(":")[0]
+    beside = imports_beside(Path(file)) if file.endswith(".py") else []
+    if beside:  # even an import made only mid-game: the games play the file alone
+        problems.add(("evaluation", FEATURE_FUNCTION), beside_problem(Path(file), shown, beside))
+        return None
     protocol = shape.protocol
     return _isolated(
         _call_features,
@@ -733,11 +743,8 @@ def _call_features(
                      f"{_line_in(exc, reference)}: {clean(describe(exc), 300)}")
         return None
     beside = _imported_beside(reference, set(sys.modules) - before)
-    if beside:
-        file = Path(reference.rpartition(":")[0]).name
-        problems.add(at, f"{shown} imports {', '.join(beside)} from its folder, but the games "
-                     f"play {file} alone (the run snapshots that one file): put what it "
-                     "needs in it")
+    if beside:  # an import the source does not show (`importlib`), made on the start state
+        problems.add(at, beside_problem(Path(reference.rpartition(":")[0]), shown, beside))
         return None
     if not isinstance(found, Mapping):
         problems.add(at, f"{shown} returned {type(found).__name__} on the start state of "
