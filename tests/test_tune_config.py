@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -417,21 +418,39 @@ def test_a_feature_function_that_never_answers_is_a_problem_not_a_hang(
                 tmp_path).weights[0].name == "dots"
 
 
-def test_a_feature_file_checked_cannot_end_or_change_the_tuners_process(
+def test_a_feature_file_is_checked_in_a_sandbox_never_in_the_tuners_process(
         tmp_path: Path) -> None:
+    """The file may be a student's: its check runs where its games run, in a sandbox that
+    shows it nothing of the tuner's but the file. Before, it ran as the tuner's user in a
+    child process, where it could read the run's secret and start a process that outlived
+    the check."""
     (tmp_path / "feats.py").write_text(FEATURES)
     assert problems({"evaluation": {"features": "feats.py:leaves"}, "weights": {"dots": 1}},
                     tmp_path) == [
         "evaluation.features: feats.py:leaves did not load and answer on the start state of "
-        "testClassic: its process ended before answering (exit status 3)"]
-    # A file beside it named as the optimizer's package: the file's folder goes first on the
-    # import path where the file is loaded, and that is never the tuner's process.
+        "testClassic: exited with status 3 during the check"]
+    # It can neither read the tuner's files nor write beside them.
+    secret, escaped = tmp_path / "secret", tmp_path / "escaped"
+    secret.write_text("the run's secret")
+    (tmp_path / "prying.py").write_text(textwrap.dedent(f"""\
+        def phi(state):
+            for act in (lambda: open({str(secret)!r}).read(),
+                        lambda: open({str(escaped)!r}, "w").write("out")):
+                try:
+                    act()
+                except OSError:
+                    continue
+                raise SystemExit("it got out")
+            return {{"a": 1}}
+        """))
+    path = list(sys.path)
+    assert tune({"evaluation": {"features": "prying.py:phi"}, "weights": {"a": 1}},
+                tmp_path).features == f"{tmp_path / 'prying.py'}:phi"
+    assert not escaped.exists()
+    # A file beside it named as the optimizer's package changes nothing here (nor in the
+    # games, which play the file alone, with the installed cma).
     (tmp_path / "cma.py").write_text("raise ImportError('the wrong cma')\n")
     (tmp_path / "mine.py").write_text("import cma\n\ndef phi(state):\n    return {'a': 1}\n")
-    path = list(sys.path)
-    assert problems({"evaluation": {"features": "mine.py:phi"}, "weights": {"a": 1}},
-                    tmp_path)[0].endswith("ImportError: the wrong cma")
-    (tmp_path / "mine.py").write_text("def phi(state):\n    return {'a': 1}\n")
     assert tune({"evaluation": {"features": "mine.py:phi"}, "weights": {"a": 1}},
                 tmp_path).features == f"{tmp_path / 'mine.py'}:phi"
     assert sys.path == path
@@ -479,26 +498,6 @@ def test_a_feature_file_that_imports_a_file_beside_it_is_refused(tmp_path: Path)
         "def alone(state):\n    import json\n    return {'dots': len(json.dumps(1))}\n")
     assert tune({"evaluation": {"features": "feats.py:alone"}, "weights": {"dots": 1}},
                 tmp_path).weights[0].name == "dots"
-
-
-def test_the_interpreters_own_modules_count_as_importable_in_the_games(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A virtual environment kept in the feature file's folder is the interpreter's (on the
-    games' import path too): a module from it is no file beside the feature file."""
-    import types
-
-    from tournament.tuneconfig import _imported_beside
-
-    venv = tmp_path / ".venv"
-    monkeypatch.setattr(sys, "prefix", str(venv))
-    for name, file in (("mylib", venv / "lib" / "mylib.py"), ("helpers", tmp_path / "helpers.py"),
-                       ("elsewhere", tmp_path.parent / "elsewhere.py")):
-        module = types.ModuleType(name)
-        module.__file__ = str(file)
-        monkeypatch.setitem(sys.modules, name, module)
-    found = _imported_beside(f"{tmp_path / 'feats.py'}:phi", {"mylib", "helpers", "elsewhere"})
-    assert found == ["helpers.py"]
-    assert _imported_beside("pacman.agents.evaluation:features", {"helpers"}) == []
 
 
 def test_a_feature_function_named_by_module_is_its_source_file(

@@ -7,16 +7,16 @@ completely before anything is played or written, as a tournament's config is
 problem across keys (a weight the evaluation does not have, an option the agent does not take,
 an objective no game of the protocol can reach). Exit 2, nothing written.
 
-A feature function (`evaluation: {features: file.py:function}`) is the organizer's or the
-student's own code: it is loaded and called once on the protocol's start state, to check that
-it returns a mapping of feature name to number holding every weight's feature, and the agent
-is built with it once. Both happen in a child process (`_isolated`), never in this one: the
-file can then neither change this process (its folder first on `sys.path`, where a `cma.py` of
-its own would shadow the optimizer; modules of the same name) nor hold it (a loop that
-swallows every exception is killed at `FEATURE_CHECK_SECONDS`), nor end it (`os._exit`, a
-crash of the interpreter): each is a problem of the file. It is still trusted code, not
-sandboxed, as `-a evalFn=file.py:function` is; a team's agent to tune with its own code
-(`agent: file.py:Class` or a team folder) plays sandboxed and is never run here.
+A feature function (`evaluation: {features: file.py:function}`) is the organizer's or a
+student's code: it is called once on the protocol's start state, to check that it returns a
+mapping of feature name to number holding every weight's feature. That call is made in a
+sandbox, as the games make it (`tournament.featurecheck`), never in this process: the file
+can neither change it (its folder first on `sys.path`, where a `cma.py` of its own would
+shadow the optimizer), hold it (a loop is stopped at `FEATURE_CHECK_SECONDS`), end it
+(`os._exit`), nor read what the tuner can (the run's secret): each is a problem of the file.
+Its import statements are read first (`optionfiles.imports_beside`), since the games play
+the file alone. A team's agent to tune with its own code (`agent: file.py:Class` or a team
+folder) plays sandboxed too and is never run here.
 
 Every key is documented in docs/tune.md.
 """
@@ -24,32 +24,26 @@ Every key is documented in docs/tune.md.
 from __future__ import annotations
 
 import math
-import multiprocessing
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from pydantic import Field, PlainValidator, ValidationError, ValidationInfo
 
 from pacman.agents.evaluation import (
     CONTEST_WEIGHTS,
     DEFAULT_WEIGHTS,
-    feature_value,
-    load_function,
     weights_text,
 )
-from pacman.describe import clean, describe
+from pacman.describe import clean
 from pacman.errors import OptionError
 from pacman.layout import load_layout
 from pacman.limits import Limits
 from pacman.loader import BUILTIN_PREFIX, AgentRef, SubmissionError, builtin_names, resolve
-from pacman.problems import team_frame
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
-from pacman.state import GameState
 from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, load_yaml
 from tournament.checking import (
     Positive,
@@ -81,6 +75,7 @@ from tournament.config import (
     slug,
     team_folder_words,
 )
+from tournament.featurecheck import checked_features
 from tournament.objective import (
     MEAN_SCORE,
     MEAN_SCORE_WINS,
@@ -589,110 +584,14 @@ def _agent_checks(shape: _TuneIn, problems: Problems) -> str:
     return kind
 
 
-#: How long each check of a feature function's file may take (loading it and calling it once;
-#: building the agent with it): far more than one evaluation needs, and a bound on a function
-#: that never returns (a loop waiting for something), which would otherwise hold the command
-#: forever before any game.
+#: How long the check of a feature function's file may take (loading it and calling it once,
+#: in its sandbox): far more than one evaluation needs, and a bound on a function that never
+#: returns (a loop waiting for something), which would otherwise hold the command forever
+#: before any game.
 FEATURE_CHECK_SECONDS = 60.0
-
-T = TypeVar("T")
-
-#: A problem found in the child process: its key path, message and `at` (`Problems.add`).
-_Note = tuple[tuple[str | int, ...], str, str | None]
-
-
-def _notes(problems: Problems) -> list[_Note]:
-    """`problems` as plain values, to send to the parent process."""
-    out: list[_Note] = []
-    for detail in problems.details:
-        kind = detail["type"]
-        context = {} if isinstance(kind, str) else kind.context or {}
-        at = context.get("at")
-        out.append((tuple(detail["loc"]), str(context.get("message", "")),
-                    None if at is None else str(at)))
-    return out
-
-
-def _check_in_child(conn: Any, check: Callable[..., T], args: tuple[Any, ...]) -> None:
-    """The child's side of `_isolated`: run the check, send its problems and answer."""
-    problems = Problems()
-    answer = check(*args, problems)
-    conn.send((_notes(problems), answer))
-    conn.close()
-
-
-def _isolated(check: Callable[..., T], args: tuple[Any, ...], problems: Problems,
-              what: str) -> T | None:
-    """`check(*args, problems)` run in a child process (a forkserver's, as the local pool's
-    workers: a fork of a process with threads may deadlock), its problems added to `problems`
-    and its answer returned; None, with the problem recorded at `evaluation.features`, when the
-    child has not answered within `FEATURE_CHECK_SECONDS` (then it is killed) or ended before
-    answering. `what` says in words what the child was doing, for those problems."""
-    context = multiprocessing.get_context("forkserver")
-    ours, theirs = context.Pipe(duplex=False)
-    child = context.Process(target=_check_in_child, args=(theirs, check, args),
-                            name="feature check")
-    child.start()
-    theirs.close()
-    at = ("evaluation", FEATURE_FUNCTION)
-    try:
-        if not ours.poll(FEATURE_CHECK_SECONDS):
-            problems.add(at, f"{what} within {FEATURE_CHECK_SECONDS:g} s")
-            return None
-        try:
-            notes, answer = ours.recv()
-        except (EOFError, OSError):  # the child ended without answering
-            child.join(5)
-            status = child.exitcode
-            how = ("it did not stop" if status is None else f"killed by signal {-status}"
-                   if status < 0 else f"exit status {status}")
-            problems.add(at, f"{what}: its process ended before answering ({how})")
-            return None
-    finally:
-        ours.close()
-        if child.is_alive():
-            child.kill()
-        child.join()
-    for loc, message, where in notes:
-        problems.add(loc, message, where)
-    return answer  # type: ignore[no-any-return]
-
-
-def _line_in(exc: BaseException, reference: str) -> str:
-    """`, at feats.py:5`: the deepest line of the feature function's folder that `exc` went
-    through (`pacman.problems.team_frame`, as an agent's failure is located); '' when none
-    did, or when the function is a module's."""
-    file = reference.rpartition(":")[0]
-    if not file.endswith(".py"):
-        return ""
-    where = team_frame(exc.__traceback__, str(Path(file).parent))
-    return f", at {where}" if where else ""
-
-
-def _imported_beside(reference: str, loaded: set[str]) -> list[str]:
-    """Which of the `loaded` modules are files of the feature file's folder (or below it),
-    other than the file itself and the interpreter's own: the run snapshots the file alone, so
-    those would be missing in every game ([] for the platform's module, imported as it is)."""
-    file = reference.rpartition(":")[0]
-    if not file.endswith(".py"):
-        return []
-    own = Path(file).resolve()
-    folder = own.parent
-    # The interpreter's own modules (a virtual environment kept in the folder among them)
-    # are on the import path of the games too.
-    interpreter = {Path(prefix).resolve() for prefix in (
-        sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
-    out = []
-    for name in sorted(loaded):
-        origin = getattr(sys.modules.get(name), "__file__", None)
-        if not isinstance(origin, str):
-            continue
-        where = Path(origin).resolve()
-        if (where != own and where.is_relative_to(folder)
-                and not any(where.is_relative_to(prefix) for prefix in interpreter)):
-            out.append(where.relative_to(folder).as_posix())
-    return out
-
+#: The platform's own feature function, built into the agent in place of the file's when
+#: the agent's options are checked (`_try_building`).
+STAND_IN_FEATURES = "pacman.agents.evaluation:features"
 
 def _shown(reference: str) -> str:
     """`feats.py:phi`: a feature function's reference as messages show it."""
@@ -705,64 +604,26 @@ def _features_of(
     """What the feature function returns on the protocol's start state, checked (every
     value a finite number), and whether its mapping answers every name (a `util.Counter`
     counts a feature it lacks as 0, as the games do); None with the problem recorded when it
-    cannot be called. Whatever the function does (raise, exit, never return, return a mapping
-    that raises) is a problem of the file, not a crash of the command: it runs in a child
-    process (`_isolated`)."""
+    cannot be called. The call is made in a sandbox, as the games make it
+    (`tournament.featurecheck`): whatever the function does there (raise, exit, never return,
+    read the tuner's files) is a problem of the file, never the command's."""
+    at = ("evaluation", FEATURE_FUNCTION)
     shown = _shown(reference)
     file = reference.rpartition(":")[0]
     beside = imports_beside(Path(file)) if file.endswith(".py") else []
     if beside:  # even an import made only mid-game: the games play the file alone
-        problems.add(("evaluation", FEATURE_FUNCTION), beside_problem(Path(file), shown, beside))
+        problems.add(at, beside_problem(Path(file), shown, beside))
         return None
     protocol = shape.protocol
-    return _isolated(
-        _call_features,
-        (protocol.layout.path, protocol.layout.name, protocol.num_ghosts, protocol.rules,
-         reference, shown),
-        problems, f"{shown} did not load and answer on the start state of "
-        f"{protocol.layout.name}")
-
-
-def _call_features(
-    layout: str, layout_name: str, num_ghosts: int, rules: str, reference: str, shown: str,
-    problems: Problems,
-) -> tuple[dict[str, float], bool] | None:
-    """`_features_of`'s check itself, in the child process."""
-    at = ("evaluation", FEATURE_FUNCTION)
-    state = GameState.initial(load_layout(layout), num_ghosts, rules)
-    before = set(sys.modules)
-    try:
-        function = load_function(reference, FEATURE_FUNCTION)
-    except ValueError as exc:
-        problems.add(at, str(exc))
+    checked = checked_features(reference, str(protocol.layout.path), protocol.num_ghosts,
+                               protocol.rules, protocol.limits, FEATURE_CHECK_SECONDS, shown)
+    for said in checked.problems:
+        problems.add(at, said)
+    if checked.values is None:
         return None
-    try:
-        found = function(state)
-    except BaseException as exc:  # the course's stub calls sys.exit; anything else is the file's
-        problems.add(at, f"{shown} raised on the start state of {layout_name}"
-                     f"{_line_in(exc, reference)}: {clean(describe(exc), 300)}")
-        return None
-    beside = _imported_beside(reference, set(sys.modules) - before)
-    if beside:  # an import the source does not show (`importlib`), made on the start state
-        problems.add(at, beside_problem(Path(reference.rpartition(":")[0]), shown, beside))
-        return None
-    if not isinstance(found, Mapping):
-        problems.add(at, f"{shown} returned {type(found).__name__} on the start state of "
-                     f"{layout_name}, not a mapping of feature name to number")
-        return None
-    values: dict[str, float] = {}
-    try:
-        for name in found:
-            try:
-                values[str(name)] = feature_value(found, name, shown)
-            except ValueError as exc:
-                problems.add(at, f"{exc} (on the start state of {layout_name})")
-                values[str(name)] = math.nan  # produced, though not a number
-    except BaseException as exc:  # a mapping whose iteration raises
-        problems.add(at, f"{shown}'s result raised on the start state of "
-                     f"{layout_name}: {clean(describe(exc), 300)}")
-        return None
-    return values, hasattr(type(found), "__missing__")
+    values = {name: math.nan if value is None else value
+              for name, value in checked.values.items()}
+    return values, checked.counter
 
 
 def _weight_checks(shape: _TuneIn, kind: str, problems: Problems,
@@ -943,10 +804,7 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
             {"output": config.output, "secret_file": config.secret_file},
             tuned | sandbox_readable()):
         problems.add((key,), why)
-    if ref.builtin and config.evaluation == FEATURE_FUNCTION:
-        _isolated(_try_building, (config,), problems,
-                  f"{config.agent} was not built with features={_shown(config.features)}")
-    elif ref.builtin:
+    if ref.builtin:
         _try_building(config, problems)
     problems.raise_any()
     return config
@@ -954,12 +812,13 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
 
 def _try_building(config: TuneConfig, problems: Problems) -> None:
     """Build the built-in agent once with the start weights and the fixed options, as a
-    tournament builds its baselines: a bad option value is found before any game. With a
-    feature function, in a child process (`_isolated`), since building loads its file."""
+    tournament builds its baselines: a bad option value is found before any game. A feature
+    function's file is never loaded here (it was checked in its sandbox): the platform's own
+    features stand in for it, since building only loads the function."""
     start = {w.name: w.start for w in config.weights}
     options = dict(config.options(start))
     if config.evaluation == FEATURE_FUNCTION:
-        options["features"] = config.features
+        options["features"] = STAND_IN_FEATURES
     if config.protocol.depth is not None:
         options["depth"] = str(config.protocol.depth)
     ref = resolve(config.agent, ())
