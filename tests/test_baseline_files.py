@@ -214,3 +214,52 @@ def test_imports_beside_reads_the_source_without_running_it(tmp_path: Path) -> N
     feats.write_text("import helpers\ndef broken(:\n")
     assert imports_beside(feats) == []
     assert imports_beside(tmp_path / "missing.py") == []
+
+
+def test_a_ghost_baselines_file_of_code_plays_in_the_sandbox(tmp_path: Path) -> None:
+    """A ghost baseline (`AlphaBetaGhost` with `evalFn: file.py:fn`) plays its file as a
+    Pacman baseline does: from a snapshot in the sandbox, its bytes in its hash, so that a
+    function that ends its process is the ghost side's crash (Pacman gets the game), never
+    the worker's unscored infra_error, and an edited file plays its games again."""
+    from pacman.outcomes import pacman_points
+    from tests.test_tournament_run import ACCEPT, UNAVAILABLE
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    (tmp_path / "feats.py").write_text("def value(state):\n    return state.getScore()\n")
+    config = tmp_path / "t.yaml"
+    config.write_text(textwrap.dedent("""\
+        name: ghostfiles
+        seed: 3
+        entrants:
+          baselines:
+            - {name: greedy, agent: GreedyAgent}
+          ghost_baselines:
+            - {name: random, agent: RandomGhost}
+            - {name: hunt, agent: AlphaBetaGhost, args: {depth: 1, evalFn: "feats.py:value"}}
+        grid:
+          layouts: [testClassic]
+          ghosts: []
+          max_moves: 60
+        matches: {games: 2, anchor: random}
+        workers: 1
+        output: out
+        """) + (f"sandbox: {{accept_missing: [{ACCEPT}]}}\n" if ACCEPT else ""))
+
+    def hunts() -> list[tuple[str, int | None]]:
+        with contextlib.closing(sqlite3.connect(tmp_path / "out" / "results.sqlite")) as conn:
+            return conn.execute("SELECT outcome, culprit FROM games WHERE ghost_entrant = "
+                                "'hunt' ORDER BY game_id").fetchall()
+
+    first = run_config(config)
+    assert first.returncode == 0, first.stdout + first.stderr
+    played = hunts()
+    assert len(played) == 2 and all(culprit is None for _, culprit in played), played
+    (tmp_path / "feats.py").write_text("import os\n\ndef value(state):\n    os._exit(3)\n")
+    again = run_config(config)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "2 stale" in again.stdout, again.stdout
+    crashed = hunts()
+    assert [outcome for outcome, _ in crashed] == ["crash", "crash"], crashed
+    assert all(culprit is not None and culprit >= 1 for _, culprit in crashed), crashed
+    assert all(pacman_points(outcome, culprit) == 1.0 for outcome, culprit in crashed)
