@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pacman.agents.featureprobe import REPORT_MARK, check_features
+from pacman.agents.featureprobe import REPORT_KB, REPORT_MARK, check_features
 from pacman.describe import clean
 from pacman.handles import AgentFault
 from pacman.layout import load_layout
@@ -79,7 +79,8 @@ def checked_features(reference: str, layout_path: str, num_ghosts: int, rules: s
                              ("layout", layout.name)))
         probe_limits = limits.with_changes(startup=max(seconds, limits.startup or 0),
                                            move_soft=None, move_hard=seconds,
-                                           game_total=None, cpu_seconds=None)
+                                           game_total=None, cpu_seconds=None,
+                                           output_kb=max(limits.output_kb, REPORT_KB))
         state = GameState.initial(layout, num_ghosts, rules)
         try:
             handle = SandboxedHandle.launch(ref, 0, layout, num_ghosts, rules, 0, probe_limits)

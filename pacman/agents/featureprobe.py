@@ -28,10 +28,13 @@ from pacman.problems import team_frame
 
 #: What starts the line of the probe's log that holds its report (the last such line counts).
 REPORT_MARK = "pacman-arena feature check: "
-#: At most this many features are reported (a real evaluation has tens).
-MAX_FEATURES = 500
+#: At most this many features are reported (a real evaluation has tens), so that the report
+#: stays far below what the sandbox keeps of an agent's output (`REPORT_KB`).
+MAX_FEATURES = 200
 #: At most this many characters of a feature's name are reported.
-MAX_NAME = 200
+MAX_NAME = 100
+#: What the sandbox keeps of the probe's output at least (KiB): the largest report and more.
+REPORT_KB = 256
 
 
 def _line_in(exc: BaseException, reference: str) -> str:

@@ -1,0 +1,53 @@
+"""The report a feature check reads back from its sandbox's log is the file's output too: the
+file can print lines of its own, so the report is taken from the last marked line, its
+shape checked, and its messages cleaned and capped (`tournament.featurecheck`)."""
+
+from __future__ import annotations
+
+import json
+
+from pacman.agents.featureprobe import REPORT_MARK
+from tournament.featurecheck import MAX_PROBLEMS, MESSAGE_LIMIT, Checked, _read_report
+
+WHAT = "feats.py:phi did not load and answer on the start state of testClassic"
+
+
+def line(report: object) -> str:
+    return REPORT_MARK + json.dumps(report)
+
+
+def read(log: str) -> Checked:
+    return _read_report(log, WHAT, "/tmp/copy/feats.py", "/home/me/feats.py")
+
+
+def test_the_last_marked_line_is_the_report() -> None:
+    forged = line({"problems": [], "values": {"dots": 1}, "counter": False})
+    real = line({"problems": ["features=/tmp/copy/feats.py:phi: no such function"],
+                 "values": None, "counter": False})
+    checked = read(f"hello\n{forged}\nmore\n{real}\n")
+    # The copy's path is given back as the tuner named the file.
+    assert checked == Checked(("features=/home/me/feats.py:phi: no such function",), None,
+                              False)
+    assert read(line({"problems": [], "values": {"dots": 2, "flag": None}, "counter": True})
+                ) == Checked((), {"dots": 2.0, "flag": None}, True)
+
+
+def test_a_lost_or_malformed_report_is_a_problem_of_the_file() -> None:
+    assert read("it printed this and nothing else\n").problems == (
+        f"{WHAT}: the check's report was lost (the file closed or filled the output it is "
+        "printed on)",)
+    malformed = (f"{WHAT}: the check's report was malformed",)
+    for text in (REPORT_MARK + "{not json", line([1, 2]), line({"problems": "x"}),
+                 line({"problems": [], "values": {"a": "1"}, "counter": False}),
+                 line({"problems": [], "values": {"a": True}, "counter": False}),
+                 line({"problems": [3], "values": None, "counter": False}),
+                 line({"problems": [], "values": None, "counter": 1}),
+                 REPORT_MARK + '{"problems": [], "values": {"a": NaN}, "counter": false}'):
+        assert read(text) == Checked(malformed, None, False), text
+
+
+def test_its_messages_are_cleaned_and_capped() -> None:
+    checked = read(line({"problems": ["\x1b[2J" + "x" * 5000] * 50, "values": None,
+                         "counter": False}))
+    assert len(checked.problems) == MAX_PROBLEMS
+    assert all(len(p) == MESSAGE_LIMIT and "\x1b" not in p for p in checked.problems)
