@@ -263,3 +263,38 @@ def test_a_ghost_baselines_file_of_code_plays_in_the_sandbox(tmp_path: Path) -> 
     assert [outcome for outcome, _ in crashed] == ["crash", "crash"], crashed
     assert all(culprit is not None and culprit >= 1 for _, culprit in crashed), crashed
     assert all(pacman_points(outcome, culprit) == 1.0 for outcome, culprit in crashed)
+
+
+def test_a_baselines_file_of_code_never_runs_in_the_organizers_process(
+        tmp_path: Path) -> None:
+    """A baseline's file may be a student's: loading the config reads it (it compiles, it
+    defines the function) but never runs it, even to build the agent once (the platform's
+    own function stands in); it runs only in its games' sandbox. Before, the config imported
+    it in the organizer's process."""
+    from tournament.config import ConfigError, load_config
+
+    ran = tmp_path / "it-ran"
+    config = tmp_path / "t.yaml"
+    config.write_text(textwrap.dedent("""\
+        name: quiet
+        entrants:
+          baselines:
+            - {name: feat, agent: ExpectimaxAgent, args: {features: "feats.py:phi",
+               weights: "score:1"}}
+        grid: {layouts: [testClassic]}
+        """))
+    (tmp_path / "feats.py").write_text(
+        f"open({str(ran)!r}, 'w').write('ran')\n\n" + FEATURES)
+    loaded = load_config(config)
+    assert [e.name for e in loaded.entrants] == ["feat"]
+    assert not ran.exists()
+    # What its source shows is still found at the option, before any game.
+    for source, problem in (
+            ("def other(state):\n    return {}\n", "feats.py defines no function 'phi'"),
+            ("def phi(state:\n", "syntax error")):
+        (tmp_path / "feats.py").write_text(source)
+        with pytest.raises(ConfigError) as info:
+            load_config(config)
+        [said] = info.value.problems
+        assert said.startswith("entrants.baselines[0].args.features: features=") and \
+            problem in said, said

@@ -84,9 +84,9 @@ from tournament.checking import whole as _whole
 from tournament.optionfiles import (
     CODE_OPTIONS,
     absolute_options,
-    beside_problem,
     code_files,
-    imports_beside,
+    code_problem,
+    with_stand_ins,
 )
 from tournament.ranking import RANKING_KEYS
 
@@ -869,19 +869,21 @@ def _try_builtin(ref: AgentRef, build: Callable[[Any], object],
         _raise(("args",), str(exc))
 
 
-def _playable_code(args: tuple[tuple[str, str], ...]) -> None:
+def _playable_code(args: tuple[tuple[str, str], ...]) -> dict[str, str]:
     """A baseline's files of code as its games can play them: from one snapshot of one file
-    (`tournament.runner._builtin_with_files`), so one file at most, importing nothing of its
-    folder. Either would be a load_error or a crash in every game, found here instead."""
+    (`tournament.runner._builtin_with_files`), so one file at most, read as Python, defining
+    the function, importing nothing of its folder; each problem at its option. Returns the
+    options to build the agent with once (`_try_builtin`), the platform's own functions
+    standing in for the files (`optionfiles.with_stand_ins`): a baseline's file may be a
+    student's, and never runs in the organizer's process; it plays in its sandbox."""
     if len(code_files(args)) > 1:
         _raise(("args",), f"{' and '.join(sorted(k for k, _ in args if k in CODE_OPTIONS))} "
                "name two files of code; a baseline plays with one (put both functions in it)")
     for key, value in args:
-        where = value.rpartition(":")[0]
-        if key in CODE_OPTIONS and where.endswith(".py"):
-            beside = imports_beside(Path(where))
-            if beside:
-                _raise(("args", key), beside_problem(Path(where), Path(value).name, beside))
+        problem = code_problem(key, value)
+        if problem:
+            _raise(("args", key), problem)
+    return with_stand_ins(dict(args))
 
 
 def _baseline(value: object, info: ValidationInfo) -> Entrant:
@@ -889,14 +891,13 @@ def _baseline(value: object, info: ValidationInfo) -> Entrant:
     shape = _BaselineIn.model_validate(value, context=info.context)
     env = _env(info)
     args = absolute_options(shape.args, env.base)
-    _playable_code(args)
+    trial = _playable_code(args)
     agent = _baseline_agent(shape.agent, args, "pacman", env)
     takes_depth = (
         shape.takes_depth
         if shape.takes_depth is not None
         else agent.options is None or "depth" in agent.options
     )
-    trial = dict(args)
     if takes_depth and env.depths[0] is not None:
         trial["depth"] = str(env.depths[0])
     _try_builtin(agent.ref, lambda cls: cls(**trial), [key for key, _ in args])
@@ -915,9 +916,8 @@ def _ghost_baseline(value: object, info: ValidationInfo) -> Entrant:
     shape = _GhostBaselineIn.model_validate(value, context=info.context)
     env = _env(info)
     args = absolute_options(shape.args, env.base)
-    _playable_code(args)
+    options = _playable_code(args)
     agent = _baseline_agent(shape.agent, args, "ghost", env)
-    options = dict(args)
     # A ghost is built with its index.
     _try_builtin(agent.ref, lambda cls: cls(1, **options), options)
     return Entrant(shape.name, "baseline", agent.stored, args, takes_depth=False, side=GHOSTS)

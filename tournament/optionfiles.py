@@ -6,6 +6,8 @@ much as a team's folder decides a team's, so (as for a team):
 - the config holds them as absolute paths (`absolute_options`), as it holds every path;
 - a baseline's submission hash covers their bytes (`options_digest`), so an edited file plays
   its games again rather than keeping the old file's results;
+- loading the config reads a function's file (`code_problem`) but never runs it: the agent is
+  built once with the platform's own function standing in (`with_stand_ins`);
 - a function file plays from a snapshot in the sandbox (`tournament.runner._resolved`), so
   whatever it does (an exception, ending its process, a loop) is that game's failure, blamed
   on the agent, never an unscored error of the worker; and a weights file travels inline in
@@ -205,3 +207,37 @@ def beside_problem(file: Path, shown: str, beside: list[str]) -> str:
     `beside` from its folder."""
     return (f"{shown} imports {', '.join(beside)} from its folder, but the games play "
             f"{file.name} alone (the run snapshots that one file): put what it needs in it")
+
+
+#: The platform's own functions built into an agent in place of a code option's file when
+#: only its options are checked: building loads the function and nothing else, so the
+#: file (perhaps a student's) never runs in the organizer's process.
+STAND_INS = {"features": "pacman.agents.evaluation:features",
+             "evalFn": "pacman.agents.evaluation:scoreEvaluationFunction"}
+
+
+def with_stand_ins(args: dict[str, str]) -> dict[str, str]:
+    """`args` with every code option that names a file replaced by its stand-in."""
+    return {key: STAND_INS[key] if key in STAND_INS and value.rpartition(":")[0].endswith(".py")
+            else value for key, value in args.items()}
+
+
+def code_problem(key: str, value: str) -> str | None:
+    """What is wrong with the file a code option names (`key=value`, the file absolute), read
+    from its source without running it: unreadable, not Python, no top-level name for the
+    function, or importing its own folder (`imports_beside`); None when nothing is. What only
+    running it can show (an import that fails) is its games' load_error, as for a team."""
+    from pacman.loader import SourceError, names_in_source
+
+    where, _, function = value.rpartition(":")
+    if key not in CODE_OPTIONS or not where.endswith(".py"):
+        return None
+    file = Path(where)
+    try:
+        names = names_in_source(file)
+    except SourceError as exc:
+        return f"{key}={value}: {exc}"
+    if function not in names and "*" not in names:
+        return f"{key}={value}: {file} defines no function {function!r}"
+    beside = imports_beside(file)
+    return beside_problem(file, f"{file.name}:{function}", beside) if beside else None

@@ -85,6 +85,7 @@ from tournament.objective import (
     Objective,
 )
 from tournament.optionfiles import (
+    STAND_INS,
     beside_problem,
     imports_beside,
     module_source,
@@ -589,9 +590,6 @@ def _agent_checks(shape: _TuneIn, problems: Problems) -> str:
 #: returns (a loop waiting for something), which would otherwise hold the command forever
 #: before any game.
 FEATURE_CHECK_SECONDS = 60.0
-#: The platform's own feature function, built into the agent in place of the file's when
-#: the agent's options are checked (`_try_building`).
-STAND_IN_FEATURES = "pacman.agents.evaluation:features"
 
 def _shown(reference: str) -> str:
     """`feats.py:phi`: a feature function's reference as messages show it."""
@@ -818,7 +816,7 @@ def _try_building(config: TuneConfig, problems: Problems) -> None:
     start = {w.name: w.start for w in config.weights}
     options = dict(config.options(start))
     if config.evaluation == FEATURE_FUNCTION:
-        options["features"] = STAND_IN_FEATURES
+        options["features"] = STAND_INS["features"]
     if config.protocol.depth is not None:
         options["depth"] = str(config.protocol.depth)
     ref = resolve(config.agent, ())
