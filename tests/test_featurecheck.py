@@ -5,9 +5,22 @@ shape checked, and its messages cleaned and capped (`tournament.featurecheck`)."
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from pacman.agents.featureprobe import REPORT_MARK
-from tournament.featurecheck import MAX_PROBLEMS, MESSAGE_LIMIT, Checked, _read_report
+from pacman.limits import Limits
+from pacman.sandbox import guarantees
+from pacman.sandbox.confine import LAYERS
+from pacman.sandbox.process import Placement
+from tournament.featurecheck import (
+    MAX_PROBLEMS,
+    MESSAGE_LIMIT,
+    Checked,
+    _read_report,
+    checked_features,
+)
 
 WHAT = "feats.py:phi did not load and answer on the start state of testClassic"
 
@@ -51,3 +64,34 @@ def test_its_messages_are_cleaned_and_capped() -> None:
                          "counter": False}))
     assert len(checked.problems) == MAX_PROBLEMS
     assert all(len(p) == MESSAGE_LIMIT and "\x1b" not in p for p in checked.problems)
+
+
+def test_a_sandbox_lacking_a_guarantee_not_accepted_runs_none_of_the_file(
+        tmp_path: Path) -> None:
+    """The check runs before the run's own check of the machine, so it holds its sandbox to
+    the tune file's `accept_missing` itself: with a layer off (as on a machine without it),
+    the file is not run unless the file accepts what is lost."""
+    from tests.test_tournament_run import UNAVAILABLE
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    ran = tmp_path / "it-ran"
+    feats = tmp_path / "feats.py"
+    feats.write_text(f"def phi(state):\n    try:\n        open({str(ran)!r}, 'w')\n"
+                     "    except OSError:\n        pass\n    return {'a': 1}\n")
+    layers = tuple(layer for layer in LAYERS if layer != "seccomp")
+    def check(accept: tuple[str, ...]) -> Checked:
+        return checked_features(f"{feats}:phi", "layouts/testClassic.lay", 1, "classic",
+                                Limits(), 60.0, "feats.py:phi", accept,
+                                Placement(layers=layers))
+
+    refused = check(())
+    # Without its filter of system calls the sandbox cannot keep the agent from opening
+    # channels (sockets, pipes) of its own.
+    assert refused.values is None and refused.problems[0].startswith(
+        "feats.py:phi was not checked: the sandbox cannot give ") and \
+        "channels" in refused.problems[0], refused
+    accepted = check(guarantees.NAMES)
+    assert accepted == Checked((), {"a": 1.0}, False)
+    # Even accepted, the tuner's folder is not the file's to write.
+    assert not ran.exists()

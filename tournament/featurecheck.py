@@ -27,7 +27,8 @@ from pacman.handles import AgentFault
 from pacman.layout import load_layout
 from pacman.limits import Limits
 from pacman.loader import AgentRef
-from pacman.sandbox.process import SandboxedHandle, SandboxError
+from pacman.sandbox import guarantees
+from pacman.sandbox.process import Placement, SandboxedHandle, SandboxError
 from pacman.state import GameState
 
 #: At most this many of the report's problems are kept, each cut at `MESSAGE_LIMIT` characters.
@@ -49,11 +50,16 @@ class Checked:
 
 
 def checked_features(reference: str, layout_path: str, num_ghosts: int, rules: str,
-                     limits: Limits, seconds: float, shown: str) -> Checked:
+                     limits: Limits, seconds: float, shown: str,
+                     accept_missing: tuple[str, ...] = (),
+                     placement: Placement | None = None) -> Checked:
     """Check the feature function `reference` (`file.py:function`, absolute, or the
     platform's own `module:function`) on the start state of the layout at `layout_path`.
     A file is checked in a sandbox with the protocol's `limits`, loading and answering within
-    `seconds`; what it did wrong there (a crash, a timeout, too much memory) is a problem."""
+    `seconds`; what it did wrong there (a crash, a timeout, too much memory) is a problem.
+    A sandbox lacking a guarantee the tune file does not accept (`accept_missing`, as the
+    run would refuse to play) runs none of it, and says so. (`placement`: the sandbox's
+    layers, which tests narrow.)"""
     layout = load_layout(layout_path)
     what = f"{shown} did not load and answer on the start state of {layout.name}"
     file, _, function = reference.rpartition(":")
@@ -83,13 +89,21 @@ def checked_features(reference: str, layout_path: str, num_ghosts: int, rules: s
                                            output_kb=max(limits.output_kb, REPORT_KB))
         state = GameState.initial(layout, num_ghosts, rules)
         try:
-            handle = SandboxedHandle.launch(ref, 0, layout, num_ghosts, rules, 0, probe_limits)
+            handle = SandboxedHandle.launch(ref, 0, layout, num_ghosts, rules, 0, probe_limits,
+                                            placement)
         except SandboxError as exc:
             return Checked((f"{what}: the sandbox could not start to check it ({exc}); "
                             "`pacman sandbox-check` says why",), None, False)
         except AgentFault as fault:
             return _failed(fault, what, seconds)
         try:
+            lacking = [g.name for g in guarantees.missing(handle.process.active)
+                       if g.name not in accept_missing]
+            if lacking:  # nothing of the file has run yet: it loads at the first move
+                return Checked((f"{shown} was not checked: the sandbox cannot give "
+                                f"{', '.join(lacking)} on this machine, and the tune file "
+                                "does not accept that (sandbox: accept_missing); "
+                                "`pacman sandbox-check` says why",), None, False)
             handle.act(0, state, 0)
         except AgentFault as fault:
             return _failed(fault, what, seconds)

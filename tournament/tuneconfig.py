@@ -614,7 +614,8 @@ def _features_of(
         return None
     protocol = shape.protocol
     checked = checked_features(reference, str(protocol.layout.path), protocol.num_ghosts,
-                               protocol.rules, protocol.limits, FEATURE_CHECK_SECONDS, shown)
+                               protocol.rules, protocol.limits, FEATURE_CHECK_SECONDS, shown,
+                               tuple(shape.sandbox.accept_missing))
     for said in checked.problems:
         problems.add(at, said)
     if checked.values is None:
