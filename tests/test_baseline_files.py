@@ -298,3 +298,25 @@ def test_a_baselines_file_of_code_never_runs_in_the_organizers_process(
         [said] = info.value.problems
         assert said.startswith("entrants.baselines[0].args.features: features=") and \
             problem in said, said
+
+
+def test_a_baselines_file_that_does_not_load_stops_the_run_before_any_game(
+        tmp_path: Path) -> None:
+    """What only running the file shows (an import that fails) is found by loading it once
+    in a sandbox when the run starts: exit 2 naming the baseline and its option, and
+    nothing written, rather than a load_error in every game of the organizer's baseline."""
+    from tests.test_tournament_run import UNAVAILABLE
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    (tmp_path / "feats.py").write_text("import no_such_module_here\n\n" + FEATURES)
+    (tmp_path / "w.yaml").write_text("score: 1\nfood: -5\n")
+    config = _config(tmp_path)
+    stopped = run_config(config)
+    assert stopped.returncode == 2, stopped.stdout + stopped.stderr
+    assert "a baseline's file does not load:\n  baseline feat: args.features: features=" \
+        in stopped.stderr, stopped.stderr
+    assert "No module named 'no_such_module_here'" in stopped.stderr
+    assert not (tmp_path / "out").exists()
+    (tmp_path / "feats.py").write_text(FEATURES)
+    assert run_config(config).returncode == 0

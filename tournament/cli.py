@@ -180,6 +180,7 @@ def run(config_path: Path, workers: int | None) -> None:
         warn_unplayable_teams(config)
         if todo:
             layers = check_sandbox(config)
+            check_baseline_files(config)
             if "mounts" in layers and cluster is None:
                 check_copy_room(config, workers or config.worker_count)
             try:
@@ -540,6 +541,35 @@ def check_sandbox(config: TournamentConfig, teams: bool | None = None) -> tuple[
             "Fix the machine (`pacman sandbox-check` says what is missing and why), or accept "
             f"them in the config: sandbox: {{accept_missing: [{names}]}}")
     return tuple(found.active)
+
+
+def check_baseline_files(config: TournamentConfig) -> None:
+    """Load each baseline's file of code once in a sandbox before any game (the config read
+    it without running it, `optionfiles.code_problem`): an import that fails there would be
+    the baseline's load_error in every game, so it stops the run here, exit 2, naming the
+    baseline and its option. Called once the sandbox is known to hold (`check_sandbox`)."""
+    from tournament.featurecheck import UNTIMED_LOAD_SECONDS, checked_features
+    from tournament.optionfiles import CODE_OPTIONS
+
+    layout = config.grid.layouts[0]
+    limits = config.limits
+    problems = []
+    for entrant in (*config.entrants, *config.ghost_entrants):
+        if entrant.kind != "baseline":
+            continue
+        for key, value in entrant.args:
+            where, _, function = value.rpartition(":")
+            if key not in CODE_OPTIONS or not where.endswith(".py"):
+                continue
+            checked = checked_features(
+                value, layout.path, 1, config.grid.rules[0], limits,
+                limits.startup or UNTIMED_LOAD_SECONDS, f"{Path(where).name}:{function}",
+                tuple(config.sandbox.accept_missing), call=False, option=key)
+            problems += [f"baseline {entrant.name}: args.{key}: {said}"
+                         for said in checked.problems]
+    if problems:
+        die(f"{config.source or 'the config'}: a baseline's file does not load:\n"
+            + "\n".join(f"  {line}" for line in problems))
 
 
 # --- tune --------------------------------------------------------------------------------------

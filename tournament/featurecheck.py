@@ -31,6 +31,9 @@ from pacman.sandbox import guarantees
 from pacman.sandbox.process import Placement, SandboxedHandle, SandboxError
 from pacman.state import GameState
 
+#: How long a baseline's file may take to load in its check when the config sets no start-up
+#: limit (with one, that limit: as in its games).
+UNTIMED_LOAD_SECONDS = 60.0
 #: At most this many of the report's problems are kept, each cut at `MESSAGE_LIMIT` characters.
 MAX_PROBLEMS = 20
 MESSAGE_LIMIT = 600
@@ -52,20 +55,24 @@ class Checked:
 def checked_features(reference: str, layout_path: str, num_ghosts: int, rules: str,
                      limits: Limits, seconds: float, shown: str,
                      accept_missing: tuple[str, ...] = (),
-                     placement: Placement | None = None) -> Checked:
+                     placement: Placement | None = None, call: bool = True,
+                     option: str = "features") -> Checked:
     """Check the feature function `reference` (`file.py:function`, absolute, or the
     platform's own `module:function`) on the start state of the layout at `layout_path`.
     A file is checked in a sandbox with the protocol's `limits`, loading and answering within
     `seconds`; what it did wrong there (a crash, a timeout, too much memory) is a problem.
     A sandbox lacking a guarantee the tune file does not accept (`accept_missing`, as the
     run would refuse to play) runs none of it, and says so. (`placement`: the sandbox's
-    layers, which tests narrow.)"""
+    layers, which tests narrow.) Without `call` the file is only loaded, as the agent's
+    `option` (a baseline's `evalFn` file, say), which `tournament run` checks so."""
     layout = load_layout(layout_path)
-    what = f"{shown} did not load and answer on the start state of {layout.name}"
+    what = (f"{shown} did not load and answer on the start state of {layout.name}" if call
+            else f"{shown} did not load")
     file, _, function = reference.rpartition(":")
     if not file.endswith(".py"):  # the platform's own module: trusted, in this process
         state = GameState.initial(layout, num_ghosts, rules)
-        found = _from_report(check_features(reference, state, shown, layout.name), "", "")
+        found = _from_report(check_features(reference, state, shown, layout.name, call,
+                                            option), "", "")
         assert found is not None  # the platform's own report has its shape
         return found
     folder = Path(tempfile.mkdtemp(prefix="pacman-arena-feature-check-"))
@@ -82,7 +89,8 @@ def checked_features(reference: str, layout_path: str, num_ghosts: int, rules: s
             path.chmod(mode)
         ref = AgentRef(PROBE.name, PROBE.module, builtin=True, team=str(view),
                        args=(("features", f"{copy}:{function}"), ("shown", shown),
-                             ("layout", layout.name)))
+                             ("layout", layout.name), ("call", "1" if call else "0"),
+                             ("option", option)))
         probe_limits = limits.with_changes(startup=max(seconds, limits.startup or 0),
                                            move_soft=None, move_hard=seconds,
                                            game_total=None, cpu_seconds=None,

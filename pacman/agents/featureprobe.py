@@ -48,18 +48,23 @@ def _line_in(exc: BaseException, reference: str) -> str:
     return f", at {where}" if where else ""
 
 
-def check_features(reference: str, state: Any, shown: str, layout_name: str) -> dict[str, Any]:
-    """Load `reference` (`file.py:function`) and call it on `state` (the protocol's start
-    state, on `layout_name`): the problems found, in words (`shown` names the function), and
-    what it returned as `{"values": {name: number or None (not a number)}, "counter": whether
-    its mapping answers every name (a `util.Counter`)}`, or no values when it could not be
-    called. Plain JSON values, to travel out of the sandbox."""
+def check_features(reference: str, state: Any, shown: str, layout_name: str,
+                   call: bool = True, option: str = "features") -> dict[str, Any]:
+    """Load `reference` (`file.py:function`, given as the agent's `option`) and call it on
+    `state` (the protocol's start state, on `layout_name`): the problems found, in words
+    (`shown` names the function), and what it returned as `{"values": {name: number or None
+    (not a number)}, "counter": whether its mapping answers every name (a `util.Counter`)}`,
+    or no values when it could not be called. Without `call`, only loaded (values `{}` once
+    it is). Plain JSON values, to travel out of the sandbox."""
     problems: list[str] = []
     report: dict[str, Any] = {"problems": problems, "values": None, "counter": False}
     try:
-        function = load_function(reference, "features")
+        function = load_function(reference, option)
     except ValueError as exc:
         problems.append(str(exc))
+        return report
+    if not call:
+        report["values"] = {}
         return report
     try:
         found = function(state)
@@ -93,17 +98,21 @@ def check_features(reference: str, state: Any, shown: str, layout_name: str) -> 
 
 class FeatureProbe:
     """Not a player: an agent whose first move checks a feature function's file
-    (`check_features`) and prints the report, then stops."""
+    (`check_features`; with `call=0` it only loads it, as the agent's `option`) and prints
+    the report, then stops."""
 
     def __init__(self, index: int = 0, features: str = "", shown: str = "",
-                 layout: str = "") -> None:
+                 layout: str = "", call: str = "1", option: str = "features") -> None:
         self.index = index
         self.features = features
         self.shown = shown
         self.layout = layout
+        self.call = call != "0"
+        self.option = option
 
     def getAction(self, state: Any) -> str:
-        report = check_features(self.features, state, self.shown, self.layout)
+        report = check_features(self.features, state, self.shown, self.layout, self.call,
+                                self.option)
         # Past the sandbox's cap on printing (`sys.stdout`), which the file may have used up.
         os.write(1, f"\n{REPORT_MARK}{json.dumps(report, allow_nan=False)}\n".encode())
         return "Stop"
