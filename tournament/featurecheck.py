@@ -23,10 +23,11 @@ from pathlib import Path
 
 from pacman.agents.featureprobe import REPORT_KB, REPORT_MARK, check_features
 from pacman.describe import clean
+from pacman.files import FileProblem, read_bounded
 from pacman.handles import AgentFault
 from pacman.layout import load_layout
 from pacman.limits import Limits
-from pacman.loader import AgentRef
+from pacman.loader import SOURCE_LIMIT, AgentRef
 from pacman.sandbox import guarantees
 from pacman.sandbox.process import Placement, SandboxedHandle, SandboxError
 from pacman.state import GameState
@@ -81,8 +82,10 @@ def checked_features(reference: str, layout_path: str, num_ghosts: int, rules: s
         view = folder / "features"
         view.mkdir()
         copy = view / Path(file).name
-        try:
-            copy.write_bytes(Path(file).read_bytes())
+        try:  # a regular file of a source's size (not a fifo that never ends, say)
+            copy.write_bytes(read_bounded(Path(file), SOURCE_LIMIT))
+        except FileProblem as exc:
+            return Checked((f"{what}: {exc}",), None, False)
         except OSError as exc:
             return Checked((f"{what}: cannot read {file}: {exc.strerror or exc}",), None, False)
         for path, mode in ((folder, 0o755), (view, 0o755), (copy, 0o644)):

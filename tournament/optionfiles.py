@@ -179,9 +179,12 @@ def imports_beside(file: Path) -> list[str]:
     be read or parsed (its load reports that)."""
     from importlib.machinery import EXTENSION_SUFFIXES, PathFinder
 
+    from pacman.files import FileProblem, read_bounded
+    from pacman.loader import SOURCE_LIMIT
+
     try:
-        tree = ast.parse(file.read_bytes(), filename=str(file))
-    except (OSError, SyntaxError, ValueError):
+        tree = ast.parse(read_bounded(file, SOURCE_LIMIT), filename=str(file))
+    except (FileProblem, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     folder = file.parent.resolve()
     elsewhere = [entry for entry in sys.path if Path(entry or ".").resolve() != folder]
