@@ -118,6 +118,9 @@ def checked_features(reference: str, layout_path: str, num_ghosts: int, rules: s
             handle.act(0, state, 0)
         except AgentFault as fault:
             return _failed(fault, what, seconds)
+        except SandboxError as exc:  # the platform's failure, said as such
+            return Checked((f"{what}: the sandbox failed while checking it ({exc})",), None,
+                           False)
         finally:
             handle.close()
         return _read_report(handle.record(0).log, what, str(copy), file)
