@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from pacman.agents.evaluation import parse_weights_text
+from tests.commands import TOURNAMENT
 from tests.test_resume import run_config
 from tournament.optionfiles import (
     absolute_options,
@@ -318,5 +320,9 @@ def test_a_baselines_file_that_does_not_load_stops_the_run_before_any_game(
         in stopped.stderr, stopped.stderr
     assert "No module named 'no_such_module_here'" in stopped.stderr
     assert not (tmp_path / "out").exists()
+    checked = subprocess.run([*TOURNAMENT, "validate", str(config)], capture_output=True,
+                             text=True, timeout=600)
+    assert checked.returncode == 2 and "args.features: features=" in checked.stderr, \
+        checked.stdout + checked.stderr
     (tmp_path / "feats.py").write_text(FEATURES)
     assert run_config(config).returncode == 0

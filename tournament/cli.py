@@ -1110,6 +1110,7 @@ def validate(config_path: Path, workers: int | None) -> None:
     lock_output(config)
     warn_unplayable_teams(config, problems=False)
     layers = check_sandbox(config)
+    check_baseline_files(config)
     setup = Setup.of(config, layers, Redactor.for_config(config, config_path))
     todo = trials(config)
     # More games at once than cores would slow each one down, and time-outs are wall clock.
