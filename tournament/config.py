@@ -923,6 +923,10 @@ def _ghost_baseline(value: object, info: ValidationInfo) -> Entrant:
     return Entrant(shape.name, "baseline", agent.stored, args, takes_depth=False, side=GHOSTS)
 
 
+#: The end of a name `team_entrant_name` made: `-` and 8 hex digits of a hash.
+MADE_NAME = re.compile(r"-[0-9a-f]{8}$")
+
+
 def team_entrant_name(folder_name: str, taken: Collection[str] = ()) -> str:
     """The entrant name of a team folder: the folder's own name when it is a valid name not
     `taken` (by a baseline of a side the team plays), else one made from it (unusable
@@ -930,8 +934,14 @@ def team_entrant_name(folder_name: str, taken: Collection[str] = ()) -> str:
     folders never share one), so that a folder named `José García`, holding a terminal
     escape or named as a baseline is (`reflex`) still plays (as `Jos__Garc_a-978edf99`,
     `reflex-<hex>`) instead of stopping the tournament. The same folder name always gives the
-    same entrant name."""
-    if NAME_PATTERN.fullmatch(folder_name) and folder_name not in taken:
+    same entrant name.
+
+    Names of that made shape (`-` and 8 hex digits at the end) are the made names' alone: a
+    folder named so is made a name too (`Jos__Garc_a-978edf99-<hex>`), so that no folder can
+    take the name another folder is given (a later submission named `Jos__Garc_a-978edf99`
+    would otherwise supersede José García's, or stop the tournament as a duplicate)."""
+    if (NAME_PATTERN.fullmatch(folder_name) and folder_name not in taken
+            and not MADE_NAME.search(folder_name)):
         return folder_name
     stem = re.sub(r"[^A-Za-z0-9._+-]", "_", folder_name).lstrip("._+-")[:48] or "team"
     digest = hashlib.sha256(os.fsencode(folder_name)).hexdigest()[:8]
