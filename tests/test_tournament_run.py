@@ -619,3 +619,35 @@ def test_a_results_file_of_the_previous_schema_is_extended_not_refused(tmp_path:
         assert list(frame.columns) == [name for name, _ in COLUMNS]
         assert (frame.loc[0, "ghost_entrant"], frame.loc[0, "ghost_hash"]) == ("", "")
         assert store.hashes() == {"a@c#0": ("h", "", "win", values["seed"])}
+
+
+def test_a_match_game_copies_two_teams_files_and_the_room_check_counts_both(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by a hostile review: a match game holds the Pacman team's sandbox and the ghost
+    team's at once, but the room check counted one copy a game, so a team padding its folder
+    made every match game an unscored infra_error, run after run."""
+    from collections import namedtuple
+
+    from tests.test_matches_run import make_league
+    from tournament import cli
+    from tournament.config import load_config
+    from tournament.runner import game_copies
+
+    mib = 1024 * 1024
+    sizes = [(30 * mib, 10), (20 * mib, 40), (5 * mib, 5)]
+    assert game_copies(sizes, False) == ((30 * mib, 40), "the largest team's files")
+    assert game_copies(sizes, True)[0] == (50 * mib, 50)
+    assert game_copies(sizes[:1], True)[0] == (30 * mib, 10)  # one team never meets itself
+    assert game_copies([], True)[0] == (0, 0)
+    config = make_league(tmp_path)
+    for team in ("alpha", "crash"):
+        with open(tmp_path / "submissions" / team / "pad.bin", "wb") as fh:
+            fh.truncate(30 * mib)  # sparse: no disk used here, 30 MiB in a copy
+    statvfs = namedtuple("statvfs", "f_bavail f_frsize f_files f_favail")
+    monkeypatch.setattr(cli.os, "statvfs", lambda _: statvfs(50 * 256, 4096, 0, 0))
+    with pytest.raises(SystemExit) as stop:
+        cli.check_copy_room(load_config(config), 1)  # 60 MiB in a match game: not in 50
+    assert stop.value.code == 2
+    assert "50 MiB free, but 1 games at once may each copy two teams' files" in \
+        capsys.readouterr().err

@@ -483,22 +483,25 @@ def warn_unplayable_teams(config: TournamentConfig, problems: bool = True) -> No
 
 
 def check_copy_room(config: TournamentConfig, workers: int) -> None:
-    """Exit 2 when the sandbox folder (TMPDIR) cannot hold a copy of the largest team's files
-    per worker (`tournament.runner.copy_room_problem`)."""
-    from tournament.runner import copy_room_problem
+    """Exit 2 when the sandbox folder (TMPDIR) cannot hold, per worker, the copies of teams'
+    files one game makes (`tournament.runner.game_copies`, `copy_room_problem`)."""
+    from tournament.runner import copy_room_problem, game_copies
 
-    largest = (0, 0)
-    for entrant in config.entrants:
-        if entrant.folder is not None:
+    sizes: dict[Path, tuple[int, int]] = {}
+    for entrant in (*config.entrants, *config.ghost_entrants):
+        if entrant.folder is not None and entrant.folder not in sizes:
             with contextlib.suppress(TeamFolderError):  # that team's own load_error
-                size = team_size(entrant.folder)
-                largest = (max(largest[0], size[0]), max(largest[1], size[1]))
+                sizes[entrant.folder] = team_size(entrant.folder)
+    # A match game holds a Pacman team's sandbox and a ghost team's at once.
+    two_teams = config.matches is not None and any(
+        e.folder is not None for e in config.ghost_entrants)
+    per_game, what = game_copies(list(sizes.values()), two_teams)
     where = tempfile.gettempdir()
     room = os.statvfs(where)
     # A file system with no fixed number of inodes (btrfs) reports none at all.
     inodes = room.f_favail if room.f_files else sys.maxsize
-    problem = copy_room_problem((room.f_bavail * room.f_frsize, inodes), workers, largest,
-                                where)
+    problem = copy_room_problem((room.f_bavail * room.f_frsize, inodes), workers, per_game,
+                                where, what)
     if problem:
         die(problem)
 

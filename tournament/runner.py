@@ -561,26 +561,39 @@ def _output(task: GameTask, row: GameRow) -> GameOutput:
     return GameOutput(task.key, row)
 
 
-def copy_room_problem(free: tuple[int, int], workers: int, largest: tuple[int, int],
-                      where: str) -> str:
+def game_copies(sizes: list[tuple[int, int]], two_teams: bool) -> tuple[tuple[int, int], str]:
+    """What one game's sandboxes copy at most, (bytes, inodes), and those words: the largest
+    team's files, or, when a game can hold two teams' sandboxes at once (a match game: a
+    Pacman team's and a ghost team's, never one team twice), the two largest teams' together.
+    `sizes`: each team folder's (`pacman.teamfolder.team_size`)."""
+    if two_teams and len(sizes) >= 2:
+        top = (sorted((s[0] for s in sizes), reverse=True)[:2],
+               sorted((s[1] for s in sizes), reverse=True)[:2])
+        return (sum(top[0]), sum(top[1])), "two teams' files (a match game's Pacman and ghosts)"
+    largest = (max((s[0] for s in sizes), default=0), max((s[1] for s in sizes), default=0))
+    return largest, "the largest team's files"
+
+
+def copy_room_problem(free: tuple[int, int], workers: int, per_game: tuple[int, int],
+                      where: str, what: str = "the largest team's files") -> str:
     """Why the sandbox folder is too small for the copies of the teams' files, or ''.
 
     Each sandbox holds a copy of its team's files (`pacman.sandbox.process`); with `workers`
-    games at once, up to `workers` copies of the largest team. `free` and `largest` are
-    (bytes, inodes). A copy that finds no room is the platform's failure (infra_error), so a
-    run without room would leave a legal team's games unscored, run after run: better said
-    before it starts.
+    games at once, up to `workers` times what one game copies (`per_game`, said as `what`:
+    `game_copies`). `free` and `per_game` are (bytes, inodes). A copy that finds no room is
+    the platform's failure (infra_error), so a run without room would leave a legal team's
+    games unscored, run after run: better said before it starts.
     """
     mib = 1024 * 1024
-    need_bytes, need_inodes = workers * largest[0], workers * largest[1]
+    need_bytes, need_inodes = workers * per_game[0], workers * per_game[1]
     if need_bytes > free[0]:
         return (f"the sandbox folder {where} has {free[0] // mib} MiB free, but {workers} "
-                f"games at once may each copy the largest team's files ({largest[0] // mib} "
+                f"games at once may each copy {what} ({per_game[0] // mib} "
                 f"MiB): give it {(need_bytes - free[0]) // mib + 1} MiB more (set TMPDIR to a "
                 "larger folder) or use fewer workers")
     if need_inodes > free[1]:
         return (f"the sandbox folder {where} has room for {free[1]} more files, but {workers} "
-                f"games at once may each copy the largest team's {largest[1]} files and "
+                f"games at once may each copy {what}, {per_game[1]} files and "
                 "folders: set TMPDIR to a folder with more free inodes, or use fewer workers")
     return ""
 
