@@ -528,6 +528,12 @@ def _builtin(
     return AgentRef(name, module=module, args=args, builtin=True)
 
 
+#: The longest class name an agent may be played as. The name is shown wherever the agent is
+#: (`AgentRef.shown`: logs, tables, the report, pictures whose width follows their text), so
+#: a name of a team.yaml's 64 KiB made the report's pictures too wide to write.
+MAX_CLASS_NAME = 100
+
+
 def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...],
                team: Path | None = None) -> AgentRef:
     """A reference to a class in a file, checked by reading the source, never by running it:
@@ -536,6 +542,9 @@ def _from_file(path: Path, cls_name: str, args: tuple[tuple[str, str], ...],
     descriptors and never resolved through a link."""
     if team is None and not path.is_file():
         raise SubmissionError(f"{path}: no such agent file", problems.NO_AGENT_FILE)
+    if len(cls_name) > MAX_CLASS_NAME:
+        raise SubmissionError(f"{path}: a class name of {len(cls_name)} characters; at most "
+                              f"{MAX_CLASS_NAME} are taken", problems.MISSING_CLASS)
     if not cls_name.isidentifier():
         raise SubmissionError(f"{path}:{cls_name}: {cls_name!r} is not a class name",
                               problems.MISSING_CLASS)

@@ -326,3 +326,27 @@ def test_a_bare_file_that_does_not_compile_is_its_syntax_error_first(tmp_path: P
     assert str(problem).startswith(f"{folder / 'multiAgents.py'}:")
     assert "fix the file so that it compiles" in str(problem)
     assert "no agent file defines" not in str(problem)
+
+
+def test_a_class_name_too_long_to_show_is_the_teams_problem(tmp_path: Path) -> None:
+    """Found by a hostile review: a team.yaml naming a class of 30,000 characters (its file
+    defining one) played, and then `tournament report --pictures` drew its name into
+    pictures too wide to write and crashed. The name is refused as the team's own problem,
+    as a missing class is."""
+    from pacman.loader import MAX_CLASS_NAME
+
+    team = tmp_path / "team"
+    team.mkdir()
+    long = "A" * 30_000
+    (team / "agents.py").write_text(
+        f"from game import Agent\n\n\nclass {long}(Agent):\n"
+        "    def getAction(self, state):\n        return state.getLegalActions(0)[0]\n")
+    (team / "team.yaml").write_text(f"agent: agents.py:{long}\n")
+    with pytest.raises(SubmissionError) as refused:
+        resolve(str(team))
+    message = str(refused.value)
+    assert f"a class name of 30000 characters; at most {MAX_CLASS_NAME} are taken" in message
+    assert len(message) < 400
+    (team / "agents.py").write_text((team / "agents.py").read_text().replace(long, "Short"))
+    (team / "team.yaml").write_text("agent: agents.py:Short\n")
+    assert resolve(str(team)).name == "Short"
