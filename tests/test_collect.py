@@ -543,6 +543,33 @@ def test_a_whole_export_given_as_one_team_s_upload_is_refused(tmp_path: Path) ->
     assert collect([single], tmp_path / "single-teams").new == ["alpha"]
 
 
+def test_a_team_named_as_the_folder_made_for_another_cannot_take_it(tmp_path: Path) -> None:
+    """Found by a hostile review: `José García` is collected into `Jos__Garc_a-978edf99`,
+    and a team named so shared that folder and, submitting later, superseded José García's
+    submission. It is refused, whether the other team's submission is in this collection or
+    only in the manifest of an earlier one."""
+    made = team_entrant_name("José García")
+    source = tmp_path / "plain"
+    write(source / "José García" / "multiAgents.py", agent("jose"), when("2024-03-01 09:00"))
+    write(source / made / "multiAgents.py", agent("taker"), when("2024-03-01 10:00"))
+    into = tmp_path / "teams"
+    first = collect([source], into, clock=clock("2024-03-05 12:00"))
+    assert first.new == [made]
+    assert tree(into / made) == {"multiAgents.py": agent("jose")}
+    manifest = read_manifest(into)
+    assert manifest is not None
+    refused = entry(manifest, f"plain: {made}")
+    assert refused.status == "refused"
+    assert refused.reason == (f"its team name {made!r} is the folder name made for team "
+                              "'José García', whose folder it would take: rename the team")
+    # Later, José García's submission gone from the sources: the manifest says whose it is.
+    write(source / made / "multiAgents.py", agent("taker-2"), when("2024-03-02 10:00"))
+    (source / "José García" / "multiAgents.py").unlink()
+    (source / "José García").rmdir()
+    second = collect([source], into, clock=clock("2024-03-06 12:00"))
+    assert second.changed == [] and tree(into / made) == {"multiAgents.py": agent("jose")}
+
+
 def test_a_second_collect_changes_nothing_and_a_change_changes_only_its_team(
         tmp_path: Path) -> None:
     source = plain_folder(tmp_path)

@@ -240,6 +240,30 @@ def _newest_first(candidate: Candidate) -> tuple[dt.datetime, tuple[int, str], s
     return when, sub.order, sub.source
 
 
+def impostors(candidates: Sequence[Candidate], previous: Manifest | None
+              ) -> list[tuple[Candidate, str]]:
+    """Submissions whose team's own name is the folder name made for another team, with that
+    team's name: `José García` is collected into `Jos__Garc_a-978edf99`, and a team named
+    so would share that folder and supersede José García's submission. Such a name is the
+    other team's when, in this collection, a submission made that folder from another name,
+    or when the manifest records the folder as made for another name. (Without a mapping:
+    a mapping's folders are the organizer's.)"""
+    by_folder: dict[str, list[Candidate]] = {}
+    for candidate in candidates:
+        by_folder.setdefault(candidate.team.folder, []).append(candidate)
+    out: list[tuple[Candidate, str]] = []
+    for folder, mine in sorted(by_folder.items()):
+        as_is = [c for c in mine if c.submission.team == folder]
+        owner = next((c.team.name for c in mine if c.submission.team != folder), None)
+        old = previous.team(folder) if previous is not None else None
+        if owner is None and old is not None and old.name != folder \
+                and team_entrant_name(old.name) == folder:
+            owner = old.name
+        if owner is not None:
+            out.extend((c, owner) for c in as_is)
+    return out
+
+
 def choose(candidates: Sequence[Candidate], late_policy: str) -> dict[str, Plan]:
     """Per team folder, the submissions to try (newest first) and those set aside as late.
     With `aside`, a late submission is never tried; with `take`, every submission is tried,
@@ -382,6 +406,15 @@ def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | N
             late, seconds = lateness(sub.submitted_at, sub.deadline or deadline,
                                      sub.marked_late)
             candidates.append(Candidate(sub, team, late, seconds))
+    if roster is None:
+        for candidate, owner in impostors(candidates, previous):
+            candidates.remove(candidate)
+            sub = candidate.submission
+            entries.append(Entry(
+                None, sub.source, _time(sub.submitted_at), REFUSED,
+                f"its team name {sub.team!r} is the folder name made for team {owner!r}, "
+                "whose folder it would take: rename the team",
+                members=tuple(Member(s.id, s.name) for s in sub.students)))
     result = CollectResult(manifest=Manifest())
     records: dict[str, TeamRecord] = {}
     staging_root = work / "staging"

@@ -923,10 +923,6 @@ def _ghost_baseline(value: object, info: ValidationInfo) -> Entrant:
     return Entrant(shape.name, "baseline", agent.stored, args, takes_depth=False, side=GHOSTS)
 
 
-#: The end of a name `team_entrant_name` made: `-` and 8 hex digits of a hash.
-MADE_NAME = re.compile(r"-[0-9a-f]{8}$")
-
-
 def team_entrant_name(folder_name: str, taken: Collection[str] = ()) -> str:
     """The entrant name of a team folder: the folder's own name when it is a valid name not
     `taken` (by a baseline of a side the team plays), else one made from it (unusable
@@ -934,14 +930,8 @@ def team_entrant_name(folder_name: str, taken: Collection[str] = ()) -> str:
     folders never share one), so that a folder named `José García`, holding a terminal
     escape or named as a baseline is (`reflex`) still plays (as `Jos__Garc_a-978edf99`,
     `reflex-<hex>`) instead of stopping the tournament. The same folder name always gives the
-    same entrant name.
-
-    Names of that made shape (`-` and 8 hex digits at the end) are the made names' alone: a
-    folder named so is made a name too (`Jos__Garc_a-978edf99-<hex>`), so that no folder can
-    take the name another folder is given (a later submission named `Jos__Garc_a-978edf99`
-    would otherwise supersede José García's, or stop the tournament as a duplicate)."""
-    if (NAME_PATTERN.fullmatch(folder_name) and folder_name not in taken
-            and not MADE_NAME.search(folder_name)):
+    same entrant name."""
+    if NAME_PATTERN.fullmatch(folder_name) and folder_name not in taken:
         return folder_name
     stem = re.sub(r"[^A-Za-z0-9._+-]", "_", folder_name).lstrip("._+-")[:48] or "team"
     digest = hashlib.sha256(os.fsencode(folder_name)).hexdigest()[:8]
@@ -1060,10 +1050,14 @@ def _teams(
         problems.add(("submissions",), f"{folder}: cannot be read: {exc.strerror or exc}")
         return None, []
     teams: list[tuple[str, Entrant]] = []
-    for sub in subs:
-        if sub.name.startswith((".", "_")) or not sub.is_dir():
-            continue  # README files, .git, __pycache__: not teams (a link to a folder is)
-        name = team_entrant_name(sub.name)
+    folders = [sub for sub in subs if not sub.name.startswith((".", "_")) and sub.is_dir()]
+    # README files, .git, __pycache__ are not teams (a link to a folder is). The names made
+    # for folders go first: a folder named as one of them plays under a name made from its
+    # own, so that no folder can take another's name (and stop every team's games as a
+    # duplicate).
+    made = {n for sub in folders if (n := team_entrant_name(sub.name)) != sub.name}
+    for sub in folders:
+        name = team_entrant_name(sub.name, made)
         path = f"{_TEAM_PATH}{name}]"
         pacman, ghost, named = _team_sides(sub, chosen)
         for side, plays in ((PACMAN, pacman), (GHOSTS, ghost)):
