@@ -213,6 +213,14 @@ def test_imports_beside_reads_the_source_without_running_it(tmp_path: Path) -> N
         "class A:\n    def f(self):\n        import lib.deep as d\n        return d\n\n"
         "def g():\n    from helpers import x\n    raise SystemExit('never run')\n")
     assert imports_beside(feats) == ["helpers.py", "lib/"]
+    # A student's course folder holds the course's own modules beside the file: the games
+    # get them from the platform (`game`, `util`), as they get the platform's package.
+    for name in ("util.py", "game.py", "pacman.py"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "tournament").mkdir()
+    feats.write_text("from util import manhattanDistance\nfrom game import Directions\n"
+                     "import pacman\nfrom tournament import optionfiles\nimport helpers\n")
+    assert imports_beside(feats) == ["helpers.py"]
     feats.write_text("import helpers\ndef broken(:\n")
     assert imports_beside(feats) == []
     assert imports_beside(tmp_path / "missing.py") == []

@@ -177,7 +177,7 @@ def imports_beside(file: Path) -> list[str]:
     the import path (the standard library, installed packages, the platform), which the
     sandbox reads too, and the file itself. [] when the file cannot
     be read or parsed (its load reports that)."""
-    from importlib.machinery import EXTENSION_SUFFIXES, PathFinder
+    from importlib.machinery import EXTENSION_SUFFIXES
 
     from pacman.files import FileProblem, read_bounded
     from pacman.loader import SOURCE_LIMIT
@@ -194,15 +194,38 @@ def imports_beside(file: Path) -> list[str]:
                 if (folder / f"{name}{suffix}").is_file()]
         if not here and (folder / name).is_dir():
             here = [f"{name}/"]
-        if not here or name in sys.builtin_module_names:
+        if not here or _importable_elsewhere(name, elsewhere, folder):
             continue
-        try:
-            found = PathFinder.find_spec(name, elsewhere)
-        except (ImportError, ValueError):
-            found = None
-        if found is None:
-            out.append(here[0])
+        out.append(here[0])
     return out
+
+
+def _importable_elsewhere(name: str, elsewhere: list[str], folder: Path) -> bool:
+    """Whether the games find module `name` without the file's folder: built into the
+    interpreter, the course's modules the platform provides (`game`, `util`: a course
+    folder holds its own copies beside a student's file), the platform's own packages, or
+    found on the import path outside the folder by any finder (an editable install's too)."""
+    from importlib.machinery import PathFinder
+
+    from pacman.compat import ALIASES
+
+    if name in sys.builtin_module_names or name in ALIASES or platform_module(name):
+        return True
+    for finder in sys.meta_path:
+        try:
+            if finder is PathFinder or getattr(finder, "__name__", "") == "PathFinder":
+                found = PathFinder.find_spec(name, elsewhere)
+            else:
+                find = getattr(finder, "find_spec", None)
+                found = find(name, None) if find is not None else None
+        except (ImportError, ValueError, AttributeError, TypeError):
+            found = None
+        places = [] if found is None else [found.origin or "",
+                                           *(found.submodule_search_locations or [])]
+        if any(Path(place).is_absolute() and not Path(place).resolve().is_relative_to(folder)
+               for place in places):
+            return True
+    return False
 
 
 def beside_problem(file: Path, shown: str, beside: list[str]) -> str:
