@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pacman.agents.featureprobe import REPORT_MARK
+from pacman.agents.featureprobe import MAX_FEATURES, MAX_NAME, REPORT_MARK
 from pacman.limits import Limits
 from pacman.sandbox import guarantees
 from pacman.sandbox.confine import LAYERS
@@ -50,7 +50,11 @@ def test_a_lost_or_malformed_report_is_a_problem_of_the_file() -> None:
         f"{WHAT}: the check's report was lost (the file closed or filled the output it is "
         "printed on)",)
     malformed = (f"{WHAT}: the check's report was malformed",)
+    many = {f"f{i}": 1 for i in range(MAX_FEATURES + 1)}
     for text in (REPORT_MARK + "{not json", line([1, 2]), line({"problems": "x"}),
+                 line({"problems": [], "values": many, "counter": False}),
+                 line({"problems": [], "values": {"a\x1b": 1, "a\x1c": 2},
+                       "counter": False}),
                  line({"problems": [], "values": {"a": "1"}, "counter": False}),
                  line({"problems": [], "values": {"a": True}, "counter": False}),
                  line({"problems": [3], "values": None, "counter": False}),
@@ -64,6 +68,12 @@ def test_its_messages_are_cleaned_and_capped() -> None:
                          "counter": False}))
     assert len(checked.problems) == MAX_PROBLEMS
     assert all(len(p) == MESSAGE_LIMIT and "\x1b" not in p for p in checked.problems)
+    # Feature names too: they reach the tuner's terminal in problems and notes.
+    named = read(line({"problems": [], "values": {"\x1b]0;pwned\x07" + "n" * 5000: 1},
+                       "counter": False}))
+    assert named.values is not None
+    [name] = named.values
+    assert len(name) == MAX_NAME and "\x1b" not in name and "\x07" not in name
 
 
 def test_a_sandbox_lacking_a_guarantee_not_accepted_runs_none_of_the_file(

@@ -21,7 +21,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pacman.agents.featureprobe import REPORT_KB, REPORT_MARK, check_features
+from pacman.agents.featureprobe import (
+    MAX_FEATURES,
+    MAX_NAME,
+    REPORT_KB,
+    REPORT_MARK,
+    check_features,
+)
 from pacman.describe import clean
 from pacman.files import FileProblem, read_bounded
 from pacman.handles import AgentFault
@@ -30,6 +36,7 @@ from pacman.limits import Limits
 from pacman.loader import SOURCE_LIMIT, AgentRef
 from pacman.sandbox import guarantees
 from pacman.sandbox.process import Placement, SandboxedHandle, SandboxError
+from pacman.sandbox.zygote import discard_zygote
 from pacman.state import GameState
 
 #: How long a baseline's file may take to load in its check when the config sets no start-up
@@ -126,6 +133,8 @@ def checked_features(reference: str, layout_path: str, num_ghosts: int, rules: s
         return _read_report(handle.record(0).log, what, str(copy), file)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        # The sandboxes' zygote this started: the command's games start their own.
+        discard_zygote()
 
 
 def _failed(fault: AgentFault, what: str, seconds: float) -> Checked:
@@ -163,13 +172,19 @@ def _from_report(report: dict[str, object], copy: str, file: str) -> Checked | N
         return None
     found: dict[str, float | None] | None = None
     if isinstance(values, dict):
+        if len(values) > MAX_FEATURES:
+            return None
         found = {}
         for name, value in values.items():
             if not (value is None or (isinstance(value, int | float)
                                       and not isinstance(value, bool)
                                       and math.isfinite(value))):
                 return None
-            found[str(name)] = None if value is None else float(value)
+            # The names reach the tuner's terminal (problems, notes): as the probe gives them.
+            shown = clean(str(name), MAX_NAME)
+            if shown in found:
+                return None
+            found[shown] = None if value is None else float(value)
     words = tuple(clean(p.replace(copy, file) if copy else p, MESSAGE_LIMIT)
                   for p in problems[:MAX_PROBLEMS])
     return Checked(words, found, counter)

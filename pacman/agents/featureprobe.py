@@ -82,6 +82,11 @@ def check_features(reference: str, state: Any, shown: str, layout_name: str,
             if len(values) >= MAX_FEATURES:
                 break
             key = clean(str(name), MAX_NAME)
+            if key in values:  # two names alike once made printable: not checkable
+                problems.append(f"{shown} returned two features named {key!r} once their "
+                                f"names are made printable (on the start state of "
+                                f"{layout_name})")
+                continue
             try:
                 values[key] = feature_value(found, name, shown)
             except ValueError as exc:
