@@ -334,3 +334,32 @@ def test_a_baselines_file_that_does_not_load_stops_the_run_before_any_game(
         checked.stdout + checked.stderr
     (tmp_path / "feats.py").write_text(FEATURES)
     assert run_config(config).returncode == 0
+
+
+def test_what_the_config_says_of_a_baselines_file_names_the_file(tmp_path: Path) -> None:
+    """The agent is built with the platform's functions standing in for a file of code, but
+    what is said of its options names the file, as before; a module with no source file to
+    play is refused at its option rather than imported here."""
+    from tournament.config import ConfigError, load_config
+
+    (tmp_path / "feats.py").write_text(FEATURES)
+    config = tmp_path / "t.yaml"
+    for args, expected in (
+            ('{evalFn: "feats.py:phi", weights: "score:1"}',
+             f"weights=... applies to evalFn=better or evalFn=contest, not "
+             f"evalFn={tmp_path / 'feats.py'}:phi"),
+            ('{features: "feats.py:phi"}',
+             f"features={tmp_path / 'feats.py'}:phi needs weights="),
+            ('{evalFn: "math:sqrt"}', "evalFn=math:sqrt: no Python source file of module "
+                                      "'math' is found on the import path")):
+        config.write_text(textwrap.dedent(f"""\
+            name: said
+            entrants:
+              baselines:
+                - {{name: feat, agent: ExpectimaxAgent, args: {args}}}
+            grid: {{layouts: [testClassic]}}
+            """))
+        with pytest.raises(ConfigError) as info:
+            load_config(config)
+        [said] = info.value.problems
+        assert expected in said and "pacman.agents.evaluation" not in said, said

@@ -86,6 +86,7 @@ from tournament.optionfiles import (
     absolute_options,
     code_files,
     code_problem,
+    stood_for,
     with_stand_ins,
 )
 from tournament.ranking import RANKING_KEYS
@@ -852,21 +853,26 @@ def _baseline_agent(agent: str, args: tuple[tuple[str, str], ...], kind: str,
 
 
 def _try_builtin(ref: AgentRef, build: Callable[[Any], object],
-                 given: Collection[str] = ()) -> None:
+                 given: Collection[str] = (), stood_in: Mapping[str, str] | None = None) -> None:
     """Build a built-in once with its options, as the `pacman` command does: built-ins are
     the platform's own code, so this is safe and cheap, and a typo in `evalFn` is caught
     before hours of games rather than in each of them. A bad value of an option the config
-    gave (`given`) is put at `args.<option>`."""
+    gave (`given`) is put at `args.<option>`. `stood_in`: what each stand-in built in place
+    of a file of code stands for (`optionfiles.with_stand_ins`), as messages name it."""
     if not ref.builtin:
         return
+
+    def said(text: str) -> str:
+        return stood_for(text, stood_in or {})
+
     try:
         build(_builtin_class(ref.module, ref.name))
     except OptionError as exc:
         if exc.option in given:
-            _raise(("args", exc.option), exc.problem)
-        _raise(("args",), str(exc))
+            _raise(("args", exc.option), said(exc.problem))
+        _raise(("args",), said(str(exc)))
     except Exception as exc:  # the built-in's own option checks: ValueError, TypeError
-        _raise(("args",), str(exc))
+        _raise(("args",), said(str(exc)))
 
 
 def _playable_code(args: tuple[tuple[str, str], ...]) -> dict[str, str]:
@@ -886,6 +892,12 @@ def _playable_code(args: tuple[tuple[str, str], ...]) -> dict[str, str]:
     return with_stand_ins(dict(args))
 
 
+def _stood_in(args: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """Each stand-in `_playable_code` builds in place of a file, and the file's option value."""
+    built = with_stand_ins(dict(args))
+    return {built[key]: value for key, value in args if built[key] != value}
+
+
 def _baseline(value: object, info: ValidationInfo) -> Entrant:
     """A Pacman baseline: the organizer's agent, so anything wrong with it is a config error."""
     shape = _BaselineIn.model_validate(value, context=info.context)
@@ -900,7 +912,8 @@ def _baseline(value: object, info: ValidationInfo) -> Entrant:
     )
     if takes_depth and env.depths[0] is not None:
         trial["depth"] = str(env.depths[0])
-    _try_builtin(agent.ref, lambda cls: cls(**trial), [key for key, _ in args])
+    _try_builtin(agent.ref, lambda cls: cls(**trial), [key for key, _ in args],
+                 _stood_in(args))
     if takes_depth and env.depths != (None,) and any(k == "depth" for k, _ in args):
         _raise(
             ("args", "depth"),
@@ -919,7 +932,7 @@ def _ghost_baseline(value: object, info: ValidationInfo) -> Entrant:
     options = _playable_code(args)
     agent = _baseline_agent(shape.agent, args, "ghost", env)
     # A ghost is built with its index.
-    _try_builtin(agent.ref, lambda cls: cls(1, **options), options)
+    _try_builtin(agent.ref, lambda cls: cls(1, **options), options, _stood_in(args))
     return Entrant(shape.name, "baseline", agent.stored, args, takes_depth=False, side=GHOSTS)
 
 

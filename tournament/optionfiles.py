@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from pacman.agents.evaluation import is_inline_weights, weights_text
@@ -248,6 +249,14 @@ def with_stand_ins(args: dict[str, str]) -> dict[str, str]:
             else value for key, value in args.items()}
 
 
+def stood_for(text: str, stood_in: Mapping[str, str]) -> str:
+    """`text` (a message about options built with stand-ins) naming what each stand-in
+    stands for (`stood_in`: stand-in to the option's own value)."""
+    for stand_in, value in stood_in.items():
+        text = text.replace(stand_in, value)
+    return text
+
+
 def code_problem(key: str, value: str) -> str | None:
     """What is wrong with the file a code option names (`key=value`, the file absolute), read
     from its source without running it: unreadable, not Python, no top-level name for the
@@ -256,8 +265,15 @@ def code_problem(key: str, value: str) -> str | None:
     from pacman.loader import SourceError, names_in_source
 
     where, _, function = value.rpartition(":")
-    if key not in CODE_OPTIONS or not where.endswith(".py"):
+    if key not in CODE_OPTIONS or not where:
         return None
+    if not where.endswith(".py"):
+        if platform_module(where):
+            return None
+        # `absolute_options` made every module with a source file its file: this one has
+        # none to play from a snapshot, and importing it would run its package here.
+        return (f"{key}={value}: no Python source file of module {where!r} is found on the "
+                "import path; name its file (path/to/file.py:function)")
     file = Path(where)
     try:
         names = names_in_source(file)

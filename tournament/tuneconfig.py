@@ -90,6 +90,7 @@ from tournament.optionfiles import (
     imports_beside,
     module_source,
     platform_module,
+    stood_for,
 )
 
 #: The linear evaluations a built-in agent's weights can start from, by name.
@@ -821,17 +822,19 @@ def _try_building(config: TuneConfig, problems: Problems) -> None:
     if config.protocol.depth is not None:
         options["depth"] = str(config.protocol.depth)
     ref = resolve(config.agent, ())
+    stood_in = ({STAND_INS["features"]: config.features}
+                if config.evaluation == FEATURE_FUNCTION else {})
     try:
         ref.load_class()(**options)
     except OptionError as exc:
         if exc.option in dict(config.args):
-            problems.add(("args", exc.option), exc.problem)
+            problems.add(("args", exc.option), stood_for(exc.problem, stood_in))
         else:
             problems.add(("args",), f"{ref.name} cannot be built with these options: "
-                         f"{clean(str(exc), 300)}")
+                         f"{clean(stood_for(str(exc), stood_in), 300)}")
     except Exception as exc:  # the built-in's own checks of its options
         problems.add(("args",), f"{ref.name} cannot be built with these options: "
-                     f"{clean(str(exc), 300)}")
+                     f"{clean(stood_for(str(exc), stood_in), 300)}")
 
 
 def parse_tune(data: object, source: str, base: Path) -> TuneConfig:
