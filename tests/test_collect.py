@@ -560,8 +560,8 @@ def test_a_team_named_as_the_folder_made_for_another_cannot_take_it(tmp_path: Pa
     assert manifest is not None
     refused = entry(manifest, f"plain: {made}")
     assert refused.status == "refused"
-    assert refused.reason == (f"its team name {made!r} is the folder name made for team "
-                              "'José García', whose folder it would take: rename the team")
+    assert refused.reason == (f"its team {made!r} would take the folder {made} of team "
+                              "'José García', whose name it was made from: rename the team")
     # Later, José García's submission gone from the sources: the manifest says whose it is.
     write(source / made / "multiAgents.py", agent("taker-2"), when("2024-03-02 10:00"))
     (source / "José García" / "multiAgents.py").unlink()

@@ -16,6 +16,7 @@ from tournament.collect import (
     Team,
     choose,
     collect,
+    impostors,
     lateness,
     resolve_team,
 )
@@ -256,3 +257,19 @@ def test_junk() -> None:
 def test_a_time_as_the_manifest_writes_it() -> None:
     moment = dt.datetime(2024, 3, 1, 12, 0, 0, 999999, tzinfo=dt.timezone.utc)
     assert utc_text(moment) == "2024-03-01T12:00:00Z"
+
+
+def test_one_folder_made_from_two_names_is_the_first_names() -> None:
+    """Two team names made into one folder name (its 8 hex digits alike: a one in 2^32
+    chance, or a name searched for) would share a folder and supersede each other: the first
+    name in order keeps it, the other is refused; a team named as the made folder itself is
+    refused for the team it was made for; one name submitting twice is no clash."""
+    def candidate(team: str, folder: str) -> Candidate:
+        return Candidate(submission(team=team), Team(folder, team, ()), False, 0.0)
+
+    a, b = candidate("Zoé", "Zo_-1234abcd"), candidate("Zoë", "Zo_-1234abcd")  # é < ë
+    assert impostors([b, a], None) == [(b, "Zoé")]
+    taker = candidate("Zo_-1234abcd", "Zo_-1234abcd")
+    assert impostors([taker, a], None) == [(taker, "Zoé")]
+    again = candidate("Zoé", "Zo_-1234abcd")
+    assert impostors([a, again], None) == []

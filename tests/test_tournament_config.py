@@ -615,6 +615,15 @@ def test_a_folder_named_as_the_name_made_for_another_plays_under_its_own(
     (tmp_path / "subs" / "José García").rmdir()
     alone = load_config(tmp_path / "t.yaml")
     assert [e.name for e in alone.entrants if e.kind == "team"] == [made]
+    # The name made for a folder called as a baseline (`greedy`) cannot be taken either.
+    for_baseline = team_entrant_name("greedy", {"greedy"})
+    for folder in ("greedy", for_baseline):
+        make_team(tmp_path / "subs", folder, None, {"multiAgents.py": AGENT_FILE})
+    crowded = load_config(tmp_path / "t.yaml")
+    names = {e.folder.name if e.folder else "": e.name for e in crowded.entrants}
+    assert names[""] == "greedy" and names["greedy"] == for_baseline
+    assert names[for_baseline] == team_entrant_name(for_baseline, {for_baseline})
+    assert len(set(names.values())) == len(names)
 
 
 def test_team_folders(tmp_path: Path) -> None:

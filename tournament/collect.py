@@ -246,8 +246,9 @@ def impostors(candidates: Sequence[Candidate], previous: Manifest | None
     team's name: `José García` is collected into `Jos__Garc_a-978edf99`, and a team named
     so would share that folder and supersede José García's submission. Such a name is the
     other team's when, in this collection, a submission made that folder from another name,
-    or when the manifest records the folder as made for another name. (Without a mapping:
-    a mapping's folders are the organizer's.)"""
+    or when the manifest records the folder as made for another name. Two other names made
+    into one folder (a chance of one in 2^32, or a name searched for) leave it to the first
+    in order. (Without a mapping: a mapping's folders are the organizer's.)"""
     by_folder: dict[str, list[Candidate]] = {}
     for candidate in candidates:
         by_folder.setdefault(candidate.team.folder, []).append(candidate)
@@ -259,8 +260,14 @@ def impostors(candidates: Sequence[Candidate], previous: Manifest | None
         if owner is None and old is not None and old.name != folder \
                 and team_entrant_name(old.name) == folder:
             owner = old.name
-        if owner is not None:
+        if owner is not None and as_is:
             out.extend((c, owner) for c in as_is)
+            mine = [c for c in mine if c not in as_is]
+        # Two other names made into one folder (its 8 hex digits alike): the first keeps it.
+        keys = sorted({c.submission.team or "" for c in mine})
+        if len(keys) > 1:
+            first = next(c.team.name for c in mine if (c.submission.team or "") == keys[0])
+            out.extend((c, first) for c in mine if (c.submission.team or "") != keys[0])
     return out
 
 
@@ -412,8 +419,8 @@ def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | N
             sub = candidate.submission
             entries.append(Entry(
                 None, sub.source, _time(sub.submitted_at), REFUSED,
-                f"its team name {sub.team!r} is the folder name made for team {owner!r}, "
-                "whose folder it would take: rename the team",
+                f"its team {sub.team!r} would take the folder {candidate.team.folder} of "
+                f"team {owner!r}, whose name it was made from: rename the team",
                 members=tuple(Member(s.id, s.name) for s in sub.students)))
     result = CollectResult(manifest=Manifest())
     records: dict[str, TeamRecord] = {}

@@ -1012,27 +1012,40 @@ def _team(sub: Path, name: str, side: str, chosen: FolderAgent | None = None) ->
 
 
 def _clear_of_baselines(everyone: list[tuple[str, Entrant]]) -> list[tuple[str, Entrant]]:
-    """A team folder named as a baseline of a side it plays is the team's accident, not the
-    config's error (one folder must not stop the whole class): the team plays under a name
-    made from its folder's (`team_entrant_name` with the baselines' names taken), on both its
-    sides, and `run` and `validate` say so."""
-    baselines: dict[str, set[str]] = {}
-    for path, entrant in everyone:
-        if not path.startswith(_TEAM_PATH):
-            baselines.setdefault(entrant.side, set()).add(entrant.name)
-    clashing: dict[Path, set[str]] = {}
-    for path, entrant in everyone:
-        if path.startswith(_TEAM_PATH) and entrant.folder is not None:
-            clashing.setdefault(entrant.folder, set()).update(baselines.get(entrant.side, ()))
-    out = []
-    for path, entrant in everyone:
-        if path.startswith(_TEAM_PATH) and entrant.folder is not None \
-                and entrant.name in clashing[entrant.folder]:
-            name = team_entrant_name(entrant.folder.name, clashing[entrant.folder])
-            entrant = replace(entrant, name=name)
-            path = f"{_TEAM_PATH}{name}]"
-        out.append((path, entrant))
-    return out
+    """A team folder whose name another entrant of a side it plays holds is the team's
+    accident, not the config's error (one folder must not stop the whole class): a
+    baseline's name (`reflex`), or the name made for another folder (`Jos__Garc_a-978edf99`,
+    made for `José García`, or `reflex-<hex>` made for a folder called as a baseline). The
+    team plays under a name made from its folder's (`team_entrant_name` with that name
+    taken), on both its sides, and `run` and `validate` say so. Names made so end in a hash
+    of their own folder's name, so a few passes settle them; what still clashes (two made
+    names alike, a 32-bit chance) is reported as a duplicate."""
+    for _ in range(4):
+        holders: dict[tuple[str, str], list[Entrant]] = {}
+        for _, entrant in everyone:
+            holders.setdefault((entrant.side, entrant.name), []).append(entrant)
+        taken: dict[Path, set[str]] = {}
+        for (_, name), held in holders.items():
+            if len(held) < 2:
+                continue
+            # A baseline keeps its name; else the folder the name was made for keeps it.
+            baseline = any(e.folder is None for e in held)
+            made = any(e.folder is not None and e.folder.name != name for e in held)
+            for entrant in held:
+                if entrant.folder is not None and (
+                        baseline or (made and entrant.folder.name == name)):
+                    taken.setdefault(entrant.folder, set()).add(name)
+        if not taken:
+            break
+        out = []
+        for path, entrant in everyone:
+            if entrant.folder is not None and entrant.folder in taken:
+                name = team_entrant_name(entrant.folder.name, taken[entrant.folder])
+                entrant = replace(entrant, name=name)
+                path = f"{_TEAM_PATH}{name}]"
+            out.append((path, entrant))
+        everyone = out
+    return everyone
 
 
 #: The key path a team folder's problems are reported at, before its name.
@@ -1063,14 +1076,10 @@ def _teams(
         problems.add(("submissions",), f"{folder}: cannot be read: {exc.strerror or exc}")
         return None, []
     teams: list[tuple[str, Entrant]] = []
-    folders = [sub for sub in subs if not sub.name.startswith((".", "_")) and sub.is_dir()]
-    # README files, .git, __pycache__ are not teams (a link to a folder is). The names made
-    # for folders go first: a folder named as one of them plays under a name made from its
-    # own, so that no folder can take another's name (and stop every team's games as a
-    # duplicate).
-    made = {n for sub in folders if (n := team_entrant_name(sub.name)) != sub.name}
-    for sub in folders:
-        name = team_entrant_name(sub.name, made)
+    for sub in subs:
+        if sub.name.startswith((".", "_")) or not sub.is_dir():
+            continue  # README files, .git, __pycache__: not teams (a link to a folder is)
+        name = team_entrant_name(sub.name)
         path = f"{_TEAM_PATH}{name}]"
         pacman, ghost, named = _team_sides(sub, chosen)
         for side, plays in ((PACMAN, pacman), (GHOSTS, ghost)):
