@@ -20,8 +20,13 @@ SCRIPTS = Path(sysconfig.get_path("scripts"))
 
 def command(name: str) -> list[str]:
     """The argv that starts the console script `name` with this interpreter (so options such
-    as `-X faulthandler` can go between them)."""
-    return [sys.executable, str(SCRIPTS / name)]
+    as `-X faulthandler` can go between them). The package must be installed in this
+    interpreter's environment (`make setup` does it), or the tests stop here saying so."""
+    script = SCRIPTS / name
+    if not script.is_file():
+        raise RuntimeError(f"no {name} command at {script}: install the package in this "
+                           "environment first (`make setup`, or pip install -e .)")
+    return [sys.executable, str(script)]
 
 
 TOURNAMENT = command("tournament")

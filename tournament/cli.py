@@ -552,7 +552,7 @@ def check_baseline_files(config: TournamentConfig) -> None:
     the baseline's load_error in every game, so it stops the run here, exit 2, naming the
     baseline and its option. Called once the sandbox is known to hold (`check_sandbox`)."""
     from tournament.featurecheck import UNTIMED_LOAD_SECONDS, checked_features
-    from tournament.optionfiles import CODE_OPTIONS
+    from tournament.optionfiles import function_file
 
     layout = config.grid.layouts[0]
     limits = config.limits
@@ -561,12 +561,12 @@ def check_baseline_files(config: TournamentConfig) -> None:
         if entrant.kind != "baseline":
             continue
         for key, value in entrant.args:
-            where, _, function = value.rpartition(":")
-            if key not in CODE_OPTIONS or not where.endswith(".py"):
+            found = function_file(key, value)
+            if found is None:
                 continue
             checked = checked_features(
                 value, layout.path, 1, config.grid.rules[0], limits,
-                limits.startup or UNTIMED_LOAD_SECONDS, f"{Path(where).name}:{function}",
+                limits.startup or UNTIMED_LOAD_SECONDS, f"{found[0].name}:{found[1]}",
                 tuple(config.sandbox.accept_missing), call=False, option=key)
             problems += [f"baseline {entrant.name}: args.{key}: {said}"
                          for said in checked.problems]

@@ -98,11 +98,19 @@ def absolute_options(args: tuple[tuple[str, str], ...], base: Path
     return tuple(out)
 
 
-def code_files(args: tuple[tuple[str, str], ...]) -> set[str]:
+def function_file(key: str, value: str) -> tuple[Path, str] | None:
+    """The file and function option `key=value` names (`features=feats.py:phi`), or None
+    when it names none: another option, a built-in name, or the platform's module."""
+    where, sep, function = value.rpartition(":")
+    if key not in CODE_OPTIONS or not sep or not where.endswith(".py"):
+        return None
+    return Path(where), function
+
+
+def code_files(args: tuple[tuple[str, str], ...]) -> set[Path]:
     """The distinct files of code `args` name (`features=`, `evalFn=`): a built-in plays from
     one snapshot, so a baseline may name one."""
-    return {where for key, value in args if key in CODE_OPTIONS
-            and (where := value.rpartition(":")[0]).endswith(".py")}
+    return {found[0] for key, value in args if (found := function_file(key, value))}
 
 
 def named_files(args: tuple[tuple[str, str], ...]) -> list[Path]:
@@ -111,10 +119,8 @@ def named_files(args: tuple[tuple[str, str], ...]) -> list[Path]:
     feature function), whose digest is already in its name."""
     files = []
     for key, value in args:
-        if key in CODE_OPTIONS:
-            where = value.rpartition(":")[0]
-            if where.endswith(".py"):
-                files.append(Path(where))
+        if (found := function_file(key, value)) is not None:
+            files.append(found[0])
         elif key == WEIGHTS_OPTION and value and not is_inline_weights(value):
             files.append(Path(value))
     return [path for path in files if path.is_absolute()]
@@ -245,8 +251,8 @@ STAND_INS = {"features": "pacman.agents.evaluation:features",
 
 def with_stand_ins(args: dict[str, str]) -> dict[str, str]:
     """`args` with every code option that names a file replaced by its stand-in."""
-    return {key: STAND_INS[key] if key in STAND_INS and value.rpartition(":")[0].endswith(".py")
-            else value for key, value in args.items()}
+    return {key: STAND_INS[key] if key in STAND_INS and function_file(key, value) else value
+            for key, value in args.items()}
 
 
 def stood_for(text: str, stood_in: Mapping[str, str]) -> str:
@@ -264,17 +270,16 @@ def code_problem(key: str, value: str) -> str | None:
     running it can show (an import that fails) is its games' load_error, as for a team."""
     from pacman.loader import SourceError, names_in_source
 
-    where, _, function = value.rpartition(":")
-    if key not in CODE_OPTIONS or not where:
-        return None
-    if not where.endswith(".py"):
-        if platform_module(where):
+    found = function_file(key, value)
+    if found is None:
+        where = value.rpartition(":")[0]
+        if key not in CODE_OPTIONS or not where or platform_module(where):
             return None
         # `absolute_options` made every module with a source file its file: this one has
         # none to play from a snapshot, and importing it would run its package here.
         return (f"{key}={value}: no Python source file of module {where!r} is found on the "
                 "import path; name its file (path/to/file.py:function)")
-    file = Path(where)
+    file, function = found
     try:
         names = names_in_source(file)
     except SourceError as exc:

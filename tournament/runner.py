@@ -41,6 +41,7 @@ from tournament.config import Entrant, TournamentConfig
 from tournament.optionfiles import (
     CODE_OPTIONS,
     WEIGHTS_OPTION,
+    function_file,
     inline_weights,
     named_files,
     options_digest,
@@ -426,17 +427,17 @@ def _builtin_with_files(ref: AgentRef, snapshots: Snapshots) -> tuple[AgentRef |
     for key, value in ref.args:
         if key == WEIGHTS_OPTION:
             value = inline_weights(value)
-        elif key in CODE_OPTIONS:
-            where, _, function = value.rpartition(":")
-            if where.endswith(".py") and Path(where).is_absolute():
-                snap = snapshots.of_file(Path(where))
+        elif (found := function_file(key, value)) is not None:
+            where, function = found
+            if where.is_absolute():
+                snap = snapshots.of_file(where)
                 if not snap.id:
                     return None, clean(snap.problem, MESSAGE_LIMIT)
                 if team and team != snap.id:  # the config refuses two (`code_files`)
                     return None, (f"{ref.name}: its options name two files of code "
                                   f"({', '.join(CODE_OPTIONS)}); a baseline plays with one")
                 team = snap.id
-                value = f"{snap.id}/{Path(where).name}:{function}"
+                value = f"{snap.id}/{where.name}:{function}"
         args.append((key, value))
     ref = dataclasses.replace(ref, args=tuple(args))
     if not team:
