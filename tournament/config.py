@@ -1011,7 +1011,7 @@ def _team(sub: Path, name: str, side: str, chosen: FolderAgent | None = None) ->
     return team(takes_depth=options is None or "depth" in options, problem=problem)
 
 
-def _clear_of_baselines(everyone: list[tuple[str, Entrant]]) -> list[tuple[str, Entrant]]:
+def _clear_of_others(everyone: list[tuple[str, Entrant]]) -> list[tuple[str, Entrant]]:
     """A team folder whose name another entrant of a side it plays holds is the team's
     accident, not the config's error (one folder must not stop the whole class): a
     baseline's name (`reflex`), or the name made for another folder (`Jos__Garc_a-978edf99`,
@@ -1167,7 +1167,7 @@ def _entrants(value: object, info: ValidationInfo) -> _Entrants:
             entrant = problems.run(partial(check, item, info), (key, i))
             if entrant is not None:
                 everyone.append((f"entrants.{key}[{i}].name", entrant))
-    everyone = _clear_of_baselines(everyone)
+    everyone = _clear_of_others(everyone)
     first: dict[tuple[str, str], str] = {}
     for path, entrant in everyone:
         seen = (entrant.side, entrant.name)

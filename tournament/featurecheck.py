@@ -69,10 +69,11 @@ def checked_features(reference: str, layout_path: str, num_ghosts: int, rules: s
     platform's own `module:function`) on the start state of the layout at `layout_path`.
     A file is checked in a sandbox with the protocol's `limits`, loading and answering within
     `seconds`; what it did wrong there (a crash, a timeout, too much memory) is a problem.
-    A sandbox lacking a guarantee the tune file does not accept (`accept_missing`, as the
-    run would refuse to play) runs none of it, and says so. (`placement`: the sandbox's
-    layers, which tests narrow.) Without `call` the file is only loaded, as the agent's
-    `option` (a baseline's `evalFn` file, say), which `tournament run` checks so."""
+    A sandbox lacking a guarantee the config (or tune file) does not accept
+    (`accept_missing`, as the run would refuse to play) runs none of it, and says so.
+    (`placement`: the sandbox's layers, which tests narrow.) Without `call` the file is only
+    loaded, as the agent's `option` (a baseline's `evalFn` file, say), which `tournament
+    run` checks so."""
     layout = load_layout(layout_path)
     what = (f"{shown} did not load and answer on the start state of {layout.name}" if call
             else f"{shown} did not load")
@@ -119,7 +120,7 @@ def checked_features(reference: str, layout_path: str, num_ghosts: int, rules: s
                        if g.name not in accept_missing]
             if lacking:  # nothing of the file has run yet: it loads at the first move
                 return Checked((f"{shown} was not checked: the sandbox cannot give "
-                                f"{', '.join(lacking)} on this machine, and the tune file "
+                                f"{', '.join(lacking)} on this machine, and the config "
                                 "does not accept that (sandbox: accept_missing); "
                                 "`pacman sandbox-check` says why",), None, False)
             handle.act(0, state, 0)
@@ -156,10 +157,8 @@ def _read_report(log: str, what: str, copy: str, file: str) -> Checked:
         report = json.loads(lines[-1][len(REPORT_MARK):])
     except ValueError:
         report = None
-    if not isinstance(report, dict):
-        return Checked((f"{what}: the check's report was malformed",), None, False)
-    return _from_report(report, copy, file) or Checked(
-        (f"{what}: the check's report was malformed",), None, False)
+    found = _from_report(report, copy, file) if isinstance(report, dict) else None
+    return found or Checked((f"{what}: the check's report was malformed",), None, False)
 
 
 def _from_report(report: dict[str, object], copy: str, file: str) -> Checked | None:

@@ -182,8 +182,8 @@ def imports_beside(file: Path) -> list[str]:
     snapshot of that one file, so such an import fails in every game that reaches it, even
     one made only mid-game, which no trial call finds. Left out: names found elsewhere on
     the import path (the standard library, installed packages, the platform), which the
-    sandbox reads too, and the file itself. [] when the file cannot
-    be read or parsed (its load reports that)."""
+    sandbox reads too, and the file itself. [] when the file cannot be read or parsed (its
+    load reports that)."""
     from importlib.machinery import EXTENSION_SUFFIXES
 
     from pacman.files import FileProblem, read_bounded
