@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pacman.agents.evaluation import parse_weights_text
+from pacman.agents.evaluation import parse_weights_text, weights_text
 from tests.commands import TOURNAMENT
 from tests.test_resume import run_config
 from tournament.optionfiles import (
@@ -363,3 +363,42 @@ def test_what_the_config_says_of_a_baselines_file_names_the_file(tmp_path: Path)
             load_config(config)
         [said] = info.value.problems
         assert expected in said and "pacman.agents.evaluation" not in said, said
+
+
+def test_a_baselines_files_are_taken_once_then_hashed_checked_and_played_from_that_copy(
+        tmp_path: Path) -> None:
+    """A run takes the baseline's files with the teams' folders, before its plan. Before, it
+    hashed them then, checked a fresh copy, and took the copy its games played only when it
+    built the entrant's first game: a file edited meanwhile played under the old bytes' hash,
+    so the stored games claimed a version that never played, and were never replayed."""
+    from tournament.bundles import TeamCache
+    from tournament.config import load_config
+    from tournament.runner import Snapshots, iter_tasks, submission_hash
+    from tournament.schedule import schedule
+
+    (tmp_path / "feats.py").write_text(FEATURES)
+    (tmp_path / "w.yaml").write_text("score: 1\nfood: -5\n")
+    config = load_config(_config(tmp_path))
+    [entrant] = config.entrants
+    (tmp_path / "cache").mkdir()
+    snapshots = Snapshots.take(config, TeamCache(tmp_path / "cache"))
+    pacman_hashes, ghost_hashes = snapshots.hashes(config)
+    # The same hash as of the files themselves: stored games of earlier runs stay current.
+    assert pacman_hashes == {"feat": submission_hash(entrant)}
+
+    (tmp_path / "feats.py").write_text(FEATURES.replace("getNumFood", "getScore"))
+    (tmp_path / "w.yaml").write_text("score: 1\nfood: -9\n")
+    assert submission_hash(entrant) != pacman_hashes["feat"]  # the files did change
+    assert snapshots.hashes(config) == (pacman_hashes, ghost_hashes)  # not the run's copy
+
+    tasks = list(iter_tasks(config, schedule(config), pacman_hashes, "ab" * 32, (),
+                            ghost_hashes, snapshots))
+    assert len(tasks) == 2
+    for task in tasks:
+        assert task.pacman is not None, task.problem
+        options = dict(task.pacman.args)
+        assert options["weights"] == weights_text({"score": 1.0, "food": -5.0})
+        where = options["features"].rpartition(":")[0]
+        assert (tmp_path / "cache" / where).read_text() == FEATURES
+    assert snapshots.file_copy(tmp_path / "feats.py") == tmp_path / "cache" / where
+    assert snapshots.read_bytes(tmp_path / "w.yaml") == b"score: 1\nfood: -5\n"

@@ -106,6 +106,9 @@ def test_messages_name_the_teams_folder_not_a_workers_cache(tmp_path: Path) -> N
     assert snapshots.localize(text) == (f'File "{folder}/multiAgents.py", line 3: '
                                         f"SyntaxError; and {snap.id[:16]} stays; "
                                         f"{snap.id}: no class")  # no folder before it: kept
+    # An option's path keeps its option's name (`features=<path>`).
+    assert snapshots.localize(f"features={elsewhere}:phi: failed") == (
+        f"features={folder}/multiAgents.py:phi: failed")
 
 
 def test_two_teams_with_the_same_files_are_two_snapshots(tmp_path: Path) -> None:

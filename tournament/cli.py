@@ -180,7 +180,7 @@ def run(config_path: Path, workers: int | None) -> None:
         warn_unplayable_teams(config)
         if todo:
             layers = check_sandbox(config)
-            check_baseline_files(config)
+            check_baseline_files(config, snapshots)
             if "mounts" in layers and cluster is None:
                 check_copy_room(config, workers or config.worker_count)
             try:
@@ -546,11 +546,13 @@ def check_sandbox(config: TournamentConfig, teams: bool | None = None) -> tuple[
     return tuple(found.active)
 
 
-def check_baseline_files(config: TournamentConfig) -> None:
+def check_baseline_files(config: TournamentConfig, snapshots: Any = None) -> None:
     """Load each baseline's file of code once in a sandbox before any game (the config read
     it without running it, `optionfiles.code_problem`): an import that fails there would be
     the baseline's load_error in every game, so it stops the run here, exit 2, naming the
-    baseline and its option. Called once the sandbox is known to hold (`check_sandbox`)."""
+    baseline and its option. Called once the sandbox is known to hold (`check_sandbox`).
+    Given the run's `snapshots` (`tournament.runner.Snapshots`), it loads their copy of the
+    file, the bytes the games play; else (`validate`) the file as it is now."""
     from tournament.featurecheck import UNTIMED_LOAD_SECONDS, checked_features
     from tournament.optionfiles import function_file
 
@@ -564,11 +566,14 @@ def check_baseline_files(config: TournamentConfig) -> None:
             found = function_file(key, value)
             if found is None:
                 continue
+            copy = snapshots.file_copy(found[0]) if snapshots is not None else None
             checked = checked_features(
-                value, layout.path, 1, config.grid.rules[0], limits,
-                limits.startup or UNTIMED_LOAD_SECONDS, f"{found[0].name}:{found[1]}",
-                tuple(config.sandbox.accept_missing), call=False, option=key)
-            problems += [f"baseline {entrant.name}: args.{key}: {said}"
+                f"{copy}:{found[1]}" if copy is not None else value, layout.path, 1,
+                config.grid.rules[0], limits, limits.startup or UNTIMED_LOAD_SECONDS,
+                f"{found[0].name}:{found[1]}", tuple(config.sandbox.accept_missing),
+                call=False, option=key)
+            problems += [f"baseline {entrant.name}: args.{key}: "
+                         + (snapshots.localize(said) if snapshots is not None else said)
                          for said in checked.problems]
     if problems:
         die(f"{config.source or 'the config'}: a baseline's file does not load:\n"

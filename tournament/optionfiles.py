@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from pacman.agents.evaluation import is_inline_weights, weights_text
@@ -126,32 +126,36 @@ def named_files(args: tuple[tuple[str, str], ...]) -> list[Path]:
     return [path for path in files if path.is_absolute()]
 
 
-def options_digest(args: tuple[tuple[str, str], ...]) -> str:
+def options_digest(
+    args: tuple[tuple[str, str], ...], read: Callable[[Path], bytes] = Path.read_bytes
+) -> str:
     """A digest of the bytes of every file `args` name ('' when they name none, so that the
-    hashes of baselines without files stay what they were). A file that cannot be read
-    counts as such: its games fail to load, and fixing it plays them again."""
+    hashes of baselines without files stay what they were), each read with `read` (a run
+    reads its snapshot of the file: `tournament.runner.Snapshots.read_bytes`). A file that
+    cannot be read counts as such: its games fail to load, and fixing it plays them again."""
     files = named_files(args)
     if not files:
         return ""
     digest = hashlib.sha256()
     for path in files:
         try:
-            content = path.read_bytes()
+            content = read(path)
         except OSError as exc:
             content = f"unreadable\0{type(exc).__name__}".encode()
         digest.update(f"{path}\0{len(content)}\0".encode() + content)
     return digest.hexdigest()
 
 
-def inline_weights(value: str) -> str:
+def inline_weights(value: str, source: Path | None = None) -> str:
     """A weights file's entries as inline options (`name:value;...`), which the agent reads as
     it reads the file (over the same base weights), so that the file need not reach the
-    worker or the sandbox; `value` as it is when the file cannot be read or holds other than
+    worker or the sandbox; read from `source` when given (a run's snapshot of the file),
+    else from the file. `value` as it is when the file cannot be read or holds other than
     names and numbers (the agent then refuses it as it does today, naming the file)."""
     if not value or is_inline_weights(value):
         return value
     try:
-        data = load_yaml(Path(value))
+        data = load_yaml(source or Path(value))
     except (YamlProblem, OSError):
         return value
     if not isinstance(data, dict) or not data or not all(

@@ -52,7 +52,9 @@ from tournament.schedule import MatchCell, ScheduledGame, agent_args
 from tournament.secret import game_key, game_secret
 
 
-def submission_hash(entrant: Entrant, snapshot: Snapshot | None = None) -> str:
+def submission_hash(
+    entrant: Entrant, snapshot: Snapshot | None = None, snapshots: Snapshots | None = None
+) -> str:
     """What decides whether stored results of an entrant are still valid.
 
     A team: every file of its folder, names and bytes (`pacman.teamfolder.team_digest`; the
@@ -62,7 +64,9 @@ def submission_hash(entrant: Entrant, snapshot: Snapshot | None = None) -> str:
     symbolic link, a fifo...), the refusal itself, so that fixing the folder makes its failed
     games stale. A baseline: its reference and options plus the platform version (a new
     release may change a built-in), and the bytes of its own file or folder and of every
-    file its options name (`tournament.optionfiles`).
+    file its options name (`tournament.optionfiles`), as the run's `snapshots` hold them when
+    given (the same digest as of the files themselves, taken once: what is hashed is what
+    plays).
     """
     if entrant.folder is not None:
         if snapshot is None:
@@ -80,7 +84,11 @@ def submission_hash(entrant: Entrant, snapshot: Snapshot | None = None) -> str:
         refused = f"refused\0{snapshot.problem}".encode("utf-8", "backslashreplace")
         return hashlib.sha256(refused).hexdigest()[:16]
     baseline = f"{entrant.ref}|{entrant.args}|{__version__}"
-    files = _own_files(entrant.ref) + options_digest(entrant.args)
+    if snapshots is None:
+        files = _own_files(entrant.ref) + options_digest(entrant.args)
+    else:
+        files = (_own_files(entrant.ref, snapshots)
+                 + options_digest(entrant.args, snapshots.read_bytes))
     if files:  # the bytes of what it plays with (none: the hash it always had)
         baseline += f"|{files}"
     return hashlib.sha256(baseline.encode()).hexdigest()[:16]
@@ -103,12 +111,19 @@ def _own_path(ref: str) -> Path | None:
     return Path(where) if sep and where.endswith(".py") and Path(where).is_absolute() else None
 
 
-def _own_files(ref: str) -> str:
+def _own_files(ref: str, snapshots: Snapshots | None = None) -> str:
     """A digest of a baseline's own folder or file, '' for a built-in: its games are those
-    files' games, as a team's are its folder's."""
+    files' games, as a team's are its folder's. From the run's snapshot of them when
+    `snapshots` took one, else from the files."""
     path = _own_path(ref)
     if path is None:
         return ""
+    if snapshots is not None:
+        taken = snapshots.baseline_snapshot(path)
+        if taken is not None and taken.id:
+            if path.is_dir():
+                return snapshot_digest(taken.id)
+            return hashlib.sha256(snapshots.read_bytes(path)).hexdigest()
     if path.is_dir():
         try:
             return team_digest(path)
@@ -153,6 +168,12 @@ class Snapshots:
     taken: dict[tuple[str, str], Snapshot] = field(default_factory=dict)
     #: Each snapshot's id -> the folder it was taken from, to name in messages.
     origins: dict[str, str] = field(default_factory=dict)
+    #: Every folder and file taken, by kind and absolute path as named (links are not
+    #: followed: a team folder that is a link to another is refused, never the other's
+    #: snapshot). A baseline's own file or folder and the files its options name are taken
+    #: once too, with the teams, and hashed, checked and played from that one copy, however
+    #: often the run asks for them.
+    by_path: dict[tuple[str, str], Snapshot] = field(default_factory=dict)
     _pattern: re.Pattern[str] | None = None
 
     @classmethod
@@ -162,9 +183,21 @@ class Snapshots:
             for entrant in entrants:
                 if entrant.folder is not None:
                     snaps.taken[side, entrant.name] = snaps.of_folder(entrant.folder)
+                    continue
+                own = _own_path(entrant.ref)
+                if own is not None:
+                    snaps.baseline_snapshot(own)
+                for path in named_files(entrant.args):
+                    snaps.of_file(path)
         return snaps
 
     def of_folder(self, folder: Path) -> Snapshot:
+        key = ("folder", os.path.abspath(folder))
+        if key not in self.by_path:
+            self.by_path[key] = self._of_folder(folder)
+        return self.by_path[key]
+
+    def _of_folder(self, folder: Path) -> Snapshot:
         try:
             snapshot = self.cache.snapshot(folder)
             self._origin(snapshot, os.path.abspath(folder))
@@ -176,13 +209,34 @@ class Snapshots:
                                f"{exc}") from exc
 
     def of_file(self, path: Path) -> Snapshot:
-        """A baseline given as one file: a snapshot of that file alone."""
-        try:
-            snapshot = self.cache.snapshot_file(path)
-        except TeamFolderError as exc:
-            return Snapshot(problem=str(exc))
-        self._origin(snapshot, os.path.abspath(path.parent))
-        return Snapshot(snapshot)
+        """A baseline given as one file, or a file its options name: a snapshot of that file
+        alone."""
+        key = ("file", os.path.abspath(path))
+        if key not in self.by_path:
+            try:
+                snapshot = self.cache.snapshot_file(path)
+            except TeamFolderError as exc:
+                self.by_path[key] = Snapshot(problem=str(exc))
+            else:
+                self._origin(snapshot, os.path.abspath(path.parent))
+                self.by_path[key] = Snapshot(snapshot)
+        return self.by_path[key]
+
+    def baseline_snapshot(self, path: Path) -> Snapshot:
+        """The snapshot of a baseline's own folder or file (taken now if not yet)."""
+        return self.of_folder(path) if path.is_dir() else self.of_file(path)
+
+    def file_copy(self, path: Path) -> Path | None:
+        """Where the snapshot of the file `path` lies, if the run took one."""
+        taken = self.by_path.get(("file", os.path.abspath(path)))
+        if taken is None or not taken.id:
+            return None
+        return self.cache.folder(taken.id) / path.name
+
+    def read_bytes(self, path: Path) -> bytes:
+        """The bytes of the file `path` as the run took them, or as it is now if the run took
+        no snapshot of it (OSError as `Path.read_bytes` raises it)."""
+        return (self.file_copy(path) or path).read_bytes()
 
     def localize(self, text: str) -> str:
         """`text` with every path into a snapshot (on this machine or a worker's, whatever
@@ -195,16 +249,18 @@ class Snapshots:
     def _origin(self, snapshot: str, folder: str) -> None:
         self.origins[snapshot] = folder
         known = "|".join(re.escape(s) for s in sorted(self.origins, key=len, reverse=True))
-        # `<any cache>/<digest>/<name>`, the name ending where the path or text does.
-        self._pattern = re.compile(rf"""[^\s'"]*/({known})(?=/|[\s'":,;)]|$)""")
+        # `<any cache>/<digest>/<name>`, the name ending where the path or text does, and
+        # the cache's path starting after a space, a quote or an `=` (`features=<path>`).
+        self._pattern = re.compile(rf"""[^\s'"=]*/({known})(?=/|[\s'":,;)]|$)""")
 
     def get(self, side: str, entrant: Entrant) -> Snapshot | None:
         return self.taken.get((side, entrant.name))
 
     def hashes(self, config: TournamentConfig) -> tuple[dict[str, str], dict[str, str]]:
         """Every entrant's submission hash, Pacman side and ghost side, from the snapshots."""
-        return ({e.name: submission_hash(e, self.get(PACMAN, e)) for e in config.entrants},
-                {e.name: submission_hash(e, self.get(GHOSTS, e))
+        return ({e.name: submission_hash(e, self.get(PACMAN, e), self)
+                 for e in config.entrants},
+                {e.name: submission_hash(e, self.get(GHOSTS, e), self)
                  for e in config.ghost_entrants})
 
 
@@ -305,7 +361,7 @@ def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
     if snapshots is None:
         snapshots = Snapshots.take(config, default_cache())
     if ghost_hashes is None:
-        ghost_hashes = {e.name: submission_hash(e, snapshots.get(GHOSTS, e))
+        ghost_hashes = {e.name: submission_hash(e, snapshots.get(GHOSTS, e), snapshots)
                         for e in config.ghost_entrants}
     base = Path(config.source.parent if config.source is not None else Path.cwd())
     cache = snapshots.cache
@@ -426,7 +482,7 @@ def _builtin_with_files(ref: AgentRef, snapshots: Snapshots) -> tuple[AgentRef |
     team = ""
     for key, value in ref.args:
         if key == WEIGHTS_OPTION:
-            value = inline_weights(value)
+            value = inline_weights(value, snapshots.file_copy(Path(value)) if value else None)
         elif (found := function_file(key, value)) is not None:
             where, function = found
             if where.is_absolute():
