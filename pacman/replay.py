@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 
 from pacman import __version__
 from pacman.actions import is_direction
+from pacman.describe import clean
 from pacman.files import FileProblem, read_text_bounded, write_atomic
 from pacman.game import GameResult
 from pacman.layout import Layout, LayoutError, parse_layout
@@ -29,6 +31,13 @@ VERSION = 1
 #: The largest replay file read (a replay may come from anyone: a student sending a game).
 #: A move takes about 40 bytes, so this holds games of millions of moves.
 MAX_BYTES = 128 * 1024 * 1024
+
+
+#: An outcome a replay may name: a word of lower-case letters and underscores (`win`,
+#: `move_limit`, `stopped`...), never text to print as it came.
+OUTCOME_NAME = re.compile(r"[a-z_]{1,40}")
+#: The longest layout name a replay keeps.
+NAME_LIMIT = 100
 
 
 class ReplayError(ValueError):
@@ -105,8 +114,8 @@ def load(path: Path) -> Replay:
         raw = json.loads(read_text_bounded(path, MAX_BYTES))
     except FileProblem as exc:
         raise ReplayError(str(exc)) from None
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise ReplayError(f"{path}: not a JSON replay: {exc}") from exc
+    except (ValueError, RecursionError) as exc:  # ValueError: also a number too long to read
+        raise ReplayError(f"{path}: not a JSON replay: {exc}") from None
     return from_json(raw, str(path))
 
 
@@ -123,7 +132,9 @@ def from_json(raw: Any, where: str = "<replay>") -> Replay:
     lay = raw.get("layout")
     if not isinstance(lay, dict) or not isinstance(lay.get("text"), str):
         raise bad("layout", 'an object {"name": ..., "text": ...}')
-    name = lay.get("name") if isinstance(lay.get("name"), str) else "replay"
+    # A replay may come from anyone: its texts are cleaned as they are read (a terminal
+    # escape in them would reach the organizer's terminal).
+    name = clean(lay["name"], NAME_LIMIT) if isinstance(lay.get("name"), str) else "replay"
     try:
         layout = parse_layout(lay["text"], name=str(name), source=f"{where} (layout.text)")
     except LayoutError as exc:
@@ -153,8 +164,8 @@ def from_json(raw: Any, where: str = "<replay>") -> Replay:
     if len(scores_raw) != len(actions):
         raise bad("scores", f"one score per action ({len(actions)}), got {len(scores_raw)}")
     outcome = raw.get("outcome")
-    if outcome is not None and not isinstance(outcome, str):
-        raise bad("outcome", "a string such as win, loss or move_limit")
+    if outcome is not None and not (isinstance(outcome, str) and OUTCOME_NAME.fullmatch(outcome)):
+        raise bad("outcome", "an outcome's name such as win, loss or move_limit")
     hashes = raw.get("hashes")
     if hashes is not None and (
         not isinstance(hashes, list) or len(hashes) != len(actions)
@@ -176,7 +187,7 @@ def from_json(raw: Any, where: str = "<replay>") -> Replay:
         outcome=outcome,
         hashes=tuple(hashes) if hashes is not None else None,
         culprit=culprit,
-        message=message or "",
+        message=clean(message) if message else "",
     )
 
 

@@ -216,6 +216,12 @@ def test_minimal_replay_is_accepted(tmp_path):
      '"text": "%%%%\\n%P %\\n%%%%"}, "num_ghosts": 0, "actions": [[0, "East"]], '
      '"scores": [Infinity]}', "'scores'"),
     ("[" * 100000, "not a JSON replay"),
+    # More digits than Python reads into an int: a ValueError of its own, not a traceback.
+    ('{"format": "pacman-replay", "seed": ' + "9" * 5000 + "}", "not a JSON replay"),
+    # An outcome is a name, never text printed as it came (escapes, a made-up score line).
+    ('{"format": "pacman-replay", "version": 1, "layout": {"name": "x", '
+     '"text": "%%%%\\n%P %\\n%%%%"}, "num_ghosts": 0, "actions": [], "scores": [], '
+     '"outcome": "win\\u001b[2J Average Score: 9999"}', "'outcome'"),
 ])
 def test_malformed_replay_exits_2_naming_the_key(tmp_path, content, needle):
     path = tmp_path / "bad.json"
@@ -223,6 +229,24 @@ def test_malformed_replay_exits_2_naming_the_key(tmp_path, content, needle):
     result = CliRunner().invoke(main, ["--replay", str(path), "-q", "--check"])
     assert result.exit_code == 2
     assert needle in result.output and "bad.json" in result.output
+
+
+def test_a_replays_texts_are_cleaned_as_they_are_read(tmp_path):
+    """A replay may come from anyone: its layout name and message reach the organizer's
+    terminal without the escapes they held."""
+    from pacman import replay as replays
+
+    path = tmp_path / "sent.json"
+    path.write_text(json.dumps({
+        "format": "pacman-replay", "version": 1,
+        "layout": {"name": "x\u001b]0;owned\u0007", "text": "%%%%\n%P %\n%%%%"},
+        "num_ghosts": 0, "actions": [], "scores": [], "outcome": "stopped",
+        "message": "said \u001b[2J so"}))
+    replay = replays.load(path)
+    assert "\x1b" not in replay.layout.name and "\x07" not in replay.layout.name
+    assert "\x1b" not in replay.message and replay.message.startswith("said ")
+    result = CliRunner().invoke(main, ["--replay", str(path), "-q"])
+    assert "\x1b" not in result.output, result.output
 
 
 def test_a_replay_that_is_a_fifo_or_too_big_exits_2_without_reading_it(tmp_path, monkeypatch):
