@@ -278,6 +278,19 @@ def test_a_well_behaved_agent_plays_the_same_game_sandboxed_and_in_process(
 
 
 @sandbox_needed
+def test_a_moves_cpu_is_the_kernels_figure_not_the_agents_word() -> None:
+    """The harness that answers for the agent runs in the agent's process: this one rewrites
+    it to report no CPU for moves that burn about 50 ms each. The referee reads the kernel's
+    count of the process before and after each move instead."""
+    spec = GameSpec(load_layout("testClassic"), resolve(f"{ZOO}/cpu_liar.py:ZooAgent"),
+                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=20)
+    result = play(spec)
+    timing = result.timing[0]
+    assert result.sandbox[0] and timing.moves > 0, result.outcome
+    assert timing.cpu_max is not None and timing.cpu_max >= 0.03, timing
+
+
+@sandbox_needed
 def test_ghosts_from_files_are_sandboxed_each_in_its_own_process(tmp_path: Path) -> None:
     spec = GameSpec(load_layout("smallClassic"), resolve("GreedyAgent"),
                     resolve(f"{ZOO}/sleepy_ghost.py:ZooAgent", (("delay", "0"),), kind="ghost"),

@@ -82,8 +82,9 @@ class GameRow(TypedDict):
     cpu_mean: Annotated[float | None, "CPU seconds of Pacman's sandbox process over the "
                         "game (its start-up included) per Pacman move; NULL in-process "
                         "(built-in agents) or when Pacman never moved."]
-    cpu_max: Annotated[float | None, "Pacman's largest CPU seconds of one move, as its "
-                       "sandbox measured it; NULL in-process."]
+    cpu_max: Annotated[float | None, "Pacman's largest CPU seconds of one move, as the "
+                       "kernel counts its sandboxed process (read by the referee before and "
+                       "after the move, to 0.01 s); NULL in-process."]
     warnings: Annotated[int, "Pacman's moves over the soft per-move limit "
                         "(`limits.move_soft`)."]
     sandbox: Annotated[str, "The sandbox layers Pacman played under, comma-separated; empty "

@@ -20,7 +20,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import functools
-import math
 import os
 import secrets
 import select
@@ -482,19 +481,23 @@ class AgentProcess:
              index: int) -> tuple[Any, str, float]:
         """Agent `index`'s (action or None, description of a non-string answer, wall
         seconds)."""
+        before = self._cpu_now()
         answer, wall = self._ask(["move", wire.state_fields(state), index], keeper.allowed(),
                                  f"move {number}", keeper.cut_off(number))
+        after = self._cpu_now()
         self._expect(answer, "move", "action", 5)
         over = keeper.account(wall, number)
         if over:
             raise AgentFault("timeout", over)
-        _, _, action, description, cpu = answer
+        _, _, action, description, _ = answer
         if not (action is None or isinstance(action, str)) or not isinstance(description, str):
             self._kill()
             raise AgentFault("crash", "broke the sandbox protocol (a malformed answer)")
-        # The harness's CPU figure is the agent's word: recorded when plausible, never trusted.
-        if isinstance(cpu, float) and math.isfinite(cpu) and 0 <= cpu <= wall + 1:
-            self.cpu.moves.setdefault(index, []).append(float(cpu))
+        # The move's CPU as the kernel counts it (in clock ticks), read by the referee: the
+        # harness's own figure in the answer runs in the agent's process, which can rewrite it
+        # (a team once reported 0 for 50 ms moves), so it is never recorded.
+        if before is not None and after is not None:
+            self.cpu.moves.setdefault(index, []).append(max(0.0, after - before))
         return action, clean(description, 80), wall
 
     def final(self, state: GameState, index: int) -> None:
@@ -767,6 +770,10 @@ class AgentProcess:
     def _cpu_total(self) -> float | None:
         if self.cpu.total is not None:
             return self.cpu.total
+        return self._cpu_now()
+
+    def _cpu_now(self) -> float | None:
+        """The agent's process's CPU seconds so far, from the kernel (None without /proc)."""
         if self._stat_fd is None:
             return None
         try:
