@@ -20,7 +20,7 @@ import os
 import re
 import socket
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -192,9 +192,17 @@ class Snapshots:
         return snaps
 
     def of_folder(self, folder: Path) -> Snapshot:
-        key = ("folder", os.path.abspath(folder))
+        return self._once("folder", folder, self._of_folder)
+
+    def of_file(self, path: Path) -> Snapshot:
+        """A baseline given as one file, or a file its options name: a snapshot of that file
+        alone."""
+        return self._once("file", path, self._of_file)
+
+    def _once(self, kind: str, path: Path, take: Callable[[Path], Snapshot]) -> Snapshot:
+        key = (kind, os.path.abspath(path))
         if key not in self.by_path:
-            self.by_path[key] = self._of_folder(folder)
+            self.by_path[key] = take(path)
         return self.by_path[key]
 
     def _of_folder(self, folder: Path) -> Snapshot:
@@ -208,19 +216,13 @@ class Snapshots:
             raise RuntimeError(f"cannot take a snapshot of {folder} into {self.cache.root}: "
                                f"{exc}") from exc
 
-    def of_file(self, path: Path) -> Snapshot:
-        """A baseline given as one file, or a file its options name: a snapshot of that file
-        alone."""
-        key = ("file", os.path.abspath(path))
-        if key not in self.by_path:
-            try:
-                snapshot = self.cache.snapshot_file(path)
-            except TeamFolderError as exc:
-                self.by_path[key] = Snapshot(problem=str(exc))
-            else:
-                self._origin(snapshot, os.path.abspath(path.parent))
-                self.by_path[key] = Snapshot(snapshot)
-        return self.by_path[key]
+    def _of_file(self, path: Path) -> Snapshot:
+        try:
+            snapshot = self.cache.snapshot_file(path)
+        except TeamFolderError as exc:
+            return Snapshot(problem=str(exc))
+        self._origin(snapshot, os.path.abspath(path.parent))
+        return Snapshot(snapshot)
 
     def baseline_snapshot(self, path: Path) -> Snapshot:
         """The snapshot of a baseline's own folder or file (taken now if not yet)."""
