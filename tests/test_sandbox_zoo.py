@@ -451,9 +451,10 @@ def test_segfault_is_a_crash(arena: Arena) -> None:
 
 # --- the wire ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind", ["win", "infra_error", "", "bogus"])
+@pytest.mark.parametrize("kind", ["win", "infra_error", "", "bogus", "load_error"])
 def test_an_agent_cannot_choose_its_outcome(arena: Arena, kind: str) -> None:
-    # It writes an error of its own choosing on the answer pipe, with the right request number.
+    # It writes an error of its own choosing on the answer pipe, with the right request number
+    # (a load_error, which a child may report only while loading, included).
     result = arena.play(arena.spec("forge_outcome", kind=kind))
     assert_failed(result, "crash", "broke the sandbox protocol")
 
@@ -480,6 +481,21 @@ def test_whatever_fails_while_reading_an_answer_is_the_agents_crash(
     monkeypatch.setattr(AgentProcess, "move", broken)
     assert_failed(arena.play(arena.spec("honest")), "crash", "could not handle its answer",
                   "OverflowError")
+
+
+@pytest.mark.parametrize("mode, limits, words", [
+    ("slow", LIMITS.with_changes(move_soft=0.2, move_warnings=0), ("over the 0.2s limit",)),
+    ("catch", LIMITS.with_changes(cpu_seconds=1), ("CPU seconds",)),
+    ("ignore", LIMITS.with_changes(cpu_seconds=1), ("CPU seconds",)),
+])
+def test_a_timeout_cannot_be_called_something_else(arena: Arena, mode: str, limits: Limits,
+                                                   words: tuple[str, ...]) -> None:
+    # Found by the hostile review: a move past its time limit that answered "memory" was
+    # recorded as a memory error, so a marks rule on timeouts could be dodged. The referee's
+    # clock and the kernel's CPU count now come before the agent's word (and a caught or
+    # ignored SIGXCPU no longer ends as a memory error or a kill).
+    result = arena.play(arena.spec("dodge_timeout", limits=limits, mode=mode))
+    assert_failed(result, "timeout", *words)
 
 
 def test_an_agent_may_only_fail_itself_on_the_wire(arena: Arena) -> None:

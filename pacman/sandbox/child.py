@@ -172,15 +172,20 @@ def main(rfd: int, wfd: int) -> None:
     go_read, go_write = os.pipe()
     pid = os.fork()
     if pid:
-        _keep(pid, wfd, go_read, go_write, rfd)
+        _keep(pid, wfd, go_read, go_write, rfd, plan.cpu_limit())
     os.close(go_write)
     os.read(go_read, 1)
     os.close(go_read)
     _agent_process(reader, wfd, init, plan, report, switch_uid, state["mount_ns"])
 
 
-def _keep(pid: int, wfd: int, go_read: int, go_write: int, rfd: int) -> None:
-    """The keeper: report the agent's pid, then wait for it and exit as it did.
+def _keep(pid: int, wfd: int, go_read: int, go_write: int, rfd: int,
+          cpu_limit: int | None) -> None:
+    """The keeper: report the agent's pid, then wait for it and exit as it did, or as the
+    kernel's SIGXCPU would have ended it when the agent used its CPU limit: the agent may
+    catch or ignore that signal and die otherwise (of the hard limit's SIGKILL, or any exit
+    it chooses), and a timeout must never pass for another failure. The CPU is the kernel's
+    count of the reaped process (`wait4`), which the agent cannot change.
 
     It runs unconfined (outside the agent's PID namespace), so it makes itself undumpable:
     no process of its user may trace it or read its memory.
@@ -193,9 +198,12 @@ def _keep(pid: int, wfd: int, go_read: int, go_write: int, rfd: int) -> None:
     os.close(rfd)
     os.close(wfd)
     try:
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
     except ChildProcessError:
         os._exit(0)
+    # The kernel's user and system times are each rounded down, to the microsecond.
+    if cpu_limit is not None and usage.ru_utime + usage.ru_stime >= cpu_limit - 1e-5:
+        os._exit(128 + signal.SIGXCPU)
     if os.WIFSIGNALED(status):
         os._exit(128 + os.WTERMSIG(status))
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)

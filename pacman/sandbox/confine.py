@@ -106,6 +106,13 @@ class Plan:
     uid: int | None = None
     layers: tuple[str, ...] = LAYERS
 
+    def cpu_limit(self) -> int | None:
+        """The CPU seconds at which the kernel signals the agent (RLIMIT_CPU's soft limit),
+        None when the plan sets none."""
+        if self.cpu_seconds is None or "rlimits" not in self.layers:
+            return None
+        return max(1, self.cpu_seconds)
+
     def to_json(self) -> dict[str, object]:
         return {
             "workdir": self.workdir,
@@ -218,9 +225,9 @@ def apply_rlimits(plan: Plan) -> None:
     cap(resource.RLIMIT_NOFILE, plan.open_files)
     if plan.memory_bytes is not None:
         cap(resource.RLIMIT_AS, plan.memory_bytes)
-    if plan.cpu_seconds is not None:
+    soft = plan.cpu_limit()
+    if soft is not None:
         # The soft limit sends SIGXCPU (which ends the process); the hard one SIGKILL after it.
-        soft = max(1, plan.cpu_seconds)
         resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 2))
     if os.geteuid() != 0 or (plan.uid is not None and "uid" in plan.layers):
         # RLIMIT_NPROC counts every process of the real uid, so it only bounds a fork bomb

@@ -276,9 +276,7 @@ class AgentProcess:
             team=team,
             team_source=team_source,
             memory_bytes=mem,
-            # Per agent: a ghost team's one process has its ghosts' CPU time together.
-            cpu_seconds=None if self.limits.cpu_seconds is None
-            else max(1, round(self.limits.cpu_seconds * len(self.indices))),
+            cpu_seconds=self._cpu_limit(),
             processes=self.limits.processes,
             uid=uid,
             layers=self.placement.layers,
@@ -485,10 +483,12 @@ class AgentProcess:
         answer, wall = self._ask(["move", wire.state_fields(state), index], keeper.allowed(),
                                  f"move {number}", keeper.cut_off(number))
         after = self._cpu_now()
-        self._expect(answer, "move", "action", 5)
+        # The referee's clock first: a move that ran out of time is a timeout, whatever the
+        # agent answered (an error it chose, such as "memory", never hides one).
         over = keeper.account(wall, number)
         if over:
             raise AgentFault("timeout", over)
+        self._expect(answer, "move", "action", 5)
         _, _, action, description, _ = answer
         if not (action is None or isinstance(action, str)) or not isinstance(description, str):
             self._kill()
@@ -627,9 +627,15 @@ class AgentProcess:
         worded by the referee (`fault_message`)."""
         if answer[0] == kind and len(answer) == length:
             return
-        if (answer[0] == "error" and len(answer) in (6, 7) and answer[2] in wire.CHILD_FAULTS
+        if (answer[0] == "error" and len(answer) in (6, 7)
+                and answer[2] in wire.CHILD_FAULTS.get(op, ())
                 and all(isinstance(x, str) for x in answer[3:6])):
             self._kill()
+            # The kernel's CPU count before the agent's word: past its CPU limit, an agent
+            # that caught SIGXCPU and reported an error of its choosing timed out.
+            spent = self._cpu_spent(op)
+            if spent is not None:
+                raise spent
             detail = Detail.from_wire(answer[6]) if len(answer) == 7 else None
             raise AgentFault(answer[2], fault_message(op, answer[2], answer[3], answer[4]),
                              clean(answer[5], 4000), detail=detail)
@@ -744,6 +750,8 @@ class AgentProcess:
         status = self._keeper_status(2)
         if status is not None:
             self.keeper_pid = None
+        # An agent past its CPU limit ends as SIGXCPU would end it, however it died (its
+        # keeper's word, from the kernel's count: `child._keep`).
         if self.cgroup is not None and self.cgroup.out_of_memory():
             return AgentFault("memory", f"killed for using more than {self.limits.memory_mb} MiB "
                               f"during {what}")
@@ -752,8 +760,7 @@ class AgentProcess:
         if status >= 128 or status < 0:
             sig = status - 128 if status >= 128 else -status
             if sig == signal.SIGXCPU:
-                return AgentFault("timeout", f"used more than {self.limits.cpu_seconds} CPU "
-                                  f"seconds (during {what})")
+                return self._cpu_timeout(what)
             if sig in SIGNAL_NAMES:
                 return AgentFault("crash", f"died of {signal.Signals(sig).name} "
                                   f"({SIGNAL_NAMES[sig]}) during {what}")
@@ -766,6 +773,27 @@ class AgentProcess:
         return AgentFault("crash", f"exited with status {status} during {what}", self._tail())
 
     # --- records ------------------------------------------------------------------------------
+
+    def _cpu_limit(self) -> int | None:
+        """The kernel's CPU limit for this process (RLIMIT_CPU's soft limit, in whole seconds):
+        a ghost team's one process has its ghosts' CPU time together."""
+        if self.limits.cpu_seconds is None:
+            return None
+        return max(1, round(self.limits.cpu_seconds * len(self.indices)))
+
+    def _cpu_spent(self, what: str) -> AgentFault | None:
+        """The timeout of an agent whose process used its CPU limit, as the kernel counts it
+        (None while it has not, or without /proc)."""
+        limit, total = self._cpu_limit(), self._cpu_total()
+        # /proc rounds user and system time down to clock ticks each, so a process the kernel
+        # signalled at its limit can read up to two ticks short of it.
+        if limit is None or total is None or total < limit - 2 / os.sysconf("SC_CLK_TCK"):
+            return None
+        return self._cpu_timeout(what)
+
+    def _cpu_timeout(self, what: str) -> AgentFault:
+        return AgentFault("timeout", f"used more than {self.limits.cpu_seconds} CPU seconds "
+                          f"(during {what})")
 
     def _cpu_total(self) -> float | None:
         if self.cpu.total is not None:

@@ -19,8 +19,10 @@ Child -> referee:  ["pid", n]  ["ready", active, missing], then answers repeatin
                    may go without)
 
 The agent's code runs in the child and can write on the answer pipe itself, so every answer is
-checked for its shape, its seq and, for errors, a kind the child may report (`CHILD_FAULTS`):
-an agent can at worst fail itself, never choose another outcome.
+checked for its shape, its seq and, for errors, a kind the child may report for that request
+(`CHILD_FAULTS`), unless the referee's own clock or the kernel's CPU count says it ran out of
+time: an agent can at worst fail itself, never choose another outcome, nor pick a kinder name
+for a timeout.
 """
 
 from __future__ import annotations
@@ -32,8 +34,15 @@ from pacman.state import GameState, _make
 
 #: Longest line the referee reads from a child (an error with its trace fits).
 ANSWER_LIMIT = 64 * 1024
-#: The failures a child may report about its agent; anything else it says is a protocol error.
-CHILD_FAULTS = ("load_error", "crash", "memory")
+#: The failures a child may report about its agent, by request: a `load_error` only while
+#: loading, a crash or memory error only after it. Anything else it says is a protocol error;
+#: and the referee's own measures (time, CPU) come before any kind the child reports.
+CHILD_FAULTS: dict[str, tuple[str, ...]] = {
+    "load": ("load_error",),
+    "register": ("crash", "memory"),
+    "move": ("crash", "memory"),
+    "final": ("crash", "memory"),
+}
 
 
 class ProtocolError(ValueError):
