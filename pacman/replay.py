@@ -29,8 +29,10 @@ from pacman.state import GameState
 FORMAT = "pacman-replay"
 VERSION = 1
 #: The largest replay file read (a replay may come from anyone: a student sending a game).
-#: A move takes about 40 bytes, so this holds games of millions of moves.
-MAX_BYTES = 128 * 1024 * 1024
+#: A move takes about 35 bytes, so this holds games of about 950,000 moves (a tournament's
+#: default limit is 3,000). Read, a replay takes about 11 times its size in memory (its moves
+#: become Python lists; 13.5 MB took 148 MB), so this bounds that at about 370 MB.
+MAX_BYTES = 32 * 1024 * 1024
 
 
 #: An outcome a replay may name: a word of lower-case letters and underscores (`win`,
