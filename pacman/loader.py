@@ -33,6 +33,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+import functools
 import hashlib
 import importlib.util
 import inspect
@@ -324,24 +325,60 @@ def compile_source(path: Path, check: bool = True, team: Path | None = None) -> 
         raise SourceError(str(exc), path) from exc
     except OSError as exc:
         raise SourceError(f"{path}: cannot read it: {exc.strerror or exc}", path) from exc
+    # The compile check first: a file that does not compile is not parsed again.
+    problem = (_compiled(source) if check else None) or _parsed(source)
+    if isinstance(problem, ast.Module):
+        return problem
+    if isinstance(problem, SyntaxError):
+        # Parsed once for any path the text was read from: the error names this one.
+        problem = type(problem)(problem.msg, (str(path), problem.lineno, problem.offset,
+                                              problem.text, problem.end_lineno,
+                                              problem.end_offset))
+        raise SourceError(syntax_message(problem, path), path, problem.lineno) from problem
+    if isinstance(problem, (RecursionError, MemoryError)):
+        raise SourceError(
+            f"{path}: too deeply nested or too large to be read as Python "
+            f"({type(problem).__name__})", path
+        ) from problem
+    # ValueError: null bytes, undecodable text
+    raise SourceError(f"{path}: not Python source: {clean(str(problem), 200)}", path) from problem
+
+
+#: The file name `_parsed` and `_compiled` give the parser: a syntax error is renamed after
+#: the path the text was read from (`compile_source`).
+SOURCE_NAME = "<source>"
+#: The parser's failures on hostile or broken source (ValueError: null bytes, undecodable text).
+_PARSE_ERRORS = (SyntaxError, RecursionError, MemoryError, ValueError)
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(source: bytes) -> ast.Module | Exception:
+    """A text's tree, or the parser's error, once per text (and `_compiled` its compile
+    check): hostile source within `SOURCE_LIMIT` can cost seconds of the organizer's CPU (an
+    f-string of 100,000 fields took 11 s, with a syntax error at its end or not), and a run
+    reads a team's file several times (its class, its constructor, its options), from its
+    folder and from the run's snapshot. The tree is shared, so callers only read it."""
     try:
         with warnings.catch_warnings():
             # A SyntaxWarning (`x is 1`) is the import's to show, once, where the file runs.
             warnings.simplefilter("ignore")
-            # Bytes, so that a coding cookie is honoured as an import honours it; compiled
-            # from the text (not from the tree), which is what an import does.
-            if check:
-                compile(source, str(path), "exec", dont_inherit=True)
-            return ast.parse(source, filename=str(path))
-    except SyntaxError as exc:
-        raise SourceError(syntax_message(exc, path), path, exc.lineno) from exc
-    except (RecursionError, MemoryError) as exc:
-        raise SourceError(
-            f"{path}: too deeply nested or too large to be read as Python "
-            f"({type(exc).__name__})", path
-        ) from exc
-    except ValueError as exc:  # null bytes, undecodable text
-        raise SourceError(f"{path}: not Python source: {clean(str(exc), 200)}", path) from exc
+            return ast.parse(source, filename=SOURCE_NAME)
+    except _PARSE_ERRORS as exc:
+        return exc
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled(source: bytes) -> Exception | None:
+    """Whether a text compiles as importing it would (None) or why not. From the bytes, so
+    that a coding cookie is honoured as an import honours it, and from the text (not the
+    tree), which is what an import does."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(source, SOURCE_NAME, "exec", dont_inherit=True)
+    except _PARSE_ERRORS as exc:
+        return exc
+    return None
 
 
 def classes_in_source(path: Path, check: bool = True, team: Path | None = None) -> list[str]:

@@ -2,6 +2,7 @@
 
 import json
 import os
+import secrets
 import shutil
 import subprocess
 from pathlib import Path
@@ -345,6 +346,37 @@ def test_a_file_that_does_not_compile_is_an_error_naming_file_and_line(
     assert f"{tmp_path / 'multiAgents.py'}:{line}:" in result.stderr
     assert "syntax error" in result.stderr and words in result.stderr
     assert result.stdout == ""  # no game was played
+
+
+def test_a_text_is_parsed_once_and_its_errors_name_each_path_it_came_from(tmp_path):
+    # Hostile source within the size cap can cost seconds of the organizer's CPU to parse (an
+    # f-string of many fields), and a run reads a team's file from its folder and from the
+    # run's snapshot, for its class and its constructor: the parser's work is done once a
+    # text, and an error still names the path it was read from.
+    from pacman import loader
+
+    text = UNCLOSED + f"\nx = {'1 + ' * 50}{secrets.randbelow(10**9)}\n"
+    folder, snapshot = tmp_path / "team", tmp_path / "snapshot"
+    for place in (folder, snapshot):
+        place.mkdir()
+        (place / "agent.py").write_text(text)
+    before = loader._compiled.cache_info().misses
+    messages = []
+    for place in (folder, snapshot, folder):
+        with pytest.raises(loader.SourceError) as caught:
+            loader.compile_source(place / "agent.py")
+        messages.append(str(caught.value))
+        assert isinstance(caught.value.__cause__, SyntaxError)
+    assert loader._compiled.cache_info().misses == before + 1
+    assert messages[0].startswith(f"{folder / 'agent.py'}:6:"), messages[0]
+    assert messages[1].startswith(f"{snapshot / 'agent.py'}:6:"), messages[1]
+    assert messages[2] == messages[0]
+    good = tmp_path / "good.py"
+    good.write_text(f"class A:\n    x = {secrets.randbelow(10**9)}\n")
+    before = loader._parsed.cache_info().misses
+    trees = [loader.compile_source(good, check=False) for _ in range(3)]
+    assert loader._parsed.cache_info().misses == before + 1
+    assert loader.classes_in_source(good, check=False) == ["A"] and trees[0] is trees[2]
 
 
 def test_any_agent_file_that_does_not_compile_stops_the_search(tmp_path, monkeypatch):
