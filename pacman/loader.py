@@ -351,7 +351,10 @@ SOURCE_NAME = "<source>"
 _PARSE_ERRORS = (SyntaxError, RecursionError, MemoryError, ValueError)
 
 
-@functools.lru_cache(maxsize=16)
+#: A hostile text's tree can take 250 MB (512 KiB of `1,`), so only two are kept: a run reads
+#: a team's file for its class and then its constructor in a row, but its snapshot after every
+#: other team's folder (a one-team run: 3 parses -> 1; three teams: 9 -> 6).
+@functools.lru_cache(maxsize=2)
 def _parsed(source: bytes) -> ast.Module | Exception:
     """A text's tree, or the parser's error, once per text (and `_compiled` its compile
     check): hostile source within `SOURCE_LIMIT` can cost seconds of the organizer's CPU (an
