@@ -823,6 +823,32 @@ def test_ghost_baselines_and_the_default_match_format(tmp_path: Path) -> None:
     assert "ratings anchored at random (ghosts) = 0" in text
 
 
+def test_a_team_never_plays_under_a_baselines_name_even_of_the_other_side(
+        tmp_path: Path) -> None:
+    """Found by a hostile review: marks, ratings and a team's page find a team's games by its
+    name, so a ghosts-only team called `greedy` (the Pacman baseline) was marked on that
+    baseline's Pacman games. A team folder called as any baseline, on either side, plays
+    under a name of its own; baselines keep theirs, and a team's two sides keep one name."""
+    subs = tmp_path / "subs"
+    make_team(subs, "greedy", "ghost: ghosts.py:ShyGhost\n", {"ghosts.py": GHOST_FILE})
+    make_team(subs, "random", "agent: multiAgents.py:TinyAgent\n",
+              {"multiAgents.py": AGENT_FILE})
+    make_team(subs, "both", "agent: multiAgents.py:TinyAgent\nghost: ghosts.py:ShyGhost\n",
+              {"multiAgents.py": AGENT_FILE, "ghosts.py": GHOST_FILE})
+    config = load_config(write(tmp_path, MATCHES.replace("entrants:\n",
+                                                         "entrants:\n  submissions: subs\n")
+                               + "matches: {}\n"))
+    everyone = [*config.entrants, *config.ghost_entrants]
+    named = {(e.name, e.side): (e.kind, e.folder.name if e.folder else None) for e in everyone}
+    assert named[("greedy", "pacman")] == ("baseline", None)
+    assert named[("random", "ghosts")] == ("baseline", None)
+    assert named[(team_entrant_name("greedy", {"greedy"}), "ghosts")] == ("team", "greedy")
+    assert named[(team_entrant_name("random", {"random"}), "pacman")] == ("team", "random")
+    assert named[("both", "pacman")] == named[("both", "ghosts")] == ("team", "both")
+    teams = {e.name for e in everyone if e.kind == "team"}
+    assert not teams & {e.name for e in everyone if e.kind == "baseline"}
+
+
 def test_without_matches_nothing_changes(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, MINIMAL))
     assert config.matches is None and config.ghost_entrants == ()

@@ -1012,29 +1012,33 @@ def _team(sub: Path, name: str, side: str, chosen: FolderAgent | None = None) ->
 
 
 def _clear_of_others(everyone: list[tuple[str, Entrant]]) -> list[tuple[str, Entrant]]:
-    """A team folder whose name another entrant of a side it plays holds is the team's
+    """A team folder whose name another entrant holds, on either side, is the team's
     accident, not the config's error (one folder must not stop the whole class): a
     baseline's name (`reflex`), or the name made for another folder (`Jos__Garc_a-978edf99`,
     made for `José García`, or `reflex-<hex>` made for a folder called as a baseline). The
     team plays under a name made from its folder's (`team_entrant_name` with that name
-    taken), on both its sides, and `run` and `validate` say so. Names made so end in a hash
-    of their own folder's name, so a few passes settle them; what still clashes (two made
-    names alike, a 32-bit chance) is reported as a duplicate."""
+    taken), on both its sides, and `run` and `validate` say so. Across sides too: marks,
+    ratings and a team's page find a team's games by its name, so a ghosts-only team called
+    as the Pacman baseline `reflex` was marked on that baseline's games (a hostile review).
+    Baselines alone may share a name across sides (an anchor named on both says its side).
+    Names made so end in a hash of their own folder's name, so a few passes settle them;
+    what still clashes (two made names alike, a 32-bit chance) is reported as a duplicate."""
     for _ in range(4):
-        holders: dict[tuple[str, str], list[Entrant]] = {}
+        holders: dict[str, list[Entrant]] = {}
         for _, entrant in everyone:
-            holders.setdefault((entrant.side, entrant.name), []).append(entrant)
+            holders.setdefault(entrant.name, []).append(entrant)
         taken: dict[Path, set[str]] = {}
-        for (_, name), held in holders.items():
-            if len(held) < 2:
+        for name, held in holders.items():
+            folders = {e.folder for e in held if e.folder is not None}
+            baseline = any(e.folder is None for e in held)
+            # One team's two sides share its name; only another holder clashes.
+            if not folders or (len(folders) == 1 and not baseline):
                 continue
             # A baseline keeps its name; else the folder the name was made for keeps it.
-            baseline = any(e.folder is None for e in held)
-            made = any(e.folder is not None and e.folder.name != name for e in held)
-            for entrant in held:
-                if entrant.folder is not None and (
-                        baseline or (made and entrant.folder.name == name)):
-                    taken.setdefault(entrant.folder, set()).add(name)
+            made = any(folder.name != name for folder in folders)
+            for folder in folders:
+                if baseline or (made and folder.name == name):
+                    taken.setdefault(folder, set()).add(name)
         if not taken:
             break
         out = []
