@@ -231,6 +231,27 @@ def test_special_files_named_as_canvas_names_uploads_are_refused_as_what_they_ar
                                                "holds the files students uploaded"}
 
 
+def test_a_canvas_name_that_reads_as_two_students_uploads_is_refused(tmp_path: Path) -> None:
+    """Found by a hostile review: the name part of a Canvas entry is the student's, so
+    student 1001 named `x_1002` uploads as `x_1002_1001_600_...`, which read first as
+    student 1002's upload: her zip replaced his team's files. A name whose readings name
+    two students is refused, never given to either; his own upload stays his."""
+    export = tmp_path / "canvas"
+    write(export / "smithvictor_1002_500_multiAgents.py", agent("victor"),
+          when("2024-03-01 10:00"))
+    write(export / "x_1002_1001_600_sabotage.zip",
+          zip_bytes(tmp_path, {"multiAgents.py": agent("mallory")}), when("2024-03-01 11:00"))
+    write(export / "roebob_1003_700_multiAgents.py", agent("bob"), when("2024-03-01 09:00"))
+    into = tmp_path / "teams"
+    result = collect([export], into)
+    assert result.new == ["1002", "1003"]
+    assert tree(into / "1002") == {"multiAgents.py": agent("victor")}
+    [refused] = result.entries("refused")
+    assert refused.source.endswith("x_1002_1001_600_sabotage.zip")
+    assert refused.reason == ("a file: its name reads as the upload of more than one student "
+                              "(user ids 1001, 1002): refused, never given to either")
+
+
 def test_an_export_zipped_without_the_utf8_flag_keeps_its_entries_times(tmp_path: Path) -> None:
     """macOS zips UTF-8 names without the zip's UTF-8 flag. The unpacker reads them as UTF-8;
     the entries' times must be found under the same names, or a late upload's time is

@@ -82,10 +82,14 @@ GIT_LIST_SUFFIXES = (".csv", ".yaml", ".yml")
 #: Suffixes that make a file an archive to unpack (its content decides whether it is one).
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tgz", ".tar.gz", ".tbz2", ".tar.bz2", ".txz", ".tar.xz")
 
-#: Canvas: `<name>[_LATE]_<user id>_<submission id>_<file as uploaded>`.
-_CANVAS = re.compile(r"(?P<name>.+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<sub>\d+)_(?P<file>.+)")
+#: Canvas: `<name>[_LATE]_<user id>_<submission id>_<file as uploaded>` (the first reading:
+#: see `canvas_reading`). Ids are ASCII digits (`\d` would take any script's).
+_CANVAS = re.compile(r"(?P<name>.+?)(?P<late>_LATE)?_(?P<user>[0-9]+)_(?P<sub>[0-9]+)_"
+                     r"(?P<file>.+)")
+#: What follows a Canvas entry's name part, read from each place it could start.
+_CANVAS_TAIL = re.compile(r"(?P<late>_LATE)?_(?P<user>[0-9]+)_(?P<sub>[0-9]+)_(?P<file>.+)")
 #: Moodle: `<Full Name>_<participant id>_assignsubmission_<plugin>_[<file>]`.
-_MOODLE = re.compile(r"(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?P<plugin>[a-z]+)_"
+_MOODLE = re.compile(r"(?P<name>.+?)_(?P<user>[0-9]+)_assignsubmission_(?P<plugin>[a-z]+)_"
                      r"(?P<file>.*)")
 #: Canvas's name for a resubmitted file: `multiAgents-1.py`.
 _RESUBMITTED = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.py)")
@@ -424,6 +428,26 @@ def _entry_kind(entry: os.DirEntry[str]) -> str:
 # --- Canvas ------------------------------------------------------------------------------
 
 
+def canvas_reading(name: str) -> tuple[re.Match[str] | None, str]:
+    """How a Canvas entry's name reads (`_CANVAS`), or None and why not.
+
+    The name part comes from the student (a name Canvas lets them edit, a group they named),
+    and so may the file part: `x_1002_1001_600_a.zip`, from a student 1001 whose name ends
+    `_1002`, reads first as an upload of student 1002 (a hostile review gave another team
+    its files so). Every place the `_<id>_<id>_` could start is read; a name whose readings
+    name more than one student is refused, never given to either (a student who names a file
+    `hw_2_3_final.py` so loses that upload, with a reason saying why)."""
+    first = _CANVAS.fullmatch(name)
+    if first is None:
+        return None, ""
+    users = sorted({match["user"] for at in range(1, len(name))
+                    if (match := _CANVAS_TAIL.fullmatch(name, at)) is not None}, key=int)
+    if len(users) > 1:
+        return None, (f"its name reads as the upload of more than one student (user ids "
+                      f"{', '.join(users)}): refused, never given to either")
+    return first, ""
+
+
 def restored_name(uploaded: str, taken: set[str]) -> str:
     """The name a Canvas resubmission had when the student uploaded it: `multiAgents-1.py`
     is `multiAgents.py` when that is an agent file name not among `taken`; else unchanged."""
@@ -441,11 +465,12 @@ def _read_canvas(root: Path, label: str, entries: list[os.DirEntry[str]],
     read = SourceRead()
     groups: dict[tuple[str, str], list[tuple[os.DirEntry[str], re.Match[str]]]] = {}
     for entry in entries:
-        match = _CANVAS.fullmatch(entry.name)
+        match, ambiguous = canvas_reading(entry.name)
         if not match or not entry.is_file(follow_symlinks=False):
             kind = _entry_kind(entry)
             read.unusable.append(Unusable(
                 f"{CANVAS}: {label}: {_shown(entry.name)}",
+                f"{kind}: {ambiguous}" if ambiguous else
                 f"{kind} not named as Canvas names a submission "
                 "(<name>_<user id>_<submission id>_<file>)" if not match else
                 f"{kind}, not a file: Canvas's export holds the files students uploaded"))
