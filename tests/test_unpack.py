@@ -424,6 +424,43 @@ def test_a_large_tar_extension_header_is_refused_before_it_is_read(place: Path) 
         "bytes (at most 256 KiB are read)")
 
 
+def chained_pax_headers(count: int, each: int) -> bytes:
+    """A tar whose one member follows `count` pax headers of `each` bytes (tarfile writes one
+    at most per member, so they are written by hand)."""
+    out = io.BytesIO()
+    for i in range(count):
+        # "<length> comment=<x...>\n", `each` bytes with its own length
+        record = f"{each} comment={'x' * (each - len(str(each)) - 10)}\n".encode()
+        assert len(record) == each
+        header = tarfile.TarInfo(f"PaxHeader/{i}")
+        header.type, header.size = tarfile.XHDTYPE, len(record)
+        out.write(header.tobuf(format=tarfile.USTAR_FORMAT))
+        out.write(record + bytes(-len(record) % tarfile.BLOCKSIZE))
+    data = b"1\n"
+    member = tarfile.TarInfo("a.py")
+    member.size = len(data)
+    out.write(member.tobuf(format=tarfile.USTAR_FORMAT))
+    out.write(data + bytes(-len(data) % tarfile.BLOCKSIZE) + bytes(2 * tarfile.BLOCKSIZE))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("count, each", [(9, 100), (3, MAX_TAR_HEADER_BYTES // 2)])
+def test_a_chain_of_tar_extension_headers_is_refused(place: Path, count: int,
+                                                     each: int) -> None:
+    """Found by a hostile review: `tarfile` reads each extension header whole and recurses
+    into the next while holding it, so a 14 KiB upload of 320 chained headers made `collect`
+    take 276 MB. More than 8 before one member, or more than 256 KiB of them, is refused;
+    a few small ones (as real archives have) are read."""
+    archive = place.parent / "a.tar"
+    archive.write_bytes(chained_pax_headers(count, each))
+    assert refusal(archive, place, SUBMISSION_LIMITS) == (
+        "more than 8 tar extension headers or 256 KiB of them before one member")
+    fine = place.parent / "fine.tar"
+    fine.write_bytes(chained_pax_headers(4, 100))
+    unpack(fine, place / "fine", SUBMISSION_LIMITS)
+    assert (place / "fine" / "a.py").read_bytes() == b"1\n"
+
+
 @pytest.mark.skipif(shutil.which("tar") is None, reason="GNU tar makes the sparse archives")
 @pytest.mark.parametrize("fmt", ["gnu", "posix"])
 def test_sparse_tar_members_are_refused(place: Path, fmt: str) -> None:

@@ -92,6 +92,11 @@ EXPORT_LIMITS = UnpackLimits(max_files=100_000, max_bytes=4 * GIB,
 #: The largest tar extension header (pax attributes, a GNU long name) read; real ones hold a
 #: path and a few attributes (macOS adds extended attributes), far below this.
 MAX_TAR_HEADER_BYTES = 256 * KIB
+#: The most extension headers before one member (a pax header, a GNU long name and long link,
+#: a global header: real archives have at most four), and their bytes together at most
+#: MAX_TAR_HEADER_BYTES: `tarfile` reads each whole and recurses into the next while holding
+#: it, so a 14 KiB archive of 320 chained headers took 757 MiB to refuse.
+MAX_TAR_EXTENSIONS = 8
 #: What one zip central-directory entry may take beside its name (fixed part, extra fields,
 #: comment), on average over the archive; real ones take well under 200 bytes.
 ZIP_ENTRY_BYTES = 46 + 512
@@ -601,13 +606,27 @@ class _CheckedInfo(tarfile.TarInfo):
             raise _TarDamage(f"a damaged header ({exc})") from None
 
     def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
-        if self.type in _EXTENSION_TYPES and self.size > MAX_TAR_HEADER_BYTES:
-            raise ArchiveRefused(f"a tar extension header of {self.size} bytes (at most "
-                                 f"{_size(MAX_TAR_HEADER_BYTES)} are read)")
         if self.type == tarfile.GNUTYPE_SPARSE:
             _refuse_sparse(self.name)
         # Not in typeshed's stub of tarfile, hence getattr.
-        return cast(tarfile.TarInfo, getattr(super(), "_proc_member")(tarfile_))  # noqa: B009
+        process = getattr(super(), "_proc_member")  # noqa: B009
+        if self.type not in _EXTENSION_TYPES:
+            return cast(tarfile.TarInfo, process(tarfile_))
+        if self.size > MAX_TAR_HEADER_BYTES:
+            raise ArchiveRefused(f"a tar extension header of {self.size} bytes (at most "
+                                 f"{_size(MAX_TAR_HEADER_BYTES)} are read)")
+        # The chain of extension headers before one member, kept on the archive being read
+        # (`tarfile` reads the next header from within this call).
+        count, total = getattr(tarfile_, "_pacman_chain", (0, 0))
+        count, total = count + 1, total + self.size
+        if count > MAX_TAR_EXTENSIONS or total > MAX_TAR_HEADER_BYTES:
+            raise ArchiveRefused(f"more than {MAX_TAR_EXTENSIONS} tar extension headers or "
+                                 f"{_size(MAX_TAR_HEADER_BYTES)} of them before one member")
+        setattr(tarfile_, "_pacman_chain", (count, total))  # noqa: B010
+        try:
+            return cast(tarfile.TarInfo, process(tarfile_))
+        finally:
+            setattr(tarfile_, "_pacman_chain", (count - 1, total - self.size))  # noqa: B010
 
     def _proc_gnusparse_00(self, next_: tarfile.TarInfo, pax: dict[str, str],
                            *_: object) -> NoReturn:
