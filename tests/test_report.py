@@ -495,3 +495,18 @@ def test_an_unreadable_manifest_stops_the_report_naming_it(tmp_path: Path) -> No
                                   "not a manifest (invalid JSON")
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_a_teams_page_name_does_not_depend_on_the_rank_order() -> None:
+    """Found by a hostile review: two names that clean to one page name were numbered in rank
+    order (`foo-bar`, `foo-bar-2`), so a link a lecturer posted showed the other team once
+    their ranks swapped. Each page name is now the name's own."""
+    from tournament.report import _slugs
+
+    names = ["foo+bar", "foo-bar", "Alice", "alice", "Bob", "carol"]
+    slugs = _slugs(names)
+    assert _slugs(list(reversed(names))) == slugs
+    assert slugs["foo-bar"] == "foo-bar" and slugs["alice"] == "alice"
+    assert slugs["Bob"] == "bob" and slugs["carol"] == "carol"  # alone: the cleaned form
+    assert slugs["foo+bar"].startswith("foo-bar-") and slugs["Alice"].startswith("alice-")
+    assert len({slug.lower() for slug in slugs.values()}) == len(names)

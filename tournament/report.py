@@ -26,6 +26,7 @@ report reads it before overwriting it, to show how each entrant's rank moved sin
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -747,19 +748,36 @@ def _missing(value: Any) -> bool:
 
 
 def _slugs(entrants: list[str]) -> dict[str, str]:
-    """Page names safe on every file system, distinct even where file names ignore case."""
-    taken: set[str] = set()
-    out: dict[str, str] = {}
+    """Page names safe on every file system, distinct even where file names ignore case, and
+    each entrant's whatever the order of the list (pages are linked from outside the report:
+    a lecturer posts `team-foo-bar.html`, and a rank order that changes must not send it to
+    another team's page, as numbering clashes in list order did). A name keeps its cleaned
+    form when it is that form, or when no other name cleans to it; else the cleaned form
+    takes 8 hex digits of the name's hash."""
+    def clean_name(name: str) -> str:
+        return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-.") or "entrant"
+
+    bases: dict[str, list[str]] = {}
     for name in entrants:
-        base = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-.") or "entrant"
-        slug, n = base, 2
+        bases.setdefault(clean_name(name), []).append(name)
+    out: dict[str, str] = {}
+    for base, names in bases.items():
+        for name in names:
+            if name == base or len(names) == 1:
+                out[name] = base
+            else:
+                digest = hashlib.blake2b(name.encode(), digest_size=4).hexdigest()
+                out[name] = f"{base}-{digest}"
+    # Two hashes alike (a 32-bit chance) or a name already of the form `base-<hex>`: numbered,
+    # in sorted order, so still independent of the list's.
+    taken: dict[str, str] = {}
+    for name in sorted(out):
+        slug, n = out[name], 2
         while slug in taken:
-            slug, n = f"{base}-{n}", n + 1
-        taken.add(slug)
+            slug, n = f"{out[name]}-{n}", n + 1
+        taken[slug] = name
         out[name] = slug
     return out
-
-
 
 
 def _depth(depth: Any) -> str:
