@@ -304,6 +304,11 @@ def first_games_due(task: GameTask) -> float | None:
     return 0.5 if task.game.index == 0 else None
 
 
+def no_deadline(task: GameTask) -> float | None:
+    """No game has a deadline (a Dask worker then plays each in its own thread)."""
+    return None
+
+
 def test_a_game_held_past_its_deadline_ends_its_worker_and_counts_as_a_death(
         tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]]) -> None:
     """No run stalls on a game that never ends: past its deadline its worker is ended and the
@@ -359,7 +364,8 @@ def test_dask_workers_that_die_cost_only_replays(
     got = Collector()
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
-        DaskExecutor(cluster.scheduler_address, play=chaos).run(some, got)
+        # Games in the worker threads themselves (no deadline), so the plan kills workers.
+        DaskExecutor(cluster.scheduler_address, play=chaos, deadline=no_deadline).run(some, got)
     rows = got.once_each(some)
     died = sum(chaos.deaths(t.game.game_id, 1) for t in some)
     assert died > 0  # the plan kills a first try of some game with this seed
@@ -371,3 +377,41 @@ def test_dask_workers_that_die_cost_only_replays(
                     or "the cluster lost it" in row["message"]), row["message"]
         else:
             assert deciding(row) == undisturbed[gid], gid
+
+
+def test_a_dask_game_held_past_its_deadline_is_ended_and_counts_as_a_death(
+        tmp_path: Path, tasks: list[GameTask], undisturbed: dict[str, tuple[Any, ...]]) -> None:
+    """No run on a cluster stalls on a game that never ends: a game with a deadline plays in a
+    process of its worker thread's own, ended at the deadline, and the game is charged with a
+    death (played again, then the platform's failure saying why), as in the local pool. The
+    other games, played in such processes, are as undisturbed; a game whose process dies is
+    charged the same way, and its worker plays on."""
+    distributed = pytest.importorskip("distributed")
+    from tournament.executors import DaskExecutor
+
+    some = [t for t in tasks if t.game.index in (0, 1)]
+    stuck = {t.game.game_id for t in some if t.game.index == 0}
+    assert stuck and len(stuck) < len(some)
+    got = Collector()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        DaskExecutor(cluster.scheduler_address, play=stuck_on_first,
+                     deadline=first_games_due).run(some, got)
+        rows = got.once_each(some)
+        for gid, row in rows.items():
+            if gid in stuck:
+                assert row["outcome"] == "infra_error"
+                assert row["message"] == (
+                    f"its worker held it past its deadline (0.5 s, beyond what its agents' "
+                    f"limits allow) and was ended {RETRIES + 1} times")
+            else:
+                assert deciding(row) == undisturbed[gid], row
+        # A game process that dies: each first try of a game, by the plan.
+        chaos = Chaos(seed=4, folder=str(tmp_path), chance=1.0)
+        again = Collector()
+        DaskExecutor(cluster.scheduler_address, play=chaos,
+                     deadline=lambda task: 3600.0).run(
+            [t for t in some if t.game.index == 0], again)
+        for row in again.once_each([t for t in some if t.game.index == 0]).values():
+            assert row["outcome"] == "infra_error"
+            assert row["message"] == f"its game process died {RETRIES + 1} times"

@@ -22,6 +22,8 @@ import multiprocessing
 import os
 import queue
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter, deque
@@ -59,6 +61,12 @@ OnResult = Callable[[GameTask, GameOutput], None]
 Play = Callable[[GameTask, TeamCache], GameOutput]
 #: A task's deadline in seconds from when a worker takes it (None: none).
 Deadline = Callable[[GameTask], float | None]
+
+
+def overdue(seconds: float) -> str:
+    """The cause of a game held past its deadline, as its `infra_error` row words it."""
+    return (f"its worker held it past its deadline ({seconds:g} s, beyond what its agents' "
+            "limits allow) and was ended")
 
 
 def game_deadline(task: GameTask) -> float | None:
@@ -353,10 +361,7 @@ class LocalExecutor:
             del workers[slot]
             worker.stop()
             if ledger.died(task):
-                seconds = self.deadline(task) or 0.0
-                on_result(task, ledger.death_output(
-                    task, f"its worker held it past its deadline ({seconds:g} s, beyond "
-                    "what its agents' limits allow) and was ended"))
+                on_result(task, ledger.death_output(task, overdue(self.deadline(task) or 0.0)))
                 ledger.stored(task)
 
 
@@ -381,14 +386,115 @@ class ClusterError(RuntimeError):
     message is one line for the organizer."""
 
 
-def _on_worker(play: Play, task: GameTask, *bundles: Bundle) -> GameOutput:
+@dataclass(frozen=True)
+class Ended:
+    """What a Dask worker sends back for a game it could not finish: its game process held it
+    past its `deadline` seconds (`overdue` True) or died; the organizer charges the game with
+    a death, as the local pool does."""
+
+    overdue: bool
+    deadline: float
+
+
+def _on_worker(play: Play, deadline: float | None, task: GameTask,
+               *bundles: Bundle) -> GameOutput | Ended:
     """A game on a Dask worker: the task's team snapshots (sent once per worker, as Dask
     moves data) unpacked into the worker's own cache, checked against their digests, then
-    played from there. Nothing is written outside the worker's folders."""
+    played from there. Nothing is written outside the worker's folders.
+
+    A game with a deadline is played in a process of the worker thread's own (`_GameProcess`,
+    kept for its next games), ended at the deadline: a Dask task runs in a thread, and a
+    thread whose game never ends (an in-process agent's move, a stuck referee) cannot be
+    stopped, so the run would wait on it for ever."""
     cache = worker_cache()
     for bundle in bundles:
         cache.unpack(bundle)
-    return play(task, cache)
+    if deadline is None:
+        return play(task, cache)
+    process = getattr(_threads, "process", None)
+    if process is None or not process.alive():
+        process = _threads.process = _GameProcess()
+    output = process.play(play, task, cache, deadline)
+    if isinstance(output, Ended):
+        process.stop()
+        _threads.process = None
+    return output
+
+
+#: Per Dask worker thread: its `_GameProcess` (`process`), once it played a game.
+_threads = threading.local()
+
+
+class _GameProcess:
+    """A process that plays a Dask worker thread's games, one at a time, as the pool's workers
+    do (`_serve`): started with the interpreter itself (a Dask worker is a daemonic process,
+    which `multiprocessing` lets have no children), in a session of its own, talking over two
+    pipes of its own; it exits when the worker does (`_watch`)."""
+
+    def __init__(self) -> None:
+        child_reads, parent_writes = os.pipe()
+        parent_reads, child_writes = os.pipe()
+        command = ("from tournament.executors import _play_games; "
+                   f"_play_games({child_reads}, {child_writes})")
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", command], pass_fds=(child_reads, child_writes),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
+        except BaseException:
+            for fd in (parent_writes, parent_reads):
+                os.close(fd)
+            raise
+        finally:
+            os.close(child_reads)
+            os.close(child_writes)
+        self.out = Connection(parent_writes, readable=False)
+        self.back = Connection(parent_reads, writable=False)
+        # The worker's import path first, as `multiprocessing` gives its children: a game's
+        # `play` may come from any module the worker can import.
+        with contextlib.suppress(OSError):
+            self.out.send(list(sys.path))
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def play(self, play: Play, task: GameTask, cache: TeamCache,
+             deadline: float) -> GameOutput | Ended:
+        """The game's output, or how it ended without one: `deadline` seconds passed first, or
+        the process died (its pipe ended)."""
+        try:
+            self.out.send((play, task, cache))
+            if not self.back.poll(deadline):
+                return Ended(True, deadline)
+            output: GameOutput = self.back.recv()
+            return output
+        except (EOFError, OSError):
+            return Ended(False, deadline)
+
+    def stop(self) -> None:
+        """Kill the process and its session (its sandboxes die with it), and wait for it."""
+        with contextlib.suppress(OSError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        self.out.close()
+        self.back.close()
+
+
+def _play_games(source: int, sink: int) -> None:
+    """A `_GameProcess`: play each game the worker thread sends, send back its output, until
+    the pipe ends; exit as soon as the worker is gone."""
+    threading.Thread(target=_watch, args=(os.getppid(),), daemon=True).start()
+    requests = Connection(source, writable=False)
+    outputs = Connection(sink, readable=False)
+    try:
+        sys.path[:] = requests.recv()
+    except EOFError:
+        return
+    while True:
+        try:
+            play, task, cache = requests.recv()
+        except EOFError:
+            return
+        outputs.send(play(task, cache))
 
 
 def _version() -> str:
@@ -428,13 +534,17 @@ class DaskExecutor:
     the same game. A Dask worker that dies has its tasks run again elsewhere by the
     scheduler, up to the cluster's `distributed.scheduler.allowed-failures`; past that the
     game's future fails (`KilledWorker`) and is stored as `infra_error`. A future the cluster
-    loses (cancelled) is submitted again, charged as a death in the ledger.
+    loses (cancelled) is submitted again, charged as a death in the ledger. A game with a
+    deadline (`game_deadline`) is played in a process of its worker thread's own, ended at
+    the deadline (`_on_worker`), and then charged with a death, as in the local pool.
     """
 
     def __init__(self, address: str, settings: ClusterConfig | None = None,
                  play: Play = play_task, cache: TeamCache | None = None,
-                 say: Callable[[str], None] | None = None) -> None:
+                 say: Callable[[str], None] | None = None,
+                 deadline: Deadline = game_deadline) -> None:
         self.address = address
+        self.deadline = deadline
         self.settings = settings or ClusterConfig()
         self.play = play
         #: Where the organizer's snapshots are (None: the default cache, looked at only
@@ -523,7 +633,7 @@ class DaskExecutor:
                         return False
             deaths = ledger.deaths[task.game.game_id]
             key = task.key if not deaths else f"{task.key}-again-{deaths}-{next(tries)}"
-            future = self.client.submit(_on_worker, self.play, task,
+            future = self.client.submit(_on_worker, self.play, self.deadline(task), task,
                                         *[bundles[d] for d in task.bundles], key=key,
                                         pure=False, retries=RETRIES)
             futures[future] = task
@@ -545,8 +655,15 @@ class DaskExecutor:
                     raise self._lost(type(exc).__name__) from None
                 for future in ready:
                     task = futures.pop(future)
-                    if outputs.get(future.key) is not None:
-                        on_result(task, outputs[future.key])
+                    output = outputs.get(future.key)
+                    if isinstance(output, Ended):
+                        if ledger.died(task):
+                            on_result(task, ledger.death_output(
+                                task, overdue(output.deadline) if output.overdue
+                                else "its game process died"))
+                            ledger.stored(task)
+                    elif output is not None:
+                        on_result(task, output)
                         ledger.stored(task)
                     elif (any(bundles[d].status != "finished" for d in task.bundles)
                           and lost_files[task.game.game_id] < RETRIES):
