@@ -485,15 +485,20 @@ def test_whatever_fails_while_reading_an_answer_is_the_agents_crash(
 
 @pytest.mark.parametrize("mode, limits, words", [
     ("slow", LIMITS.with_changes(move_soft=0.2, move_warnings=0), ("over the 0.2s limit",)),
+    ("exit", LIMITS.with_changes(move_soft=0.2, move_warnings=0), ("over the 0.2s limit",)),
+    ("segv", LIMITS.with_changes(move_soft=0.2, move_warnings=0), ("over the 0.2s limit",)),
     ("catch", LIMITS.with_changes(cpu_seconds=1), ("CPU seconds",)),
     ("ignore", LIMITS.with_changes(cpu_seconds=1), ("CPU seconds",)),
+    ("play_on", LIMITS.with_changes(cpu_seconds=1), ("CPU seconds",)),
+    ("oom", LIMITS.with_changes(cpu_seconds=1), ("CPU seconds",)),
 ])
 def test_a_timeout_cannot_be_called_something_else(arena: Arena, mode: str, limits: Limits,
                                                    words: tuple[str, ...]) -> None:
-    # Found by the hostile review: a move past its time limit that answered "memory" was
-    # recorded as a memory error, so a marks rule on timeouts could be dodged. The referee's
-    # clock and the kernel's CPU count now come before the agent's word (and a caught or
-    # ignored SIGXCPU no longer ends as a memory error or a kill).
+    # Found by the hostile reviews: a move past its time limit that answered "memory" (or
+    # exited, or died of a signal) was recorded as that, so a marks rule on timeouts could be
+    # dodged. The referee's clock and the kernel's CPU count now come before the agent's word
+    # and its way of dying (a caught or ignored SIGXCPU no longer ends as a memory error, a
+    # kill or a game played on).
     result = arena.play(arena.spec("dodge_timeout", limits=limits, mode=mode))
     assert_failed(result, "timeout", *words)
 

@@ -232,6 +232,8 @@ class AgentProcess:
         self.on_wait: Callable[[], None] | None = None
         self._stopped = False
         self._stat_fd: int | None = None
+        #: The confinement plan the child was started with (None before `start`).
+        self._plan: confine.Plan | None = None
         self._slot: slots.Slot | None = None
         self._layout = layout
         self._num_ghosts = num_ghosts
@@ -266,7 +268,7 @@ class AgentProcess:
                 slot = self._slot.number
             uid = confine.FIRST_SLOT_UID + 8 * slot + self.index
         mem = self.limits.memory_mb * 1024 * 1024 if self.limits.memory_mb else None
-        plan = confine.Plan(
+        plan = self._plan = confine.Plan(
             workdir=str(self.workdir),
             read_paths=read_paths(self.ref),
             root=str(self.root),
@@ -276,7 +278,7 @@ class AgentProcess:
             team=team,
             team_source=team_source,
             memory_bytes=mem,
-            cpu_seconds=self._cpu_limit(),
+            cpu_seconds=self._cpu_budget(),
             processes=self.limits.processes,
             uid=uid,
             layers=self.placement.layers,
@@ -456,23 +458,17 @@ class AgentProcess:
         path = self.ref.path
         # A built-in names no file: its module came with the start message (`builtin`).
         where = {} if path is None else {"path": str(Path(path).resolve())}
-        answer, wall = self._ask(
+        answer, _ = self._ask(
             ["load", {"name": self.ref.name, **where,
                       "args": [list(a) for a in self.ref.args]}, self.seed],
-            keeper.startup_left(), "start-up",
+            keeper.startup_left(), "start-up", account=keeper.account_startup,
         )
-        over = keeper.account_startup(wall)
-        if over:
-            raise AgentFault("timeout", over)
         self._expect(answer, "load", "ok", 4)
         return answer[2] is True, answer[3] is True
 
     def register(self, state: GameState, keeper: TimeKeeper, index: int) -> None:
-        answer, wall = self._ask(["register", wire.state_fields(state), index],
-                                 keeper.startup_left(), "start-up")
-        over = keeper.account_startup(wall)
-        if over:
-            raise AgentFault("timeout", over)
+        answer, _ = self._ask(["register", wire.state_fields(state), index],
+                              keeper.startup_left(), "start-up", account=keeper.account_startup)
         self._expect(answer, "register", "ok", 2)
 
     def move(self, state: GameState, keeper: TimeKeeper, number: int,
@@ -480,14 +476,19 @@ class AgentProcess:
         """Agent `index`'s (action or None, description of a non-string answer, wall
         seconds)."""
         before = self._cpu_now()
+        # The referee's clock first (`_ask`'s `account`): a move that ran out of time is a
+        # timeout, whatever the agent answered or did (an error it chose, such as "memory",
+        # its own exit) ...
         answer, wall = self._ask(["move", wire.state_fields(state), index], keeper.allowed(),
-                                 f"move {number}", keeper.cut_off(number))
+                                 f"move {number}", keeper.cut_off(number),
+                                 account=lambda seconds: keeper.account(seconds, number))
         after = self._cpu_now()
-        # The referee's clock first: a move that ran out of time is a timeout, whatever the
-        # agent answered (an error it chose, such as "memory", never hides one).
-        over = keeper.account(wall, number)
-        if over:
-            raise AgentFault("timeout", over)
+        # ... then the kernel's CPU count: an agent that caught SIGXCPU and answers on is past
+        # its CPU limit, a timeout (it would play on until the hard limit's SIGKILL).
+        spent = self._cpu_spent(f"move {number}")
+        if spent is not None:
+            self._kill()
+            raise spent
         self._expect(answer, "move", "action", 5)
         _, _, action, description, _ = answer
         if not (action is None or isinstance(action, str)) or not isinstance(description, str):
@@ -567,7 +568,8 @@ class AgentProcess:
     # --- talking -----------------------------------------------------------------------------
 
     def _ask(self, message: list[Any], limit: float | None, what: str,
-             cut_off: str = "") -> tuple[list[Any], float]:
+             cut_off: str = "",
+             account: Callable[[float], str | None] | None = None) -> tuple[list[Any], float]:
         """Send a request, wait at most `limit` seconds; kill the child when it runs over.
 
         The request gets a fresh random number, which the answer must repeat; an answer sent
@@ -576,12 +578,19 @@ class AgentProcess:
         pauses it between moves, so whether they reached the pipe before the check or only
         after the next request went out is a race; an unguessable number makes them wrong
         either way.
+
+        `account` is the time keeper's: given the request's wall time, whether it broke a
+        limit. It is asked first, whatever came back: a request that ran out of time is a
+        timeout however the agent then failed (an error it chose, garbage on the pipe, its
+        own exit or a signal), never a kinder outcome.
         """
         self._seq = secrets.randbits(53)  # exact in JSON (a double)
         request = [message[0], self._seq, *message[1:]]
         self._resume()
         t0 = time.perf_counter()
         deadline = None if limit is None else t0 + limit
+        answer: list[Any] | None = None
+        fault: AgentFault | None = None
         try:
             if self._buf or self._unread():
                 raise wire.ProtocolError("it answered before it was asked")
@@ -592,23 +601,31 @@ class AgentProcess:
             self.interruption = stop.original
             raise stop.original from None
         except _Died:
-            raise self._death(what) from None
+            fault = self._death(what)
         except wire.ProtocolError as exc:
             self._kill()
-            raise AgentFault("crash", f"broke the sandbox protocol during {what}: "
-                             f"{clean(str(exc), 120)}") from None
+            fault = AgentFault("crash", f"broke the sandbox protocol during {what}: "
+                               f"{clean(str(exc), 120)}")
         except Exception as exc:
             # Whatever else failed while handling this agent (its code has run by now) is its
             # failure: it must never be able to turn its game into an unscored infra_error.
             self._kill()
-            raise AgentFault("crash", f"the referee could not handle it during {what} "
-                             f"({type(exc).__name__})") from exc
+            fault = AgentFault("crash", f"the referee could not handle it during {what} "
+                               f"({type(exc).__name__})")
+            fault.__cause__ = exc
         finally:
             self._drain_output()
         wall = time.perf_counter() - t0
-        if answer is None:
+        if answer is None and fault is None:
             self._kill()
             raise AgentFault("timeout", cut_off or f"{what} took more than {limit:.3f}s; killed")
+        over = account(wall) if account is not None else None
+        if over:
+            self._kill()
+            raise AgentFault("timeout", over)
+        if fault is not None:
+            raise fault
+        assert answer is not None
         if len(answer) < 2 or answer[1] != self._seq or self._buf:
             self._kill()
             raise AgentFault("crash", f"broke the sandbox protocol during {what} "
@@ -751,7 +768,9 @@ class AgentProcess:
         if status is not None:
             self.keeper_pid = None
         # An agent past its CPU limit ends as SIGXCPU would end it, however it died (its
-        # keeper's word, from the kernel's count: `child._keep`).
+        # keeper's word, from the kernel's count: `child._keep`), out of memory included.
+        if status == 128 + signal.SIGXCPU:
+            return self._cpu_timeout(what)
         if self.cgroup is not None and self.cgroup.out_of_memory():
             return AgentFault("memory", f"killed for using more than {self.limits.memory_mb} MiB "
                               f"during {what}")
@@ -774,9 +793,10 @@ class AgentProcess:
 
     # --- records ------------------------------------------------------------------------------
 
-    def _cpu_limit(self) -> int | None:
-        """The kernel's CPU limit for this process (RLIMIT_CPU's soft limit, in whole seconds):
-        a ghost team's one process has its ghosts' CPU time together."""
+    def _cpu_budget(self) -> int | None:
+        """The CPU seconds of this process (whole ones, as RLIMIT_CPU counts them): a ghost
+        team's one process has its ghosts' CPU time together. Its plan (`Plan.cpu_limit`)
+        says what the kernel enforces."""
         if self.limits.cpu_seconds is None:
             return None
         return max(1, round(self.limits.cpu_seconds * len(self.indices)))
@@ -784,10 +804,11 @@ class AgentProcess:
     def _cpu_spent(self, what: str) -> AgentFault | None:
         """The timeout of an agent whose process used its CPU limit, as the kernel counts it
         (None while it has not, or without /proc)."""
-        limit, total = self._cpu_limit(), self._cpu_total()
-        # /proc rounds user and system time down to clock ticks each, so a process the kernel
-        # signalled at its limit can read up to two ticks short of it.
-        if limit is None or total is None or total < limit - 2 / os.sysconf("SC_CLK_TCK"):
+        limit = None if self._plan is None else self._plan.cpu_limit()
+        total = self._cpu_total()
+        # /proc rounds the four times it sums (user, system, children's) down to clock ticks
+        # each, so a process the kernel signalled at its limit can read four ticks short.
+        if limit is None or total is None or total < limit - 4 / os.sysconf("SC_CLK_TCK"):
             return None
         return self._cpu_timeout(what)
 
