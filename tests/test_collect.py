@@ -250,6 +250,15 @@ def test_a_canvas_name_that_reads_as_two_students_uploads_is_refused(tmp_path: P
     assert refused.source.endswith("x_1002_1001_600_sabotage.zip")
     assert refused.reason == ("a file: its name reads as the upload of more than one student "
                               "(user ids 1001, 1002): refused, never given to either")
+    # A name part that hides Canvas's LATE mark (one student, two readings of the mark).
+    hidden = tmp_path / "hidden"
+    write(hidden / "smith_1001_5001_jane_LATE_1001_5004_sub.zip",
+          zip_bytes(tmp_path, {"multiAgents.py": agent("jane")}))
+    write(hidden / "doejohn_LATE_1003_5003_multiAgents.py", agent("john"))
+    result = collect([hidden], tmp_path / "teams-hidden")
+    assert [e.status for e in result.manifest.entries if e.team == "1003"] == ["late"]
+    [refused] = result.entries("refused")
+    assert refused.reason.startswith("a file: its name reads as more than one submission")
 
 
 def test_an_export_zipped_without_the_utf8_flag_keeps_its_entries_times(tmp_path: Path) -> None:

@@ -87,7 +87,7 @@ ARCHIVE_SUFFIXES = (".zip", ".tar", ".tgz", ".tar.gz", ".tbz2", ".tar.bz2", ".tx
 _CANVAS = re.compile(r"(?P<name>.+?)(?P<late>_LATE)?_(?P<user>[0-9]+)_(?P<sub>[0-9]+)_"
                      r"(?P<file>.+)")
 #: What follows a Canvas entry's name part, read from each place it could start.
-_CANVAS_TAIL = re.compile(r"(?P<late>_LATE)?_(?P<user>[0-9]+)_(?P<sub>[0-9]+)_(?P<file>.+)")
+_CANVAS_TAIL = re.compile(r"_(?P<user>[0-9]+)_(?P<sub>[0-9]+)_(?P<file>.+)")
 #: Moodle: `<Full Name>_<participant id>_assignsubmission_<plugin>_[<file>]`.
 _MOODLE = re.compile(r"(?P<name>.+?)_(?P<user>[0-9]+)_assignsubmission_(?P<plugin>[a-z]+)_"
                      r"(?P<file>.*)")
@@ -435,16 +435,24 @@ def canvas_reading(name: str) -> tuple[re.Match[str] | None, str]:
     and so may the file part: `x_1002_1001_600_a.zip`, from a student 1001 whose name ends
     `_1002`, reads first as an upload of student 1002 (a hostile review gave another team
     its files so). Every place the `_<id>_<id>_` could start is read; a name whose readings
-    name more than one student is refused, never given to either (a student who names a file
-    `hw_2_3_final.py` so loses that upload, with a reason saying why)."""
+    name more than one student, or more than one submission or late mark of one, is refused,
+    never given to either (a student who names a file `hw_2_3_final.py` or
+    `pacman_2024_03_01.zip` so loses that upload, with a reason saying why)."""
     first = _CANVAS.fullmatch(name)
     if first is None:
         return None, ""
-    users = sorted({match["user"] for at in range(1, len(name))
-                    if (match := _CANVAS_TAIL.fullmatch(name, at)) is not None}, key=int)
+    readings = {(match["user"], match["sub"], name[:at].endswith("_LATE"))
+                for at in range(1, len(name))
+                if (match := _CANVAS_TAIL.fullmatch(name, at)) is not None}
+    users = sorted({user for user, _, _ in readings}, key=int)
     if len(users) > 1:
         return None, (f"its name reads as the upload of more than one student (user ids "
                       f"{', '.join(users)}): refused, never given to either")
+    if len(readings) > 1:
+        # One student, but which submission, or whether Canvas marked it late, depends on
+        # the reading: a name part such as `smith_1001_5001_jane` would hide a `_LATE`.
+        return None, ("its name reads as more than one submission of its student (another "
+                      "submission id, or a LATE mark in one reading only): refused")
     return first, ""
 
 
