@@ -325,15 +325,23 @@ def compile_source(path: Path, check: bool = True, team: Path | None = None) -> 
         raise SourceError(str(exc), path) from exc
     except OSError as exc:
         raise SourceError(f"{path}: cannot read it: {exc.strerror or exc}", path) from exc
-    # The compile check first: a file that does not compile is not parsed again.
-    problem = (_compiled(source) if check else None) or _parsed(source)
+    # The compile check first: a file that does not compile is not parsed again. Too deep or
+    # too large for the parser: raised, so not kept (it may depend on the moment's stack).
+    try:
+        problem = (_compiled(source) if check else None) or _parsed(source)
+    except (RecursionError, MemoryError) as exc:
+        problem = exc
     if isinstance(problem, ast.Module):
         return problem
     if isinstance(problem, SyntaxError):
-        # Parsed once for any path the text was read from: the error names this one.
+        # Parsed once for any path the text was read from: the error names this one, with
+        # its line (which the parser could not read from a file it knew only as "<source>").
+        text = problem.text
+        if text is None and problem.lineno:
+            lines = source.decode("utf-8", "replace").splitlines()
+            text = lines[problem.lineno - 1] if problem.lineno <= len(lines) else None
         problem = type(problem)(problem.msg, (str(path), problem.lineno, problem.offset,
-                                              problem.text, problem.end_lineno,
-                                              problem.end_offset))
+                                              text, problem.end_lineno, problem.end_offset))
         raise SourceError(syntax_message(problem, path), path, problem.lineno) from problem
     if isinstance(problem, (RecursionError, MemoryError)):
         raise SourceError(
@@ -347,14 +355,15 @@ def compile_source(path: Path, check: bool = True, team: Path | None = None) -> 
 #: The file name `_parsed` and `_compiled` give the parser: a syntax error is renamed after
 #: the path the text was read from (`compile_source`).
 SOURCE_NAME = "<source>"
-#: The parser's failures on hostile or broken source (ValueError: null bytes, undecodable text).
-_PARSE_ERRORS = (SyntaxError, RecursionError, MemoryError, ValueError)
+#: The parser's failures on broken source that the memo keeps (ValueError: null bytes,
+#: undecodable text); RecursionError and MemoryError pass through uncached.
+_PARSE_ERRORS = (SyntaxError, ValueError)
 
 
-#: A hostile text's tree can take 250 MB (512 KiB of `1,`), so only two are kept: a run reads
-#: a team's file for its class and then its constructor in a row, but its snapshot after every
-#: other team's folder (a one-team run: 3 parses -> 1; three teams: 9 -> 6).
-@functools.lru_cache(maxsize=2)
+#: A hostile text's tree can take 250 MB (512 KiB of `1,`), so only the last is kept (until
+#: another text is parsed): a run reads a team's file for its class and then its constructor
+#: in a row, but its snapshot after every other team's folder (three teams: 9 parses -> 6).
+@functools.lru_cache(maxsize=1)
 def _parsed(source: bytes) -> ast.Module | Exception:
     """A text's tree, or the parser's error, once per text (and `_compiled` its compile
     check): hostile source within `SOURCE_LIMIT` can cost seconds of the organizer's CPU (an

@@ -371,6 +371,8 @@ def test_a_text_is_parsed_once_and_its_errors_name_each_path_it_came_from(tmp_pa
     assert messages[0].startswith(f"{folder / 'agent.py'}:6:"), messages[0]
     assert messages[1].startswith(f"{snapshot / 'agent.py'}:6:"), messages[1]
     assert messages[2] == messages[0]
+    # With the offending line, as Python shows it (the parser knew the text as "<source>").
+    assert all("\n    " in message for message in messages), messages
     good = tmp_path / "good.py"
     good.write_text(f"class A:\n    x = {secrets.randbelow(10**9)}\n")
     before = loader._parsed.cache_info().misses
