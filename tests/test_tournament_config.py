@@ -847,6 +847,25 @@ def test_a_team_never_plays_under_a_baselines_name_even_of_the_other_side(
     assert named[("both", "pacman")] == named[("both", "ghosts")] == ("team", "both")
     teams = {e.name for e in everyone if e.kind == "team"}
     assert not teams & {e.name for e in everyone if e.kind == "baseline"}
+    # A chain of folders each named as the name made for the one before, sides alternating
+    # (found by a review of this change: four passes left a name on two folders' sides).
+    chain = tmp_path / "chain"
+    names = ["greedy"]
+    for _ in range(5):
+        names.append(team_entrant_name(names[-1], {names[-1]}))
+    for i, name in enumerate(names):
+        if i % 2 == 0:
+            make_team(chain, name, "ghost: ghosts.py:ShyGhost\n", {"ghosts.py": GHOST_FILE})
+        else:
+            make_team(chain, name, "agent: multiAgents.py:TinyAgent\n",
+                      {"multiAgents.py": AGENT_FILE})
+    crowded = load_config(write(tmp_path, MATCHES.replace("entrants:\n",
+                                                          "entrants:\n  submissions: chain\n")
+                                + "matches: {}\n"))
+    holders: dict[str, set[str | None]] = {}
+    for e in [*crowded.entrants, *crowded.ghost_entrants]:
+        holders.setdefault(e.name, set()).add(e.folder.name if e.folder else None)
+    assert all(len(held) == 1 for held in holders.values()), holders
 
 
 def test_without_matches_nothing_changes(tmp_path: Path) -> None:

@@ -1021,9 +1021,10 @@ def _clear_of_others(everyone: list[tuple[str, Entrant]]) -> list[tuple[str, Ent
     ratings and a team's page find a team's games by its name, so a ghosts-only team called
     as the Pacman baseline `reflex` was marked on that baseline's games (a hostile review).
     Baselines alone may share a name across sides (an anchor named on both says its side).
-    Names made so end in a hash of their own folder's name, so a few passes settle them;
-    what still clashes (two made names alike, a 32-bit chance) is reported as a duplicate."""
-    for _ in range(4):
+    Names made so end in a hash of their own folder's name, so a few passes settle them (at
+    most one per entrant); what still clashes (two made names alike, a 32-bit chance) is
+    reported as a duplicate (`_entrants`)."""
+    for _ in range(len(everyone) + 1):
         holders: dict[str, list[Entrant]] = {}
         for _, entrant in everyone:
             holders.setdefault(entrant.name, []).append(entrant)
@@ -1173,8 +1174,16 @@ def _entrants(value: object, info: ValidationInfo) -> _Entrants:
                 everyone.append((f"entrants.{key}[{i}].name", entrant))
     everyone = _clear_of_others(everyone)
     first: dict[tuple[str, str], str] = {}
+    #: Per name, who holds it: a team folder, or None for a baseline (on either side).
+    holder: dict[str, Path | None] = {}
     for path, entrant in everyone:
         seen = (entrant.side, entrant.name)
+        held = holder.setdefault(entrant.name, entrant.folder)
+        if seen not in first and held != entrant.folder:
+            # Across sides: a name is one team's (its two sides) or baselines'.
+            problems.add(
+                (), f"the entrant name {entrant.name!r} is held by another entrant on the "
+                "other side", at=path)
         if seen in first:
             problems.add(
                 (),

@@ -749,33 +749,24 @@ def _missing(value: Any) -> bool:
 
 def _slugs(entrants: list[str]) -> dict[str, str]:
     """Page names safe on every file system, distinct even where file names ignore case, and
-    each entrant's whatever the order of the list (pages are linked from outside the report:
-    a lecturer posts `team-foo-bar.html`, and a rank order that changes must not send it to
-    another team's page, as numbering clashes in list order did). A name keeps its cleaned
-    form when it is that form, or when no other name cleans to it; else the cleaned form
-    takes 8 hex digits of the name's hash."""
-    def clean_name(name: str) -> str:
-        return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-.") or "entrant"
-
-    bases: dict[str, list[str]] = {}
-    for name in entrants:
-        bases.setdefault(clean_name(name), []).append(name)
+    each entrant's own: they depend on the name alone, never on the list's order or on who
+    else plays (pages are linked from outside the report: a lecturer posts
+    `team-foo-bar.html`, and a rank order that changes, or a new team, must not send it to
+    another team's page). A name that is already safe (lower case, `a-z0-9._-`) is its page
+    name; any other name is its cleaned form and 8 hex digits of its hash."""
     out: dict[str, str] = {}
-    for base, names in bases.items():
-        for name in names:
-            if name == base or len(names) == 1:
-                out[name] = base
-            else:
-                digest = hashlib.blake2b(name.encode(), digest_size=4).hexdigest()
-                out[name] = f"{base}-{digest}"
-    # Two hashes alike (a 32-bit chance) or a name already of the form `base-<hex>`: numbered,
-    # in sorted order, so still independent of the list's.
-    taken: dict[str, str] = {}
+    for name in entrants:
+        base = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-.") or "entrant"
+        digest = hashlib.blake2b(name.encode(), digest_size=4).hexdigest()
+        out[name] = base if base == name else f"{base}-{digest}"
+    # A safe name that is another's cleaned form and hash, or two hashes alike (a 32-bit
+    # chance): numbered, in sorted order, so still independent of the list's.
+    taken: set[str] = set()
     for name in sorted(out):
         slug, n = out[name], 2
         while slug in taken:
             slug, n = f"{out[name]}-{n}", n + 1
-        taken[slug] = name
+        taken.add(slug)
         out[name] = slug
     return out
 
