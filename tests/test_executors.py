@@ -304,6 +304,13 @@ def first_games_due(task: GameTask) -> float | None:
     return 0.5 if task.game.index == 0 else None
 
 
+def raises_on_first(task: GameTask, cache: Any) -> GameOutput:
+    """A worker's play that raises on each entrant's first game, and plays the others."""
+    if task.game.index == 0:
+        raise ValueError("no such luck")
+    return play_task(task, cache)
+
+
 def no_deadline(task: GameTask) -> float | None:
     """No game has a deadline (a Dask worker then plays each in its own thread)."""
     return None
@@ -415,3 +422,11 @@ def test_a_dask_game_held_past_its_deadline_is_ended_and_counts_as_a_death(
         for row in again.once_each([t for t in some if t.game.index == 0]).values():
             assert row["outcome"] == "infra_error"
             assert row["message"] == f"its game process died {RETRIES + 1} times"
+        # What a game raises in its process comes back as it would from the thread.
+        raised = Collector()
+        DaskExecutor(cluster.scheduler_address, play=raises_on_first,
+                     deadline=lambda task: 3600.0).run(
+            [t for t in some if t.game.index == 0], raised)
+        for row in raised.once_each([t for t in some if t.game.index == 0]).values():
+            assert row["outcome"] == "infra_error"
+            assert "ValueError: no such luck" in row["message"], row["message"]

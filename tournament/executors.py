@@ -421,6 +421,14 @@ def _on_worker(play: Play, deadline: float | None, task: GameTask,
     return output
 
 
+@dataclass(frozen=True)
+class _Raised:
+    """What a `_GameProcess`'s `play` raised, as text: raised again in the worker thread, so
+    the game fails on Dask as it would have there (`dask: ...` after its retries)."""
+
+    text: str
+
+
 #: Per Dask worker thread: its `_GameProcess` (`process`), once it played a game.
 _threads = threading.local()
 
@@ -465,10 +473,12 @@ class _GameProcess:
             self.out.send((play, task, cache))
             if not self.back.poll(deadline):
                 return Ended(True, deadline)
-            output: GameOutput = self.back.recv()
-            return output
+            output: GameOutput | _Raised = self.back.recv()
         except (EOFError, OSError):
             return Ended(False, deadline)
+        if isinstance(output, _Raised):
+            raise RuntimeError(output.text)
+        return output
 
     def stop(self) -> None:
         """Kill the process and its session (its sandboxes die with it), and wait for it."""
@@ -494,7 +504,11 @@ def _play_games(source: int, sink: int) -> None:
             play, task, cache = requests.recv()
         except EOFError:
             return
-        outputs.send(play(task, cache))
+        try:
+            output: GameOutput | _Raised = play(task, cache)
+        except Exception as exc:
+            output = _Raised(f"{type(exc).__name__}: {exc}")
+        outputs.send(output)
 
 
 def _version() -> str:
