@@ -413,20 +413,20 @@ def test_a_dask_game_held_past_its_deadline_is_ended_and_counts_as_a_death(
                     f"limits allow) and was ended {RETRIES + 1} times")
             else:
                 assert deciding(row) == undisturbed[gid], row
-        # A game process that dies: each first try of a game, by the plan.
-        chaos = Chaos(seed=4, folder=str(tmp_path), chance=1.0)
-        again = Collector()
-        DaskExecutor(cluster.scheduler_address, play=chaos,
-                     deadline=lambda task: 3600.0).run(
-            [t for t in some if t.game.index == 0], again)
-        for row in again.once_each([t for t in some if t.game.index == 0]).values():
-            assert row["outcome"] == "infra_error"
-            assert row["message"] == f"its game process died {RETRIES + 1} times"
-        # What a game raises in its process comes back as it would from the thread.
-        raised = Collector()
-        DaskExecutor(cluster.scheduler_address, play=raises_on_first,
-                     deadline=lambda task: 3600.0).run(
-            [t for t in some if t.game.index == 0], raised)
-        for row in raised.once_each([t for t in some if t.game.index == 0]).values():
+        first = [t for t in some if t.game.index == 0]
+
+        def played(play: Any) -> list[dict[str, Any]]:
+            """The first games' rows, played by `play` in game processes (a long deadline)."""
+            rows = Collector()
+            DaskExecutor(cluster.scheduler_address, play=play,
+                         deadline=lambda task: 3600.0).run(first, rows)
+            return list(rows.once_each(first).values())
+
+        # A game process that dies (each try of a game, by the plan), and a game that raises
+        # in its process (it comes back as it would from the thread).
+        died = played(Chaos(seed=4, folder=str(tmp_path), chance=1.0))
+        assert [(r["outcome"], r["message"]) for r in died] == [
+            ("infra_error", f"its game process died {RETRIES + 1} times")] * len(first)
+        for row in played(raises_on_first):
             assert row["outcome"] == "infra_error"
             assert "ValueError: no such luck" in row["message"], row["message"]
