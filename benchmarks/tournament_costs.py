@@ -225,8 +225,9 @@ def probe(config: str, report: str, profile: str = "") -> None:
     class Dask(executors.DaskExecutor):
         def __init__(self, address: str, settings: ClusterConfig | None = None,
                      play: executors.Play = instant_play, cache: TeamCache | None = None,
-                     say: Callable[[str], None] | None = None) -> None:
-            super().__init__(address, settings, instant_play, cache, say)
+                     say: Callable[[str], None] | None = None,
+                     deadline: executors.Deadline = executors.game_deadline) -> None:
+            super().__init__(address, settings, instant_play, cache, say, deadline)
 
         def run(self, tasks: Iterable[GameTask], on_result: executors.OnResult) -> None:
             played(super().run, tasks, on_result)
