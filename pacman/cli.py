@@ -345,8 +345,8 @@ def main(
         die("-n/--numGames: expected at least 1 game")
     if num_ghosts is not None and num_ghosts < 0:
         die("-k/--numghosts: expected a number of ghosts >= 0")
-    if max_moves is not None and max_moves < 1:
-        die("--max-moves: expected at least 1")
+    if max_moves is not None and not 1 <= max_moves <= replays.MAX_MOVES:
+        die(f"--max-moves: expected 1 to {replays.MAX_MOVES:,} (the most a replay holds)")
     limits = build_limits(
         contest_limits, catch,
         {"move_hard": ("--timeout", timeout), "move_soft": ("--move-limit", move_soft),

@@ -33,6 +33,10 @@ VERSION = 1
 #: default limit is 3,000). Read, a replay takes about 11 times its size in memory (its moves
 #: become Python lists; 13.5 MB took 148 MB), so this bounds that at about 370 MB.
 MAX_BYTES = 32 * 1024 * 1024
+#: The most moves a game may be set to last (`grid.max_moves`, `--max-moves`), so that its
+#: replay can always be read back: a move takes at most about 40 bytes (its action, score and
+#: hash), which leaves room within MAX_BYTES for the largest layout's text.
+MAX_MOVES = 500_000
 
 
 #: An outcome a replay may name: a word of lower-case letters and underscores (`win`,

@@ -274,6 +274,36 @@ def test_a_replay_that_is_a_fifo_or_too_big_exits_2_without_reading_it(tmp_path,
     assert f"{big}: 101 bytes, more than the 100 allowed" in result.output
 
 
+def test_the_longest_game_allowed_has_a_replay_that_reads_back(tmp_path):
+    """`--max-moves` and `grid.max_moves` stop at `MAX_MOVES` so that a kept replay is never
+    too big to read: the worst one (the largest layout, every cell a ghost, the widest agent
+    index, score and action at every move) still loads."""
+    from pacman import replay as replays
+    from pacman.layout import MAX_SIDE
+
+    side = MAX_SIDE
+    rows = ["%" * side] + ["%P" + "G" * (side - 3) + "%"] + [
+        "%" + "G" * (side - 2) + "%" for _ in range(side - 3)] + ["%" * side]
+    ghosts = "".join(rows).count("G")
+    moves = replays.MAX_MOVES
+    raw = {
+        "format": replays.FORMAT, "version": replays.VERSION, "platform": "pacman-arena 9.9.9",
+        "layout": {"name": "x" * replays.NAME_LIMIT, "text": "\n".join(rows)},
+        "rules": "classic", "num_ghosts": ghosts, "seed": 2**63 - 1,
+        "agents": ["A" * 64] * (ghosts + 1), "outcome": "move_limit", "culprit": ghosts,
+        "message": "m" * 1000, "score": -(10**9),
+        "actions": [[ghosts, "North"]] * moves, "scores": [-(10**9)] * moves,
+        "hashes": ["f" * 12] * moves,
+    }
+    path = tmp_path / "longest.json"
+    path.write_text(json.dumps(raw, separators=(",", ":")))
+    loaded = replays.load(path)
+    assert len(loaded.actions) == moves and loaded.num_ghosts == ghosts
+    for flag in (str(moves + 1), "0"):
+        result = CliRunner().invoke(main, ["-p", "GreedyAgent", "-q", "--max-moves", flag])
+        assert result.exit_code == 2 and f"expected 1 to {moves:,}" in result.output
+
+
 def test_raise_not_defined_is_a_recorded_crash_and_json_stays_clean():
     result = CliRunner().invoke(main, ["-p", f"{TEST_AGENTS}:UnfinishedAgent", "-q", "-l",
                                        "smallClassic", "-n", "2", "-c", "--json"])

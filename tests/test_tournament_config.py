@@ -422,7 +422,7 @@ def test_grid_problems(tmp_path: Path) -> None:
         "grid.ghosts[3].count: required: how many ghosts play (0 or more)",
         "grid.rules[0]: unknown ruleset 'cs22' (did you mean cs221?); expected one of "
         "classic, cs221",
-        "grid.max_moves: expected a whole number >= 1, got 0",
+        "grid.max_moves: expected a whole number >= 1 and <= 500,000, got 0",
     ]
     assert found[5].startswith(
         "grid.ghosts[0].agent: unknown ghost agent 'RandomGost' (did you mean RandomGhost?)"

@@ -34,6 +34,8 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
+from pacman.replay import MAX_MOVES
+
 T = TypeVar("T")
 
 #: The pydantic error type of every problem found here; its context holds the message and,
@@ -314,6 +316,8 @@ def plain(check: Callable[[object], T]) -> Callable[[object, ValidationInfo], T]
 
 Whole = Annotated[int, PlainValidator(whole())]
 Positive = Annotated[int, PlainValidator(whole(1))]
+#: A game's move limit: at most what a replay holds, so that every kept replay reads back.
+MoveLimit = Annotated[int, PlainValidator(whole(1, MAX_MOVES))]
 Flag = Annotated[bool, PlainValidator(flag)]
 
 

@@ -65,7 +65,7 @@ from pacman.outcomes import GHOSTS, PACMAN, SIDES
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.yamlfile import ORGANIZER_FILE, TEAM_FILE, YamlProblem, load_yaml
-from tournament.checking import Positive, ProblemsError, Whole, scheduler_address
+from tournament.checking import MoveLimit, Positive, ProblemsError, Whole, scheduler_address
 from tournament.checking import Problems as _Problems
 from tournament.checking import StrictMapping as _Mapping
 from tournament.checking import choice as _choice
@@ -753,7 +753,7 @@ class _GridIn(_Mapping):
             )
         ),
     ] = ("classic",)
-    max_moves: Positive = DEFAULT_MAX_MOVES
+    max_moves: MoveLimit = DEFAULT_MAX_MOVES
 
     def build(self) -> GridConfig:
         return GridConfig(

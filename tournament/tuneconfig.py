@@ -46,7 +46,7 @@ from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, load_yaml
 from tournament.checking import (
-    Positive,
+    MoveLimit,
     Problems,
     ProblemsError,
     StrictMapping,
@@ -495,7 +495,7 @@ class _ProtocolIn(StrictMapping):
     depth: Annotated[int | None, PlainValidator(whole(1))] = None
     time_limit: PositiveNumber | None = None
     rules: Annotated[str, PlainValidator(choice(list(RULESETS), "ruleset"))] = "classic"
-    max_moves: Positive = DEFAULT_MAX_MOVES
+    max_moves: MoveLimit = DEFAULT_MAX_MOVES
     limits: Annotated[Limits, PlainValidator(_limits)] = Field(default_factory=Limits)
 
 
