@@ -126,18 +126,33 @@ def test_two_teams_with_the_same_files_are_two_snapshots(tmp_path: Path) -> None
 
 def test_a_run_killed_before_removing_its_cache_leaves_it_to_the_next(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dead run's cache is swept by the next run, but only a run of the same pid namespace
+    can tell: found by the seventh hostile review, a run under `unshare` (or in a container)
+    sharing TMPDIR took a live run's pid for dead, deleted its snapshots, and its later games
+    failed."""
     import subprocess
     import sys
     import tempfile
 
+    from pacman.sandbox.owners import INITIAL_PID_NAMESPACE, pid_namespace
+
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
-    left = tmp_path / f"pacman-arena-run-{int(dead.stdout)}-abc"
-    left.mkdir()
+    pid = int(dead.stdout)
+    own = pid_namespace()
+    other = "4026532000" if own != "4026532000" else "1"
+    left = tmp_path / f"pacman-arena-run-{pid}-{own}-abc"
+    elsewhere = tmp_path / f"pacman-arena-run-{pid}-{other}-abc"  # a pid we cannot see
+    older = tmp_path / f"pacman-arena-run-{pid}-abc"  # named before namespaces were
+    for folder in (left, elsewhere, older):
+        folder.mkdir()
     mine = TeamCache.temporary()  # the next run sweeps the dead one's
+    assert mine.root.name.startswith(f"pacman-arena-run-{os.getpid()}-{own}-")
     assert not left.exists() and mine.root.exists()
-    other = TeamCache.temporary()
+    assert elsewhere.exists()
+    assert older.exists() == (own != INITIAL_PID_NAMESPACE)
+    other_run = TeamCache.temporary()
     assert mine.root.exists()  # a live run's cache is kept
     mine.remove()
-    other.remove()
+    other_run.remove()

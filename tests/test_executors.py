@@ -13,6 +13,7 @@ import os
 import random
 import signal
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -430,3 +431,87 @@ def test_a_dask_game_held_past_its_deadline_is_ended_and_counts_as_a_death(
         for row in played(raises_on_first):
             assert row["outcome"] == "infra_error"
             assert "ValueError: no such luck" in row["message"], row["message"]
+
+
+class HeldUntil:
+    """A worker's play that says it started (a file), waits for `go` (a file, with a
+    deadline), then plays the game."""
+
+    def __init__(self, folder: str) -> None:
+        self.started = Path(folder) / "started"
+        self.go = Path(folder) / "go"
+
+    def __call__(self, task: GameTask, cache: Any) -> GameOutput:
+        self.started.touch()
+        end = time.monotonic() + RUN_LIMIT
+        while not self.go.exists() and time.monotonic() < end:
+            time.sleep(0.05)
+        return play_task(task, cache)
+
+
+#: Seconds a run in these tests may take before the test gives up on it.
+RUN_LIMIT = 300.0
+
+
+@pytest.mark.skipif(bool(UNAVAILABLE), reason=f"no sandbox here: {UNAVAILABLE}")
+def test_two_runs_on_one_cluster_never_play_each_others_team_files(tmp_path: Path) -> None:
+    """Found by the seventh hostile review: two runs on one cluster whose teams have the same
+    files (starter code, say) under different names named their scattered snapshots alike,
+    so one run's game got the other's, found no team folder, and was stored as the team's
+    own load_error. Here alpha's run holds its team's files on the cluster while beta's
+    plays: each game plays its own team, and neither is anybody's failure."""
+    distributed = pytest.importorskip("distributed")
+    from tournament.bundles import TeamCache, snapshot_digest
+    from tournament.executors import DaskExecutor
+    from tournament.runner import Snapshots
+
+    runs: dict[str, tuple[list[GameTask], TeamCache]] = {}
+    for name in ("alpha", "beta"):
+        config = load_config(make_tournament(tmp_path / name, {name: "example"}, games=1,
+                                             layouts="[testClassic]"))
+        cache = TeamCache(tmp_path / name / "cache")
+        snapshots = Snapshots.take(config, cache)
+        hashes, _ = snapshots.hashes(config)
+        runs[name] = ([t for t in tasks_for(config, schedule(config), hashes, "ab" * 32,
+                                            snapshots=snapshots) if t.bundles], cache)
+    [alpha], [beta] = runs["alpha"][0], runs["beta"][0]
+    assert snapshot_digest(alpha.bundles[0]) == snapshot_digest(beta.bundles[0])
+    assert alpha.bundles != beta.bundles
+    held = HeldUntil(str(tmp_path))
+    rows = {name: Collector() for name in runs}
+    # One worker, so that both runs' snapshots are sent to the same one.
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
+                                  dashboard_address=None) as cluster:
+        first = threading.Thread(target=DaskExecutor(
+            cluster.scheduler_address, play=held, cache=runs["alpha"][1],
+            deadline=no_deadline).run, args=([alpha], rows["alpha"]))
+        first.start()
+        try:
+            end = time.monotonic() + RUN_LIMIT
+            while not held.started.exists() and time.monotonic() < end:
+                time.sleep(0.05)
+            assert held.started.exists(), "alpha's game never started"
+            DaskExecutor(cluster.scheduler_address, cache=runs["beta"][1],
+                         deadline=no_deadline).run([beta], rows["beta"])
+        finally:
+            held.go.touch()
+            first.join(RUN_LIMIT)
+    for name, task in (("alpha", alpha), ("beta", beta)):
+        [row] = rows[name].once_each([task]).values()
+        assert row["entrant"] == name
+        assert row["outcome"] not in ("load_error", "infra_error"), row["message"]
+
+
+def test_a_dask_game_sent_other_snapshots_than_it_names_is_not_played(
+        tmp_path: Path) -> None:
+    """What a worker is sent must be what the game names: else the platform's failure
+    (raised, so `dask: ...`), never a game played without its team's files."""
+    from tournament.bundles import Bundle
+    from tournament.executors import _on_worker
+
+    [task] = [t for t in make_tasks(tmp_path, games=1) if t.bundles] or [None]
+    if task is None:
+        pytest.skip("no team snapshot without a sandbox")
+    other = Bundle("0" * 64 + "/beta", ())
+    with pytest.raises(ValueError, match="names team snapshots"):
+        _on_worker(play_task, None, task, other)

@@ -5,6 +5,7 @@ pieces that keep agent-made bytes and words in their place."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import textwrap
 from pathlib import Path
@@ -254,12 +255,19 @@ def test_a_team_whose_files_change_during_a_run_plays_the_files_the_run_hashed(
     row = play_task(task, snapshots.cache).row
     assert row["outcome"] != "load_error", row["message"]
     assert row["submission_hash"] == hashes["alpha"]
-    # A snapshot that is not the files the task names (a hash of other bytes) plays none.
+    # A snapshot that is not the files the task names (a hash of other bytes) plays none, and
+    # it is the platform's failure: only the platform writes its snapshots.
     wrong = {name: "0" * 16 for name in hashes}
     [task] = tasks_for(config, schedule(config), wrong, "ab" * 32, snapshots=snapshots)
     row = play_task(task, snapshots.cache).row
-    assert (row["outcome"], row["culprit"]) == ("load_error", 0), row["message"]
-    assert "its files changed since the run hashed them" in row["message"]
+    assert (row["outcome"], row["culprit"]) == ("infra_error", None), row["message"]
+    assert "holds other files than the run hashed" in row["message"]
+    # A snapshot the cache lost (a sweep, a worker's cleanup) is the platform's failure too.
+    [task] = tasks_for(config, schedule(config), hashes, "ab" * 32, snapshots=snapshots)
+    shutil.rmtree(snapshots.cache.folder(task.bundles[0]))
+    row = play_task(task, snapshots.cache).row
+    assert (row["outcome"], row["culprit"]) == ("infra_error", None), row["message"]
+    assert "is not in this worker's cache" in row["message"]
 
 
 def test_a_temporary_folder_too_long_for_a_socket_is_a_clear_error(

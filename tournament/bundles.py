@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from pacman.files import read_at_most
+from pacman.sandbox.owners import alive, owner_tag, stale
 from pacman.teamfolder import MAX_BYTES, TeamFolderError, team_digest, team_files
 
 
@@ -63,7 +64,7 @@ class TeamCache:
         """A new private cache under TMPDIR for one run (the caller removes it with `remove`;
         a run killed before it could is swept by the next one)."""
         _sweep(Path(tempfile.gettempdir()))
-        return cls(Path(tempfile.mkdtemp(prefix=f"{RUN_PREFIX}{os.getpid()}-")))
+        return cls(Path(tempfile.mkdtemp(prefix=f"{RUN_PREFIX}{owner_tag()}-")))
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -167,7 +168,8 @@ class TeamCache:
         return snapshot
 
 
-#: A run's own cache: `<TMPDIR>/pacman-arena-run-<pid>-<random>`.
+#: A run's own cache: `<TMPDIR>/pacman-arena-run-<pid>-<pid namespace>-<random>`
+#: (`pacman.sandbox.owners.owner_tag`).
 RUN_PREFIX = "pacman-arena-run-"
 #: The shared caches' folder name (`<TMPDIR>/pacman-arena-teams-<uid>`, or in a Dask worker's
 #: local directory): `tournament.privacy` finds snapshot paths by these names.
@@ -175,15 +177,20 @@ TEAMS_FOLDER = "pacman-arena-teams"
 
 
 def _sweep(tmp: Path) -> None:
-    """Remove the run caches of this user's runs that were killed before removing theirs."""
+    """Remove the run caches of this user's runs that were killed before removing theirs.
+
+    Only runs of this pid namespace can be judged: a run in a container or under `unshare`
+    that shares TMPDIR has a pid this one cannot see, and taking it for dead deleted its live
+    snapshots (the seventh hostile review). A cache named without a namespace (before this
+    rule) is judged in the initial namespace only."""
     for entry in tmp.glob(f"{RUN_PREFIX}*"):
-        pid = entry.name[len(RUN_PREFIX):].partition("-")[0]
+        pid, _, rest = entry.name[len(RUN_PREFIX):].partition("-")
+        namespace, _, random = rest.partition("-")
         try:
-            if not pid.isdigit() or entry.lstat().st_uid != os.getuid():
+            if entry.lstat().st_uid != os.getuid():
                 continue
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(entry, ignore_errors=True)
+            if stale(pid, namespace if random and namespace.isdigit() else None, alive):
+                shutil.rmtree(entry, ignore_errors=True)
         except OSError:
             continue
 

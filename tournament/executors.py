@@ -21,6 +21,7 @@ import itertools
 import multiprocessing
 import os
 import queue
+import secrets
 import signal
 import subprocess
 import sys
@@ -406,6 +407,12 @@ def _on_worker(play: Play, deadline: float | None, task: GameTask,
     kept for its next games), ended at the deadline: a Dask task runs in a thread, and a
     thread whose game never ends (an in-process agent's move, a stuck referee) cannot be
     stopped, so the run would wait on it for ever."""
+    if [bundle.id for bundle in bundles] != list(task.bundles):
+        # Not the snapshots the game names (a scheduler that mixed up two runs' data, say):
+        # the platform's failure (`dask: ...`), never a game played without its team's files.
+        raise ValueError(f"the game {task.key[:16]} names team snapshots "
+                         f"{[s[:16] for s in task.bundles]}, but was sent "
+                         f"{[b.id[:16] for b in bundles]}")
     cache = worker_cache()
     for bundle in bundles:
         cache.unpack(bundle)
@@ -624,6 +631,9 @@ class DaskExecutor:
         arrived: queue.SimpleQueue[Any] = queue.SimpleQueue()
         waiting = _Waiting()
         tries = itertools.count()
+        #: Names the run's scattered snapshots: Dask keeps one value per name on a cluster,
+        #: so two runs (or a tune) that named theirs alike would play each other's files.
+        run_token = secrets.token_hex(8)
         #: Per game, how often it was put back because its team's files were lost with a
         #: worker: past `RETRIES` that counts as a death (a team whose files kill the
         #: workers that fetch them must not loop for ever).
@@ -637,7 +647,8 @@ class DaskExecutor:
                 held = bundles.get(snapshot)
                 if held is None or held.status != "finished":
                     # First use, or every worker holding it died: (again) from the cache.
-                    name = f"pacman-team-{snapshot_digest(snapshot)[:32]}-{next(tries)}"
+                    name = (f"pacman-team-{run_token}-{snapshot_digest(snapshot)[:16]}-"
+                            f"{next(tries)}")
                     try:
                         cache = self.cache or default_cache()
                         bundles[snapshot] = self.client.scatter(

@@ -571,7 +571,15 @@ def play_task(task: GameTask, cache: TeamCache | None = None,
     replay: str | None = None
     logs: list[tuple[str, str]] = []
     try:
-        root = (cache or default_cache()).root
+        cache = cache or default_cache()
+        root = cache.root
+        missing = [s for s in task.bundles if not cache.has(s)]
+        if missing:
+            # Only the platform writes its cache: a snapshot that is not there is its own
+            # failure (played again), never the team's load_error.
+            return _output(task, make_row(
+                task, None, None, INFRA_ERROR, f"the team snapshot {missing[0][:16]} is not "
+                f"in this worker's cache ({root})"))
         layout = task_layout(task.layout_text, task.layout_name)
         if task.pacman is None and task.ghost_problem:
             # Neither side can play: the game counts for nobody (no culprit: no side gains).

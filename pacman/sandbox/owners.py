@@ -40,6 +40,17 @@ def owner_tag() -> str:
     return f"{os.getpid()}-{pid_namespace()}"
 
 
+def alive(pid: int) -> bool:
+    """Whether a process of this pid namespace has this pid (one of another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def stale(pid: str, namespace: str | None, alive: Callable[[int], bool]) -> bool:
     """Whether leftovers signed by (`pid`, `namespace`) belong to a referee that is gone:
     only one of this pid namespace can be judged (None: an old name without one, judged in

@@ -40,10 +40,10 @@ from pacman.handles import AgentFault, AgentRecord, InfraFailure
 from pacman.layout import Layout
 from pacman.limits import SCRATCH_FILES_PER_MB, Limits, TimeKeeper
 from pacman.loader import AgentRef
-from pacman.problems import FOLDER_REFUSED, Detail
+from pacman.problems import Detail
 from pacman.sandbox import confine, guarantees, slots, wire
 from pacman.sandbox.cgroup import AgentCgroup, sweep_cgroups
-from pacman.sandbox.owners import owner_tag, stale
+from pacman.sandbox.owners import alive, owner_tag, stale
 from pacman.sandbox.zygote import Zygote, ZygoteGone, discard_zygote, zygote
 from pacman.state import GameState
 from pacman.teamfolder import TeamFolderError, team_digest
@@ -379,11 +379,18 @@ class AgentProcess:
 
         Copied for every sandbox, into its own folder (a few files; a 250 MiB team costs a
         fraction of a second), through descriptors, following no link: so a team that can
-        write to its folder during a run cannot make the copy read anything else. A team
-        whose files a tournament hashed (`AgentRef.team_hash`) plays those files or none: a
-        folder that is no longer a team folder, or whose files changed, is its `load_error`.
-        A folder that is no team folder in the `pacman` command (a course folder holding a
-        virtual environment) is bound as it is, as is one that holds another bound path.
+        write to its folder meanwhile cannot make the copy read anything else. A folder that
+        is no team folder in the `pacman` command (a course folder holding a virtual
+        environment) is bound as it is, as is one that holds another bound path.
+
+        A team whose files a tournament hashed (`AgentRef.team_hash`) plays those files or
+        none. Its folder is then the run's snapshot of the team (`tournament.bundles`), which
+        only the platform writes: whatever the team did to its files was judged when the
+        snapshot was taken. So a snapshot that cannot be read, is gone, or holds other bytes
+        than the run hashed is the platform's failure (`SandboxError`: `infra_error`, played
+        again), never the team's `load_error` (found by the seventh hostile review: another
+        run's cleanup deleted a live run's snapshots, and every later game of the team was
+        stored as its own failure, never to be played again).
         """
         team = team_folder(self.ref)
         if team is None:
@@ -399,36 +406,22 @@ class AgentProcess:
         except TeamFolderError as exc:
             remove_tree(copy)
             if self.ref.team_hash:
-                raise AgentFault("load_error", clean(str(exc)),
-                                 detail=Detail(FOLDER_REFUSED)) from None
+                raise SandboxError(f"the run's snapshot of the team cannot be read: "
+                                   f"{clean(str(exc))}") from None
             return "", ""
         except OSError as exc:
-            # No room (say): the platform's failure, unless the team's files changed since
-            # the run hashed them (a team that grew its folder to fill the disk). The partial
-            # copy goes first, so that it takes no other sandbox's room meanwhile.
+            # No room (say): the platform's failure. The partial copy goes first, so that it
+            # takes no other sandbox's room meanwhile.
             remove_tree(copy)
-            self._changed_since_hashed(team)
             raise SandboxError(f"cannot copy the team's files for its sandbox: {exc}") from exc
-        self._changed_since_hashed(team, digest)  # the copy's own bytes, not a new read
+        if self.ref.team_hash and not digest.startswith(self.ref.team_hash):
+            # The copy's own bytes, not a new read.
+            remove_tree(copy)
+            raise SandboxError(f"{team}: the run's snapshot of the team holds other files than "
+                               f"the run hashed ({self.ref.team_hash} then, {digest[:16]} now)")
         os.chmod(copy, 0o755)
         os.utime(copy, ns=(0, 0))
         return str(team), str(copy)
-
-    def _changed_since_hashed(self, team: Path, digest: str | None = None) -> None:
-        """Raise the team's load_error if its files (`digest`, else read again now) are no
-        longer those the run hashed."""
-        if not self.ref.team_hash:
-            return
-        if digest is None:
-            try:
-                digest = team_digest(team)
-            except TeamFolderError as exc:
-                raise AgentFault("load_error", clean(str(exc)),
-                                 detail=Detail(FOLDER_REFUSED)) from None
-        if not digest.startswith(self.ref.team_hash):
-            raise AgentFault("load_error", f"{team}: its files changed since the run hashed "
-                             f"them ({self.ref.team_hash} then, {digest[:16]} now); the next "
-                             "run plays the new files")
 
     def _keeper_status(self, timeout: float) -> int | None:
         """How the keeper ended, from the zygote that forked it (None: unknown or running)."""
@@ -907,19 +900,9 @@ def sweep_leftovers(root: Path | None) -> None:
     for path in folder.glob(f"{SCRATCH_PREFIX}*-*-*"):
         parts = path.name.split("-")
         namespace = parts[3] if len(parts) == 5 else None
-        if stale(parts[2], namespace, _alive):
+        if stale(parts[2], namespace, alive):
             remove_tree(path)
-    sweep_cgroups(_alive)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    sweep_cgroups(alive)
 
 
 def remove_tree(path: Path) -> None:
