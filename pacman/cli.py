@@ -423,7 +423,8 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
         layout = load_layout(b.layout_ref)
         for warning in layout.warnings:
             click.echo(f"pacman: warning: {warning}", err=True)
-        pacman = resolve(b.pacman_ref, parse_agent_args(b.agent_args), kind="pacman")
+        pacman = resolve(b.pacman_ref, parse_agent_args(b.agent_args), kind="pacman",
+                         course=True)
         ghost = resolve(b.ghost_ref, parse_agent_args(b.ghost_args, "--ghostArgs"),
                         kind="ghost")
         check_options(pacman, sandboxed=not pacman.builtin and b.sandbox is not False)

@@ -37,6 +37,7 @@ import functools
 import hashlib
 import importlib.util
 import inspect
+import os
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ from types import ModuleType
 from typing import Any
 
 from pacman import compat, problems
-from pacman.describe import clean, exception_text, type_name
+from pacman.describe import clean, exception_text, quote, type_name
 from pacman.files import FileProblem, read_bounded
 from pacman.teamfolder import TeamFolderError, read_team_file, team_files
 
@@ -475,17 +476,20 @@ def agent_files(folder: Path, listed: list[str] | None = None) -> list[Path]:
 
 def resolve(
     ref: str, args: tuple[tuple[str, str], ...] = (), kind: str = "pacman",
-    cwd: Path | None = None, folder_agent: FolderAgent | None = None,
+    cwd: Path | None = None, folder_agent: FolderAgent | None = None, course: bool = False,
 ) -> AgentRef:
     """Resolve `-p`/`-g` text into an AgentRef, or raise SubmissionError saying why not.
 
     `kind` is `pacman` or `ghost`; a ghost from a file is checked to be a ghost class (see
     `ghost_problem`). `folder_agent` is what a team folder without `team.yaml` plays (of this
-    `kind`); without it such a folder must hold exactly one class of its kind."""
+    `kind`); without it such a folder must hold exactly one class of its kind. `course`: the
+    `pacman` command's reading of a bare built-in name in a folder without agent files that
+    looks like a course folder (`course_strays`): an error, as the course's, not the
+    built-in."""
     if kind not in KINDS:
         raise ValueError(f"kind: expected one of {', '.join(KINDS)}, got {kind!r}")
     try:
-        resolved = _resolve(ref, args, kind, cwd or Path.cwd(), folder_agent)
+        resolved = _resolve(ref, args, kind, cwd or Path.cwd(), folder_agent, course)
         if kind == "ghost" and resolved.path is not None:
             team = Path(resolved.team) if resolved.team else None
             problem = ghost_problem(Path(resolved.path), resolved.name, team)
@@ -500,7 +504,7 @@ def resolve(
 
 
 def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path,
-             folder_agent: FolderAgent | None = None) -> AgentRef:
+             folder_agent: FolderAgent | None = None, course: bool = False) -> AgentRef:
     ref = ref.strip()
     if not ref:
         raise SubmissionError("empty agent reference")
@@ -547,6 +551,13 @@ def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path,
             f"agent of that name instead, write -p {BUILTIN_PREFIX}{ref}"
         )
     if ref in builtins:
+        strays = course_strays(cwd) if course and not files else []
+        if strays:
+            raise SubmissionError(
+                f"{ref}: {cwd} holds no agent file (*gents.py or submission.py) but holds "
+                f"{', '.join(strays)}, so the course engine would stop here too (a renamed or "
+                f"missing multiAgents.py?). To play pacman-arena's built-in agent of that name "
+                f"instead, write -p {BUILTIN_PREFIX}{ref}", problems.NO_AGENT_FILE)
         return _builtin(ref, args, kind, builtins)
     names = sorted({n for n, (_, k) in builtins.items() if k == kind} | set(local))
     close = difflib.get_close_matches(ref, names, n=3, cutoff=0.6)
@@ -557,6 +568,32 @@ def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path,
         f"{', '.join(n for n, (_, k) in builtins.items() if k == kind)}; "
         f"looked in {cwd} ({where}); or give path/to/file.py:ClassName"
     )
+
+
+#: Entries of a folder `course_strays` looks at, at most (a home folder can hold many).
+STRAY_SCAN = 10_000
+
+
+def course_strays(folder: Path) -> list[str]:
+    """Up to three names in `folder` that say a course's agent file was meant to be there:
+    names with `gents` or `submission` in them that are not folders (an LMS's
+    `multiAgents-1.py`, a `multiAgents.py.bak`, a link to nowhere). In such a folder the
+    course engine stops at a bare agent name, so the `pacman` command does too: found by the
+    seventh hostile review, a student's misnamed file made the built-in play in its place,
+    with a normal summary."""
+    found: list[str] = []
+    with os.scandir(folder) as entries:
+        for seen, entry in enumerate(entries):
+            name = entry.name.lower()
+            if entry.is_dir():  # a project's `submissions/` folder, or a link to one
+                pass
+            elif "gents" in name or "submission" in name:
+                found.append(quote(entry.name, 80))
+                if len(found) == 3:
+                    break
+            if seen >= STRAY_SCAN:
+                break
+    return sorted(found)
 
 
 def _builtin(

@@ -364,6 +364,35 @@ def in_folder(tmp_path, monkeypatch, **files: str):
     return tmp_path
 
 
+@pytest.mark.parametrize("stray", ["multiAgents-1.py", "multiAgents.py.bak", "multiAGENTS.py",
+                                   "submission (1).py", "link:multiAgents.py"])
+def test_a_folder_whose_agent_file_is_misnamed_never_plays_the_builtin(
+        tmp_path, monkeypatch, stray):
+    """Found by the seventh hostile review: a student's file saved under another name (an
+    LMS's `multiAgents-1.py`, a backup, a link to nowhere) left a folder without agent files,
+    where a bare name played the platform's tuned built-in with a normal summary. The course
+    engine stops there; so does the command, saying how to ask for the built-in."""
+    if stray.startswith("link:"):
+        stray = stray.removeprefix("link:")
+        (tmp_path / stray).symlink_to(tmp_path / "nowhere.py")
+    else:
+        (tmp_path / stray).write_text("class ExpectimaxAgent: pass\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, COURSE_COMMAND)
+    assert result.exit_code == 2
+    assert f'holds no agent file (*gents.py or submission.py) but holds "{stray}"' in (
+        result.stderr)
+    assert "-p builtin:ExpectimaxAgent" in result.stderr and result.stdout == ""
+    # Asked for by name, the built-in plays; so does a bare name where nothing was meant.
+    builtin = ["-p", "builtin:ExpectimaxAgent", *COURSE_COMMAND[2:]]
+    assert CliRunner().invoke(main, builtin).exit_code == 0
+    for entry in tmp_path.iterdir():
+        entry.unlink()
+    (tmp_path / "notes.txt").write_text("a folder with no Python in it\n")
+    result = CliRunner().invoke(main, COURSE_COMMAND)
+    assert result.exit_code == 0 and "Pacman:        built-in ExpectimaxAgent" in result.stdout
+
+
 @pytest.mark.parametrize("source, line, words", [
     (PYTHON2, 6, "Missing parentheses in call to 'print'"),
     (UNCLOSED, 6, "'(' was never closed"),
