@@ -183,9 +183,12 @@ def match_game_id(pacman: str, ghost: str, cell: MatchCell, index: int) -> str:
     return f"{pacman}~{ghost}@{cell.key}#{index}"
 
 
-def game_seed(master_seed: int, cell: Cell | MatchCell, index: int) -> int:
+def game_seed(master_seed: int, cell: Cell | MatchCell, index: int, epoch: str = "") -> int:
     """The seed of a cell's `index`-th game: the same for every entrant or pairing (common
-    seeds)."""
+    seeds). With an `epoch` (`TournamentConfig.seed_epoch`: the submissions' deadline, once
+    they were collected after it), seeds of their own, which no game before it played."""
+    if epoch:
+        return derive_seed(master_seed, cell.key, index, "after", epoch)
     return derive_seed(master_seed, cell.key, index)
 
 
@@ -212,7 +215,7 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
                     entrant=entrant.name,
                     cell=cell,
                     index=index,
-                    seed=game_seed(config.seed, cell, index),
+                    seed=game_seed(config.seed, cell, index, config.seed_epoch),
                 )
                 for cell in grid_cells
                 for entrant in config.entrants
@@ -224,7 +227,7 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
                     entrant=pacman,
                     cell=match_cell,
                     index=index,
-                    seed=game_seed(config.seed, match_cell, index),
+                    seed=game_seed(config.seed, match_cell, index, config.seed_epoch),
                     ghost_entrant=ghost,
                 )
                 for match_cell in m_cells
