@@ -470,8 +470,7 @@ def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | N
     result.kept = sorted(name for name in _team_folders(into) if name not in result.collected)
     result.manifest = Manifest(teams=tuple(records[k] for k in sorted(records)),
                                entries=tuple(entries), problems=tuple(problems),
-                               deadline=_time(deadline),
-                               after_deadline=deadline is not None and now >= deadline)
+                               deadline=_time(deadline))
     if not result.collected:
         # Nothing usable (a wrong source, every fetch failed): a failure, which leaves the
         # folder's manifest as the last collection that worked wrote it, so that no student

@@ -81,7 +81,6 @@ from tournament.checking import raise_at as _raise
 from tournament.checking import show as _show
 from tournament.checking import text as _text
 from tournament.checking import whole as _whole
-from tournament.manifest import ManifestError, read_manifest
 from tournament.optionfiles import (
     CODE_OPTIONS,
     absolute_options,
@@ -304,10 +303,6 @@ class TournamentConfig:
     secret_file: Path | None = None
     #: The folder teams were read from (None when the config lists baselines only).
     submissions: Path | None = None
-    #: What makes the games' seeds after the submissions' deadline their own
-    #: (`seed_epoch_of`): the deadline, once `tournament collect` collected them after it;
-    #: "" before (or without a collection).
-    seed_epoch: str = ""
     #: The config file, when it was read from one.
     source: Path | None = None
 
@@ -345,30 +340,7 @@ def load_config(path: Path) -> TournamentConfig:
     except YamlProblem as exc:
         raise ConfigError(source, [exc.detail]) from None
     config = parse_config(data, source, path.resolve().parent)
-    try:
-        epoch = seed_epoch_of(config.submissions)
-    except ManifestError as exc:
-        raise ConfigError(source, [f"entrants.submissions: {exc}"]) from None
-    return replace(config, source=path.resolve(), seed_epoch=epoch)
-
-
-def seed_epoch_of(submissions: Path | None) -> str:
-    """The seed epoch of a tournament whose teams are in `submissions`: its collection's
-    deadline when the manifest says it was collected after it, else "".
-
-    Why: every game's random streams follow from its seed, the secret and the team's files,
-    and a course publishes its results every night until the deadline. A team that submits
-    versions differing by a comment sees a fresh draw of luck each night, and by submitting
-    again the exact bytes of its luckiest version would get those very games back for its
-    marks (found by the seventh hostile review). After the deadline the games are played on
-    seeds of their own, so the games that give the marks were never shown to anyone; a new
-    deadline (an extension) gives new ones again."""
-    if submissions is None:
-        return ""
-    manifest = read_manifest(submissions)
-    if manifest is None or not manifest.after_deadline or not manifest.deadline:
-        return ""
-    return manifest.deadline
+    return replace(config, source=path.resolve())
 
 
 def parse_config(data: object, source: str, base: Path) -> TournamentConfig:

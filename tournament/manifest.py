@@ -119,9 +119,6 @@ class Manifest:
     problems: tuple[str, ...] = ()
     #: The deadline the collection used (UTC ISO 8601), or None.
     deadline: str | None = None
-    #: Whether the collection was made after that deadline: the submissions are final, and
-    #: the games are played on seeds of their own (`tournament.config.seed_epoch_of`).
-    after_deadline: bool = False
     format: int = field(default=FORMAT)
 
     def team(self, name: str) -> TeamRecord | None:
@@ -180,12 +177,8 @@ def _manifest(data: Any) -> Manifest:
     teams = tuple(_team(t) for t in _list(data["teams"], "teams"))
     entries = tuple(_entry(e) for e in _list(data["entries"], "entries"))
     problems = tuple(_text(p, "problems[]") for p in _list(data["problems"], "problems"))
-    after_deadline = data.get("after_deadline", False)
-    if not isinstance(after_deadline, bool):
-        raise TypeError("after_deadline: expected true or false")
     return Manifest(teams=teams, entries=entries, problems=problems,
-                    deadline=_optional_text(data.get("deadline"), "deadline"),
-                    after_deadline=after_deadline)
+                    deadline=_optional_text(data.get("deadline"), "deadline"))
 
 
 def _team(data: Any) -> TeamRecord:

@@ -183,12 +183,9 @@ def match_game_id(pacman: str, ghost: str, cell: MatchCell, index: int) -> str:
     return f"{pacman}~{ghost}@{cell.key}#{index}"
 
 
-def game_seed(master_seed: int, cell: Cell | MatchCell, index: int, epoch: str = "") -> int:
+def game_seed(master_seed: int, cell: Cell | MatchCell, index: int) -> int:
     """The seed of a cell's `index`-th game: the same for every entrant or pairing (common
-    seeds). With an `epoch` (`TournamentConfig.seed_epoch`: the submissions' deadline, once
-    they were collected after it), seeds of their own, which no game before it played."""
-    if epoch:
-        return derive_seed(master_seed, cell.key, index, "after", epoch)
+    seeds)."""
     return derive_seed(master_seed, cell.key, index)
 
 
@@ -215,7 +212,7 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
                     entrant=entrant.name,
                     cell=cell,
                     index=index,
-                    seed=game_seed(config.seed, cell, index, config.seed_epoch),
+                    seed=game_seed(config.seed, cell, index),
                 )
                 for cell in grid_cells
                 for entrant in config.entrants
@@ -227,7 +224,7 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
                     entrant=pacman,
                     cell=match_cell,
                     index=index,
-                    seed=game_seed(config.seed, match_cell, index, config.seed_epoch),
+                    seed=game_seed(config.seed, match_cell, index),
                     ghost_entrant=ghost,
                 )
                 for match_cell in m_cells
