@@ -31,6 +31,7 @@ files, unless told otherwise).
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import difflib
 import functools
@@ -551,7 +552,7 @@ def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path,
             f"agent of that name instead, write -p {BUILTIN_PREFIX}{ref}"
         )
     if ref in builtins:
-        strays = course_strays(cwd) if course and not files else []
+        strays = course_strays(cwd, ref) if course and not files else []
         if strays:
             raise SubmissionError(
                 f"{ref}: {cwd} holds no agent file (*gents.py or submission.py) but holds "
@@ -574,25 +575,34 @@ def _resolve(ref: str, args: tuple[tuple[str, str], ...], kind: str, cwd: Path,
 STRAY_SCAN = 10_000
 
 
-def course_strays(folder: Path) -> list[str]:
-    """Up to three names in `folder` that say a course's agent file was meant to be there:
-    names with `gents` or `submission` in them that are not folders (an LMS's
-    `multiAgents-1.py`, a `multiAgents.py.bak`, a link to nowhere). In such a folder the
-    course engine stops at a bare agent name, so the `pacman` command does too: found by the
-    seventh hostile review, a student's misnamed file made the built-in play in its place,
-    with a normal summary."""
+def course_strays(folder: Path, ref: str) -> list[str]:
+    """Up to three names in `folder` (one without agent files) that say a course's agent file
+    was meant to be there: a Python-like file named like one (`multiAgents-1.py` from an LMS,
+    `multiAgents.py.bak`, `submission (1).py`, a link to nowhere), or a Python file that
+    binds `ref` (a `multiAgent.py` defining the `ExpectimaxAgent` asked for; read, never run).
+    In such a folder the course engine stops at a bare agent name, so the `pacman` command
+    does too: found by the seventh hostile review, a student's misnamed file made the built-in
+    play in its place, with a normal summary. A folder it cannot read says nothing."""
     found: list[str] = []
-    with os.scandir(folder) as entries:
-        for seen, entry in enumerate(entries):
-            name = entry.name.lower()
-            if entry.is_dir():  # a project's `submissions/` folder, or a link to one
-                pass
-            elif "gents" in name or "submission" in name:
-                found.append(quote(entry.name, 80))
-                if len(found) == 3:
+    budget = SOURCE_LIMIT  # bytes of Python read, as for a folder's agent files
+    try:
+        with os.scandir(folder) as entries:
+            for seen, entry in enumerate(entries):
+                if seen >= STRAY_SCAN or len(found) == 3:
                     break
-            if seen >= STRAY_SCAN:
-                break
+                name = entry.name.lower()
+                if ".py" not in name or entry.is_dir():
+                    continue
+                if "gents" in name or name.startswith("submission"):
+                    found.append(quote(entry.name, 80))
+                elif (name.endswith(".py") and entry.is_file(follow_symlinks=False)
+                      and entry.stat(follow_symlinks=False).st_size <= budget):
+                    budget -= entry.stat(follow_symlinks=False).st_size
+                    with contextlib.suppress(SubmissionError, OSError):
+                        if ref in names_in_source(Path(entry.path)):
+                            found.append(quote(entry.name, 80))
+    except OSError:
+        return []
     return sorted(found)
 
 

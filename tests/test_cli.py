@@ -365,11 +365,13 @@ def in_folder(tmp_path, monkeypatch, **files: str):
 
 
 @pytest.mark.parametrize("stray", ["multiAgents-1.py", "multiAgents.py.bak", "multiAGENTS.py",
-                                   "submission (1).py", "link:multiAgents.py"])
+                                   "submission (1).py", "link:multiAgents.py",
+                                   "multiAgent.py"])
 def test_a_folder_whose_agent_file_is_misnamed_never_plays_the_builtin(
         tmp_path, monkeypatch, stray):
     """Found by the seventh hostile review: a student's file saved under another name (an
-    LMS's `multiAgents-1.py`, a backup, a link to nowhere) left a folder without agent files,
+    LMS's `multiAgents-1.py`, a backup, a link to nowhere, a file that defines the class
+    asked for under a name the course does not search) left a folder without agent files,
     where a bare name played the platform's tuned built-in with a normal summary. The course
     engine stops there; so does the command, saying how to ask for the built-in."""
     if stray.startswith("link:"):
@@ -383,14 +385,22 @@ def test_a_folder_whose_agent_file_is_misnamed_never_plays_the_builtin(
     assert f'holds no agent file (*gents.py or submission.py) but holds "{stray}"' in (
         result.stderr)
     assert "-p builtin:ExpectimaxAgent" in result.stderr and result.stdout == ""
-    # Asked for by name, the built-in plays; so does a bare name where nothing was meant.
+    # Asked for by name, the built-in plays.
     builtin = ["-p", "builtin:ExpectimaxAgent", *COURSE_COMMAND[2:]]
     assert CliRunner().invoke(main, builtin).exit_code == 0
-    for entry in tmp_path.iterdir():
-        entry.unlink()
-    (tmp_path / "notes.txt").write_text("a folder with no Python in it\n")
+
+
+def test_a_folder_with_nothing_meant_as_an_agent_file_plays_the_builtin(
+        tmp_path, monkeypatch):
+    """A TA's folder of downloads and notes is no course folder: a bare name plays the
+    built-in, as the summary says."""
+    for name, text in {"submissions.zip": "PK", "agents.md": "notes", "helper.py":
+                       "class Helper: pass\n", "broken.py": "def (:\n"}.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, COURSE_COMMAND)
-    assert result.exit_code == 0 and "Pacman:        built-in ExpectimaxAgent" in result.stdout
+    assert result.exit_code == 0, result.output
+    assert "Pacman:        built-in ExpectimaxAgent" in result.stdout
 
 
 @pytest.mark.parametrize("source, line, words", [

@@ -482,9 +482,16 @@ def test_two_runs_on_one_cluster_never_play_each_others_team_files(tmp_path: Pat
     # One worker, so that both runs' snapshots are sent to the same one.
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
                                   dashboard_address=None) as cluster:
-        first = threading.Thread(target=DaskExecutor(
-            cluster.scheduler_address, play=held, cache=runs["alpha"][1],
-            deadline=no_deadline).run, args=([alpha], rows["alpha"]))
+        raised: list[BaseException] = []
+
+        def alpha_run() -> None:
+            try:
+                DaskExecutor(cluster.scheduler_address, play=held, cache=runs["alpha"][1],
+                             deadline=no_deadline).run([alpha], rows["alpha"])
+            except BaseException as exc:  # said by the test, not lost with the thread
+                raised.append(exc)
+
+        first = threading.Thread(target=alpha_run)
         first.start()
         try:
             end = time.monotonic() + RUN_LIMIT
@@ -496,6 +503,9 @@ def test_two_runs_on_one_cluster_never_play_each_others_team_files(tmp_path: Pat
         finally:
             held.go.touch()
             first.join(RUN_LIMIT)
+    assert not first.is_alive(), "alpha's run did not end"
+    if raised:
+        raise raised[0]
     for name, task in (("alpha", alpha), ("beta", beta)):
         [row] = rows[name].once_each([task]).values()
         assert row["entrant"] == name

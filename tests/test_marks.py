@@ -930,3 +930,52 @@ def test_no_results_yet_or_a_bad_manifest_is_an_error_that_writes_nothing(
     assert ran.returncode == 2
     assert "manifest.json: not a manifest (invalid JSON" in ran.stderr
     assert not config.output.exists()
+
+
+def test_marks_after_the_deadline_refuse_games_whose_draws_were_published_before_it(
+        tmp_path: Path) -> None:
+    """Found by the seventh hostile review: results are published every night until the
+    deadline, and a game's draws follow from its seed, the secret and the team's files, so a
+    team that submitted versions differing by a comment could submit again the files of its
+    luckiest night and get those very games back for its marks. After the deadline, `marks`
+    refuses games on a master seed that a run played before it (exit 2, nothing written),
+    until the seed is changed and the games played again."""
+    import sqlite3
+
+    from tests.test_sandbox_zoo import UNAVAILABLE
+    from tests.test_tournament_run import make_tournament, tournament
+    from tournament.store import seed_key
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    config_path = make_tournament(tmp_path, {"good": "example"}, games=1, layouts="[testClassic]")
+    subs, out = tmp_path / "submissions", tmp_path / "out"
+    record = TeamRecord(team="good", name="Good", source="test", submitted_at=None, late=False,
+                        late_seconds=0, files={}, commit=None,
+                        changed_at="2025-01-01T00:00:00+00:00", members=(Member("s1", "Ada"),))
+    write_manifest(subs, Manifest(teams=(record,), deadline="2999-01-01T00:00:00Z"))
+    (tmp_path / "wins.yaml").write_text(
+        "criteria: [{name: wins, kind: wins, thresholds: [{at: 1, points: 1}]}]\n")
+    scheme = ["--scheme", str(tmp_path / "wins.yaml")]
+    tournament("run", str(config_path))
+    tournament("marks", str(config_path), *scheme)  # before the deadline: a preview
+    # The deadline has passed, and the seed was first played before it.
+    write_manifest(subs, Manifest(teams=(record,), deadline="2020-01-01T00:00:00Z"))
+    with sqlite3.connect(out / "results.sqlite") as db:
+        db.execute("UPDATE meta SET value = '1 2019-12-31T00:00:00+00:00' WHERE key = ?",
+                   (seed_key(11),))
+    db.close()
+    (out / "marks.csv").unlink()
+    ran = tournament("marks", str(config_path), *scheme, check=False)
+    assert ran.returncode == 2
+    assert ("the games are on master seed 11, which run 1 first played on "
+            "2019-12-31T00:00:00+00:00, before the submissions' deadline "
+            "(2020-01-01T00:00:00Z)") in ran.stderr
+    assert "Set a new `seed:` in the config" in ran.stderr
+    assert not (out / "marks.csv").exists()
+    tournament("marks", str(config_path), *scheme, "--published-seeds")
+    assert (out / "marks.csv").exists()
+    # A new seed: every game is played again, on draws no one has seen; marks go through.
+    config_path.write_text(config_path.read_text().replace("seed: 11", "seed: 12"))
+    tournament("run", str(config_path))
+    tournament("marks", str(config_path), *scheme)

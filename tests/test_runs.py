@@ -109,3 +109,46 @@ def test_times_and_lines_for_people() -> None:
                                 games=1)
     assert describe(later) == ("run 3: 2025-03-02 02:00 UTC to 2025-03-03 01:00 UTC, failed, "
                                "1 game")
+
+
+def test_the_first_run_of_each_master_seed_is_kept(tmp_path: Path) -> None:
+    """What `tournament marks` asks to tell whether a seed's draws were shown before the
+    deadline: the first run that played it; a run that stored nothing played none, and a
+    store from before seeds were recorded answers with its first run (it may have)."""
+    import datetime as dt
+
+    from tournament.marks import published_draws
+
+    with Store(tmp_path / "r.sqlite") as store:
+        assert store.seed_first_run(11) is None
+        idle = store.open_run(__version__, 11)
+        assert store.seed_first_run(11) == (idle, store.runs()[-1].started_at)
+        store.close_run(idle, STOPPED)
+        assert store.forget_idle_run(idle)
+        assert store.seed_first_run(11) is None  # it stored nothing: it showed nothing
+        first = store.open_run(__version__, 11)
+        store.conn.execute("UPDATE runs SET games = 1 WHERE run_id = ?", (first,))
+        store.close_run(first, FINISHED)
+        second = store.open_run(__version__, 11)
+        store.close_run(second, FINISHED)
+        started = store.runs()[-2].started_at
+        assert store.seed_first_run(11) == (first, started)
+        assert store.seed_first_run(12) is None
+    with Store(tmp_path / "old.sqlite") as store:  # runs, but no seed recorded
+        old = store.open_run(__version__)
+        assert store.seed_first_run(5) == (old, store.runs()[0].started_at)
+        store.open_run(__version__, 5)  # the first run that records its seed
+        assert store.seed_first_run(5) == (old, store.runs()[0].started_at)
+        assert store.seed_first_run(6) is None
+
+    now = dt.datetime(2026, 12, 5, tzinfo=dt.timezone.utc)
+    run = (3, "2026-11-20T10:00:00+00:00")
+    assert published_draws(11, run, None, now) is None  # no deadline known
+    assert published_draws(11, None, "2026-12-01T22:59:00Z", now) is None  # never played
+    assert published_draws(11, run, "2026-12-06T00:00:00Z", now) is None  # a preview
+    assert published_draws(11, (4, "2026-12-02T00:00:00+00:00"), "2026-12-01T22:59:00Z",
+                           now) is None  # first played after the deadline
+    said = published_draws(11, run, "2026-12-01T22:59:00Z", now)
+    assert said is not None and said.startswith(
+        "the games are on master seed 11, which run 3 first played on 2026-11-20T10:00:00+00:00, "
+        "before the submissions' deadline (2026-12-01T22:59:00Z)")

@@ -9,6 +9,7 @@ with everything finished so far kept.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import math
 import os
 import sys
@@ -265,7 +266,7 @@ def playing(config: TournamentConfig, tuning: str | None = None) -> Iterator[Pla
             check_settings(config, store, where, "" if tuning is None else "protocol.")
         except SettingsChanged as exc:
             die(str(exc))
-        run_id = store.open_run(__version__)
+        run_id = store.open_run(__version__, config.seed)
         yield Playing(cache, cluster, store, run_id)
     except BaseException as exc:
         ended = exc
@@ -923,12 +924,22 @@ def print_written(paths: list[Path], games: int) -> None:
               type=click.Path(path_type=Path, dir_okay=False),
               help="Where to write marks.csv (default: <output>/marks.csv); marks-teams.csv "
                    "is written beside it, named after it.")
-def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None) -> None:
+@click.option("--published-seeds", is_flag=True,
+              help="Mark games whose master seed runs before the submissions' deadline "
+                   "already played (their draws were shown while teams could still submit).")
+def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
+                  published_seeds: bool) -> None:
     """Mark every team by a marking scheme from the current results: write marks.csv for the
     learning-management system (a row per student, through the submissions' manifest) and
     marks-teams.csv (a column per criterion), and print each team's mark and reason."""
     from tournament.manifest import MANIFEST_NAME, ManifestError, read_manifest
-    from tournament.marks import evaluate, student_table, students_in_several_teams, team_table
+    from tournament.marks import (
+        evaluate,
+        published_draws,
+        student_table,
+        students_in_several_teams,
+        team_table,
+    )
     from tournament.markscheme import SchemeError, load_scheme
     from tournament.tables import write_csv
 
@@ -949,6 +960,11 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None) -
         die(f"no results in {config.output} yet: tournament run {config_path} plays the games")
     store = open_store(config)
     try:
+        problem = published_draws(config.seed, store.seed_first_run(config.seed),
+                                  manifest.deadline if manifest is not None else None,
+                                  datetime.datetime.now(datetime.timezone.utc))
+        if problem is not None and not published_seeds:
+            die(problem)
         split = store_plan(config, store)
         marks = evaluate(scheme, current_results(config, store, split), config, manifest)
         students = student_table(marks, config, manifest)

@@ -27,6 +27,7 @@ Every number in a reason is the one the mark was decided on, so a student can ch
 
 from __future__ import annotations
 
+import datetime
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -650,3 +651,32 @@ def _uncollected(manifest: Manifest | None, listed: set[str]) -> list[tuple[Any,
                               f"no submission collected: {entry.status}: {entry.reason}", when)
     return [(member, team, reason) for member, team, reason, _ in
             sorted(found.values(), key=lambda f: f[0].id)]
+
+
+def published_draws(seed: int, first_run: tuple[int, str] | None, deadline: str | None,
+                    now: datetime.datetime) -> str | None:
+    """Why the current games should not give marks, or None: after the submissions'
+    `deadline`, games on a master `seed` that a run played before it (`first_run`: its number
+    and start, `Store.seed_first_run`).
+
+    A game's draws follow from its seed, the secret and the team's files, and a course
+    publishes results every night until the deadline. A team that submits versions differing
+    by a comment sees a fresh draw of luck each night, and by submitting again the exact files
+    of its luckiest version gets those very games back (found by the seventh hostile review).
+    Games on a seed first played after the deadline were shown to no one while teams could
+    still submit. Before the deadline marks are a preview, and nothing is said."""
+    if deadline is None or first_run is None:
+        return None
+    due = datetime.datetime.fromisoformat(deadline)
+    if now < due:
+        return None
+    run, started = first_run
+    if datetime.datetime.fromisoformat(started) >= due:
+        return None
+    return (f"the games are on master seed {seed}, which run {run} first played on {started}, "
+            f"before the submissions' deadline ({deadline}): results published while teams "
+            "could still submit showed them their draws, and a team that submits again the "
+            "exact files of an earlier version gets that version's games back, so it could "
+            "keep its luckiest draw. Set a new `seed:` in the config once no team can submit "
+            "any more (the next run plays every game again, on draws no one has seen), run, "
+            "then mark; or pass --published-seeds to mark these games anyway")

@@ -11,7 +11,8 @@ team folder inside the home folder is named as the team.
 
 Some folders are the platform's own and move with the machine that played: a sandbox's
 scratch folder (`$TMPDIR/pacman-agent0-<pid>-<random>`, the agent's working folder and home)
-and a snapshot of a team in a cache (`.../pacman-arena-run-<pid>-<random>/<digest>/alpha`,
+and a snapshot of a team in a cache
+(`.../pacman-arena-run-<pid>-<pid namespace>-<random>/<digest>/alpha`,
 `pacman-arena-teams-<uid>/...`, a Dask worker's local folder). A run whose TMPDIR is not the
 report's, or whose games were played on other machines, names folders no prefix here knows,
 so these are recognised by their own names wherever they are (`SANDBOX_PATH`, `SNAPSHOT_PATH`).

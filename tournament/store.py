@@ -34,6 +34,11 @@ class StoreError(RuntimeError):
     """The results file cannot be used (not a database, another schema...)."""
 
 
+def seed_key(seed: int | str) -> str:
+    """The meta key of the first run that played master seed `seed`."""
+    return f"master seed {seed} first run"
+
+
 class Store:
     """The results of one tournament output folder."""
 
@@ -94,13 +99,35 @@ class Store:
                 self.conn.execute("UPDATE runs SET games = games + 1 WHERE run_id = ?",
                                   (row["run_id"],))
 
-    def open_run(self, version: str) -> int:
-        """Record a run starting now (`tournament.runs`); its number."""
+    def open_run(self, version: str, seed: int | None = None) -> int:
+        """Record a run starting now (`tournament.runs`); its number. With the config's
+        master `seed`, also the first run that played it (`seed_first_run`), if none did."""
+        started = utc_now()
         with self.conn:
             cursor = self.conn.execute("INSERT INTO runs (started_at, version) VALUES (?, ?)",
-                                       (utc_now(), version))
-        assert cursor.lastrowid is not None
+                                       (started, version))
+            assert cursor.lastrowid is not None
+            if seed is not None:
+                # The store's first record of a seed: its earlier runs (from before seeds
+                # were recorded) may have played this one, so the first of them counts.
+                first = self.seed_first_run(seed) or (cursor.lastrowid, started)
+                self.conn.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                                  (seed_key(seed), f"{first[0]} {first[1]}"))
         return cursor.lastrowid
+
+    def seed_first_run(self, seed: int) -> tuple[int, str] | None:
+        """The first run that played master seed `seed` and when it started, or None when
+        no run did. A store from before seeds were recorded answers with its first run, if
+        any: it may have played this seed."""
+        value = self.meta(seed_key(seed))
+        if value is None:
+            recorded = self.conn.execute("SELECT 1 FROM meta WHERE key GLOB ?",
+                                         (seed_key("*"),)).fetchone()
+            first = None if recorded else self.conn.execute(
+                "SELECT run_id, started_at FROM runs ORDER BY run_id LIMIT 1").fetchone()
+            return None if first is None else (int(first[0]), str(first[1]))
+        run, _, started = value.partition(" ")
+        return int(run), started
 
     def close_run(self, run_id: int, ended: str) -> None:
         """Record how and when run `run_id` ended (one of `tournament.runs.ENDINGS`)."""
@@ -116,6 +143,9 @@ class Store:
         with self.conn:
             cursor = self.conn.execute("DELETE FROM runs WHERE run_id = ? AND games = 0",
                                        (run_id,))
+            if cursor.rowcount > 0:  # nor did it play a seed first
+                self.conn.execute("DELETE FROM meta WHERE key GLOB ? AND value GLOB ?",
+                                  (seed_key("*"), f"{run_id} *"))
         return cursor.rowcount > 0
 
     def runs(self, last: int | None = None) -> list[RunRecord]:

@@ -100,6 +100,9 @@ fi
 step "report $CONFIG"
 "$TOURNAMENT" report "$CONFIG" || failed report $?
 
+# After the deadline, marks refuse games whose master seed runs before the deadline already
+# played (their draws were published while teams could still submit): change `seed:` in the
+# config once no team can submit any more; the next night plays every game again.
 step "marks $CONFIG with $SCHEME"
 "$TOURNAMENT" marks "$CONFIG" --scheme "$SCHEME" || failed marks $?
 
