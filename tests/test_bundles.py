@@ -46,6 +46,29 @@ def test_a_snapshot_is_the_team_under_its_digest_and_travels_as_bytes(tmp_path: 
     assert cache.snapshot(folder) != snapshot
 
 
+def test_a_snapshot_damaged_in_a_workers_cache_is_unpacked_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker's cache lives across runs: a snapshot damaged on disk there is found by the
+    next worker process that is sent it, and replaced, rather than failing every game of
+    its team on that worker, run after run (found by this change's review)."""
+    from tournament import bundles
+
+    folder = team(tmp_path)
+    cache = TeamCache(tmp_path / "organizer")
+    bundle = cache.pack(cache.snapshot(folder))
+    worker = TeamCache(tmp_path / "worker")
+    weights = worker.unpack(bundle) / "data" / "weights.txt"
+    weights.chmod(0o644)
+    weights.write_text("damaged\n")
+    monkeypatch.setattr(bundles, "_CHECKED", set())  # the next worker process
+    unpacked = worker.unpack(bundle)
+    assert (unpacked / "data" / "weights.txt").read_text() == "1 2 3\n"
+    assert team_digest(unpacked) == bundle.id.partition("/")[0]
+    (unpacked / "data" / "weights.txt").unlink()  # gone: the same
+    monkeypatch.setattr(bundles, "_CHECKED", set())
+    assert (worker.unpack(bundle) / "data" / "weights.txt").read_text() == "1 2 3\n"
+
+
 def test_a_bundle_whose_files_are_not_its_digest_is_refused(tmp_path: Path) -> None:
     cache = TeamCache(tmp_path / "organizer")
     bundle = cache.pack(cache.snapshot(team(tmp_path)))

@@ -126,9 +126,24 @@ class TeamCache:
 
     def unpack(self, bundle: Bundle) -> Path:
         """Write `bundle` into the cache unless it is there; its team folder. Raises
-        ValueError when its files are not what its id says (nothing is kept then)."""
+        ValueError when its files are not what its id says (nothing is kept then).
+
+        A snapshot already there (a worker's cache lives across runs) is checked against its
+        digest once per process before it is trusted: one damaged on disk would otherwise
+        make every game of its team on this worker the platform's failure, run after run.
+        A damaged one is replaced by the bundle's files."""
+        key = (str(self.root), bundle.id)
         if self.has(bundle.id):
-            return self.folder(bundle.id)
+            if key in _CHECKED:
+                return self.folder(bundle.id)
+            try:
+                intact = team_digest(self.folder(bundle.id)) == bundle.id.partition("/")[0]
+            except TeamFolderError:
+                intact = False
+            if intact:
+                _CHECKED.add(key)
+                return self.folder(bundle.id)
+            shutil.rmtree(self.root / bundle.id, ignore_errors=True)
         if not _safe_id(bundle.id):
             raise ValueError(f"not a snapshot id: {bundle.id[:80]!r}")
         digest, name = bundle.id.split("/")
@@ -150,6 +165,7 @@ class TeamCache:
             if found != digest:
                 raise ValueError(f"bundle {digest[:16]}: its files hash to {found[:16]}")
             self._settle(scratch / name, found)
+            _CHECKED.add(key)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         return self.folder(bundle.id)
@@ -167,6 +183,9 @@ class TeamCache:
                     raise
         return snapshot
 
+
+#: (cache root, snapshot id) of the snapshots this process unpacked or found intact.
+_CHECKED: set[tuple[str, str]] = set()
 
 #: A run's own cache: `<TMPDIR>/pacman-arena-run-<pid>-<pid namespace>-<random>`
 #: (`pacman.sandbox.owners.owner_tag`).
