@@ -147,6 +147,9 @@ class AgentRef:
     #: The tournament entrant it plays for (`alphabeta-d2`), when a tournament set one: what
     #: tells apart two baselines of one class in replays and the viewer.
     entrant: str = ""
+    #: Whether `team` is a tournament's snapshot (`tournament.runner.placed`), which only the
+    #: platform writes: a snapshot its sandbox cannot copy is the platform's failure.
+    snapshot: bool = False
 
     def load_class(self) -> type:
         if self.path is None:

@@ -575,6 +575,12 @@ def test_a_tournament_team_plays_the_files_it_was_hashed_with_or_none(tmp_path: 
     shutil.rmtree(team)
     with pytest.raises(SandboxError, match="snapshot of the team cannot be read"):
         team_view(ref, tmp_path)
+    # A baseline's files, snapshotted too (no hash of a team's): the same.
+    baseline = dataclasses.replace(ref, team_hash="", snapshot=True)
+    with pytest.raises(SandboxError, match="snapshot of the team cannot be read"):
+        team_view(baseline, tmp_path)
+    # A folder that is no snapshot (the `pacman` command's) is bound as it is.
+    assert team_view(dataclasses.replace(baseline, snapshot=False), tmp_path)[:2] == ("", "")
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("pacman-agent")] == []
 
 

@@ -521,11 +521,12 @@ def placed(ref: AgentRef, root: Path) -> AgentRef:
             return ref
         inside = ref.team + "/"
         return dataclasses.replace(
-            ref, team=str(root / ref.team),
+            ref, team=str(root / ref.team), snapshot=True,
             args=tuple((key, str(root / value) if value.startswith(inside) else value)
                        for key, value in ref.args))
     return dataclasses.replace(ref, path=str(root / ref.path),
-                               team=str(root / ref.team) if ref.team else None)
+                               team=str(root / ref.team) if ref.team else None,
+                               snapshot=bool(ref.team))
 
 
 def with_files(task: GameTask, snapshot: str) -> GameTask:

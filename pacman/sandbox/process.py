@@ -384,11 +384,12 @@ class AgentProcess:
         environment) is bound as it is, as is one that holds another bound path.
 
         A team whose files a tournament hashed (`AgentRef.team_hash`) plays those files or
-        none. Its folder is then the run's snapshot of the team (`tournament.bundles`), which
-        only the platform writes: whatever the team did to its files was judged when the
-        snapshot was taken. So a snapshot that cannot be read, is gone, or holds other bytes
-        than the run hashed is the platform's failure (`SandboxError`: `infra_error`, played
-        again), never the team's `load_error` (found by the seventh hostile review: another
+        none. Its folder is then the run's snapshot of the team (`tournament.bundles`;
+        `AgentRef.snapshot` for a baseline's files as well), which only the platform writes:
+        whatever the team did to its files was judged when the snapshot was taken. So a
+        snapshot that cannot be read, is gone, or holds other bytes than the run hashed is the
+        platform's failure (`SandboxError`: `infra_error`, played again), never the team's
+        `load_error` (found by the seventh hostile review: another
         run's cleanup deleted a live run's snapshots, and every later game of the team was
         stored as its own failure, never to be played again).
         """
@@ -405,7 +406,7 @@ class AgentProcess:
             digest = team_digest(team, copy_to=copy)
         except TeamFolderError as exc:
             remove_tree(copy)
-            if self.ref.team_hash:
+            if self.ref.team_hash or self.ref.snapshot:
                 raise SandboxError(f"the run's snapshot of the team cannot be read: "
                                    f"{clean(str(exc))}") from None
             return "", ""
