@@ -258,3 +258,67 @@ def test_what_git_reads_from_this_machine() -> None:
     for url in ("https://host/r.git", "ssh://host/r", "git@github.com:team/r.git",
                 "host:path/r.git", "git://host/r"):
         assert not is_local_url(url), url
+
+
+def test_a_final_commit_dated_before_its_parent_is_still_the_one_collected(
+        tmp_path: Path) -> None:
+    """Found by the eighth hostile review: the commit taken was the newest by date anywhere
+    in the history, so a final commit from a laptop whose clock was behind lost to its own
+    parent, listed as superseded. The latest commit of the history dated before the
+    deadline is taken, with or without one."""
+    repo = tmp_path / "repos" / "skew"
+    commit(repo, {"multiAgents.py": agent("first")}, "2024-03-01T19:00:00Z")
+    final = commit(repo, {"multiAgents.py": agent("final")}, "2024-03-01T16:00:00Z")
+    listing = write(tmp_path / "repos.csv", f"team,url,ref\nskew,{repo},main\n".encode())
+    for deadline, late in ((DEADLINE, "aside"), (DEADLINE, "take"), (None, "aside")):
+        into = tmp_path / f"teams-{late}-{deadline is None}"
+        collect([listing], into, deadline=deadline, late_policy=late)
+        assert (into / "skew" / "multiAgents.py").read_bytes() == agent("final")
+        record = read_manifest(into).team("skew")  # type: ignore[union-attr]
+        assert record is not None and record.commit == final
+
+
+def test_a_repositorys_attributes_run_nothing_and_change_no_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the eighth hostile review: `git archive` honoured the repository's own
+    `.gitattributes`. With `export-subst` it expanded `$Format:...$` in the student's files
+    (`%G?` verifying the commit's signature with a program the signature chose), and with
+    `filter` it ran a driver of the organizer's git config. Files are collected as their
+    bytes."""
+    marker = tmp_path / "filter-ran"
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        f'[filter "lfs"]\n\tsmudge = sh -c "touch {marker}; cat"\n\trequired = true\n')
+    monkeypatch.setenv("HOME", str(home))
+    repo = tmp_path / "repos" / "attrs"
+    source = b"# $Format:%H %G?$\n" + agent("attrs")
+    commit(repo, {".gitattributes": b"*.py export-subst filter=lfs\n",
+                  "multiAgents.py": source}, "2024-03-01T10:00:00Z")
+    listing = write(tmp_path / "repos.csv", f"team,url,ref\nattrs,{repo},main\n".encode())
+    collect([listing], tmp_path / "teams", deadline=DEADLINE)
+    assert (tmp_path / "teams" / "attrs" / "multiAgents.py").read_bytes() == source
+    assert not marker.exists()
+
+
+def test_what_git_says_is_kept_as_its_tail_and_a_long_command_is_ended(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A repository's server can make git print without end (its "remote:" lines): what
+    git prints is read as it comes, and only the tail of its errors kept (the eighth
+    hostile review saw the organizer's memory grow at the speed of the server)."""
+    from tournament.gitsource import GitProblem, run_git
+
+    spew = tmp_path / "ssh"
+    spew.write_text("#!/bin/sh\nhead -c 20000000 /dev/zero | tr '\\\\0' x >&2\n"
+                    "echo 'the last words' >&2\nexit 1\n")
+    spew.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(spew))
+    with pytest.raises(GitProblem) as problem:
+        run_git(None, "ls-remote", "ssh://example.invalid/repo.git", timeout=120)
+    assert "the last words" in str(problem.value) and len(str(problem.value)) < 1000
+    forever = tmp_path / "forever"
+    forever.write_text("#!/bin/sh\nwhile :; do echo remote: still here >&2; done\n")
+    forever.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(forever))
+    with pytest.raises(GitProblem, match="took longer than 2 s"):
+        run_git(None, "ls-remote", "ssh://example.invalid/repo.git", timeout=2)

@@ -13,19 +13,20 @@ of mappings with the same keys (`members` may be a list).
 Each repository is fetched into a bare cache, `<into>/.git-cache/<hash of the URL>.git`
 (cloned the first time, fetched afterwards; a name starting with `.` is never a team), and
 the ref's first-parent history is listed with its commit dates. The commit taken is the
-newest at or before the deadline (commit dates are what the student's machine said: a
-student can write any date into a commit, so a course that needs proof of time uses the
-server's push log or a tag the server protects), and its files are exported with
-`git archive` as a tar stream through `tournament.unpack`, so a repository is unpacked under
-the same limits and refusals as an uploaded archive.
+latest of that history dated at or before the deadline (commit dates are what the student's
+machine said: a student can write any date into a commit, so a course that needs proof of
+time uses the server's push log or a tag the server protects), and its files are exported
+with `git archive` as a tar stream through `tournament.unpack`, so a repository is unpacked
+under the same limits and refusals as an uploaded archive.
 
 A repository is someone else's: nothing it controls runs here. Only the file, git, http(s)
 and ssh transports are allowed (`GIT_ALLOW_PROTOCOL`, so no `ext::` command), the cache is
-made without hook templates and every command runs with hooks pointed at /dev/null, no
-submodule is fetched, objects are checked as they arrive (`transfer.fsckObjects`), git never
-prompts (`GIT_TERMINAL_PROMPT=0`, ssh in batch mode) and every command has a time limit after
-which its whole process group is killed. A URL or ref that starts with `-` is refused (it
-would be read as an option).
+made without hook templates and every command runs with hooks pointed at /dev/null, the
+repository's own attributes are overridden (`NEUTRAL_ATTRIBUTES`) and no signature verifier
+runs, what git prints is bounded, no submodule is fetched, objects are checked as they
+arrive (`transfer.fsckObjects`), git never prompts (`GIT_TERMINAL_PROMPT=0`, ssh in batch
+mode) and every command has a time limit after which its whole process group is killed. A
+URL or ref that starts with `-` is refused (it would be read as an option).
 """
 
 from __future__ import annotations
@@ -225,11 +226,23 @@ def git_environment() -> dict[str, str]:
     return env
 
 
-#: Settings given to every command: no hooks, no submodules, no fsmonitor, checked objects.
+#: Settings given to every command: no hooks, no submodules, no fsmonitor, checked objects,
+#: and no signature verifier (a student's signature header chooses gpg, gpgsm or ssh-keygen:
+#: `false` stands in for all three).
 _SAFE_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never",
                 "-c", "submodule.recurse=false", "-c", "fetch.recurseSubmodules=false",
                 "-c", "core.fsmonitor=false", "-c", "transfer.fsckObjects=true",
-                "-c", "log.showSignature=false", "-c", "credential.interactive=false")
+                "-c", "log.showSignature=false", "-c", "credential.interactive=false",
+                "-c", "gpg.program=false", "-c", "gpg.x509.program=false",
+                "-c", "gpg.ssh.program=false")
+
+#: Attributes that override every `.gitattributes` a repository holds (`info/attributes` of
+#: each cache): with `export-subst`, `git archive` expands `$Format:%G?$` by verifying the
+#: commit's signature (a verifier the student's signature header chooses, run on bytes the
+#: student wrote); with `filter`, it runs whatever driver the organizer's git config names
+#: (git-lfs, say). Files are exported as their bytes, nothing run (the eighth hostile review).
+NEUTRAL_ATTRIBUTES = ("* -export-subst -export-ignore -filter -ident -text -eol "
+                      "-working-tree-encoding\n")
 
 
 def git_command(repo: Path | None, *args: str) -> list[str]:
@@ -238,27 +251,68 @@ def git_command(repo: Path | None, *args: str) -> list[str]:
     return ["git", *_SAFE_CONFIG, *where, *args]
 
 
+#: The most of a git command's standard output kept (a log of `MAX_COMMITS` lines is far less).
+OUTPUT_LIMIT = 16 * 1024 * 1024
+#: The most of its error output kept: its tail, which says why it failed.
+ERROR_TAIL = 64 * 1024
+#: Seconds its error output is waited for once it has ended.
+ERROR_WAIT = 5.0
+
+
 def run_git(repo: Path | None, *args: str, timeout: float = GIT_TIMEOUT) -> str:
     """Run a git command and return its output; GitProblem with git's own words when it
-    fails, and when it takes longer than `timeout` (its process group is then killed)."""
+    fails, and when it takes longer than `timeout` (its process group is then killed).
+
+    What git prints is read as it comes and bounded: a repository's server can make git
+    print its "remote:" lines at a gigabyte a second, which kept whole filled the organizer's
+    memory (the eighth hostile review). Of the errors only the tail is kept; an output past
+    `OUTPUT_LIMIT` ends the command."""
     try:
         proc = subprocess.Popen(git_command(repo, *args), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=git_environment(), start_new_session=True)
     except OSError as exc:
         raise GitProblem(f"git cannot be started: {exc.strerror or exc}") from None
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    assert proc.stdout is not None and proc.stderr is not None
+    tail = bytearray()
+    errors = proc.stderr
+
+    def drain() -> None:
+        while chunk := os.read(errors.fileno(), 1 << 16):
+            tail.extend(chunk)
+            del tail[:-ERROR_TAIL]
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    expired = threading.Event()
+
+    def stop() -> None:
+        expired.set()
         _kill_group(proc)
-        proc.communicate()
-        raise GitProblem(f"git {args[0]} took longer than {timeout:g} s") from None
+
+    watchdog = threading.Timer(timeout, stop)
+    watchdog.start()
+    out = bytearray()
+    try:
+        while chunk := os.read(proc.stdout.fileno(), 1 << 16):
+            out.extend(chunk)
+            if len(out) > OUTPUT_LIMIT:
+                _kill_group(proc)
+                raise GitProblem(f"git {args[0]} printed more than {OUTPUT_LIMIT} bytes")
     except BaseException:
         _kill_group(proc)
-        proc.communicate()
         raise
+    finally:
+        proc.stdout.close()
+        proc.wait()  # the watchdog ends it at the latest
+        watchdog.cancel()
+        # A helper git started that outlives it (an ssh left running) may hold the error
+        # pipe open: its last words are not worth waiting for.
+        reader.join(ERROR_WAIT)
+    if expired.is_set():
+        raise GitProblem(f"git {args[0]} took longer than {timeout:g} s")
     if proc.returncode != 0:
-        raise GitProblem(f"git {args[0]} failed: {_message(err)}")
+        raise GitProblem(f"git {args[0]} failed: {_message(bytes(tail))}")
     return out.decode("utf-8", "replace")
 
 
@@ -289,6 +343,9 @@ def fetch(row: GitListRow, cache_root: Path,
     if not (repo / "HEAD").is_file():
         cache_root.mkdir(parents=True, exist_ok=True)
         run_git(None, "init", "--bare", "--quiet", "--template=", str(repo), timeout=timeout)
+    # Every time: a cache made before this rule gets it too.
+    (repo / "info").mkdir(exist_ok=True)
+    (repo / "info" / "attributes").write_text(NEUTRAL_ATTRIBUTES, encoding="utf-8")
     local = _ref_name(row.ref)
     run_git(repo, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--force",
             "--no-write-fetch-head", "--", row.url, f"+{row.ref}:{local}", timeout=timeout)
@@ -307,10 +364,14 @@ def fetch(row: GitListRow, cache_root: Path,
 
 
 def newest_by(commits: list[Commit], deadline: dt.datetime | None) -> Commit | None:
-    """The newest commit at or before `deadline` (the newest of all without one), or None.
-    Newest by commit date; equal dates keep the history's order (the later commit first)."""
-    eligible = [c for c in commits if deadline is None or c.committed_at <= deadline]
-    return max(eligible, key=lambda c: c.committed_at, default=None)
+    """The latest commit of the history (newest first, as `fetch` gives it) dated at or
+    before `deadline` (the tip without one), or None.
+
+    Latest in the history's order, not by date: a commit's date is its author's machine's
+    clock, and a laptop a few hours behind dated a final commit before its parent, whose
+    older files were then collected, the final version listed as superseded (found by the
+    eighth hostile review)."""
+    return next((c for c in commits if deadline is None or c.committed_at <= deadline), None)
 
 
 def export(repo: Path, commit: str, into: Path, limits: UnpackLimits,
