@@ -67,11 +67,22 @@ class Replay:
         return GameState.initial(self.layout, self.num_ghosts, self.rules)
 
 
+#: Food bitmasks of more bits than this are written in hex in `state_hash`: Python writes at
+#: most 4,300 decimal digits of an int (about 14,300 bits), and a layout may have 65,536
+#: cells. Below it, the decimal text every replay so far was hashed with.
+DECIMAL_BITS = 14_000
+
+
 def state_hash(state: GameState) -> str:
-    """A short digest of a state's dynamic part, stable across processes and machines."""
+    """A short digest of a state's dynamic part, stable across processes and machines.
+
+    A food bitmask too wide for Python's decimal text is written in hex (the eighth hostile
+    review: on a 130 x 130 layout every kept game's replay raised, and the game became the
+    platform's failure, a team's own crashes included)."""
+    food = state._food
     text = repr((
         [(float(p[0]), float(p[1]), d, t) for p, d, t in state._agents],
-        state._food,
+        food if food.bit_length() <= DECIMAL_BITS else f"0x{food:x}",
         state._caps,
         state._score,
     ))

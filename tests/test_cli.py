@@ -304,6 +304,25 @@ def test_the_longest_game_allowed_has_a_replay_that_reads_back(tmp_path):
         assert result.exit_code == 2 and f"expected 1 to {moves:,}" in result.output
 
 
+def test_a_game_on_the_largest_layout_records_and_checks_its_replay(tmp_path):
+    """Found by the eighth hostile review: a replay's state hashes wrote the food bitmask as
+    decimal text, which Python refuses past 4,300 digits: on a layout of over ~14,300 cells
+    every kept replay raised (in a tournament, the game became the platform's failure)."""
+    from pacman.layout import MAX_SIDE
+
+    side = MAX_SIDE
+    rows = ["%" * side, "%P" + "." * (side - 4) + "G%"] + [
+        "%" + "." * (side - 2) + "%" for _ in range(side - 3)] + ["%" * side]
+    layout = tmp_path / "huge.lay"
+    layout.write_text("\n".join(rows) + "\n")
+    recorded = run("-l", str(layout), "-p", "GreedyAgent", "-k", "1", "-q", "--seed", "1",
+                   "--max-moves", "40", "-r", "--record-dir", str(tmp_path / "replays"))
+    assert recorded.exit_code == 0, recorded.output
+    [replay] = (tmp_path / "replays").glob("*.json")
+    checked = run("--replay", str(replay), "--check", "-q")
+    assert checked.exit_code == 0, checked.output
+
+
 def test_raise_not_defined_is_a_recorded_crash_and_json_stays_clean():
     result = CliRunner().invoke(main, ["-p", f"{TEST_AGENTS}:UnfinishedAgent", "-q", "-l",
                                        "smallClassic", "-n", "2", "-c", "--json"])
