@@ -150,7 +150,7 @@ WINS = textwrap.dedent("""\
 
 def test_the_course_scheme_reads_as_the_autograder_scores(course: Scheme) -> None:
     assert course.out_of == 6
-    assert [c.name for c in course.criteria] == ["no-timeout", "wins", "five-wins", "score",
+    assert [c.name for c in course.criteria] == ["no-failure", "wins", "five-wins", "score",
                                                  "time"]
     # Gated criteria come after what they require.
     order = course.gate_order
@@ -450,11 +450,31 @@ def test_the_course_scheme_gates(cup: TournamentConfig, course: Scheme) -> None:
         "mean score >= 500); thinking time 2 s per game: 0 (only with at least 5 wins)")
     assert marks["gamma"].mark == 0
     assert marks["gamma"].reason == (
-        "time-out in 1 of 10 games: needs no time-out; wins 9/10: 0 (only with no time-out); "
-        "mean score 870: 0 (only with no time-out); thinking time 2 s per game (over the 9 "
-        "games it did not fail): 0 (only with no time-out)")
+        "failure in 1 of 10 games (timeout 1): needs no failure; wins 9/10: 0 (only with no "
+        "failure); mean score 870: 0 (only with no failure); thinking time 2 s per game (over "
+        "the 9 games it did not fail): 0 (only with no failure)")
     points = {g.criterion: (g.points, g.met, g.counted) for g in marks["gamma"].given}
-    assert points["wins"] == (0, True, False) and points["no-timeout"] == (0, False, False)
+    assert points["wins"] == (0, True, False) and points["no-failure"] == (0, False, False)
+
+
+def test_the_course_scheme_gives_a_crash_what_it_gives_a_time_out(
+        cup: TournamentConfig, course: Scheme) -> None:
+    """Found by the eighth hostile review: gated on time-outs alone, the course's scheme let
+    an agent that raises when it would run long keep its wins, score and time points (4 of 6
+    where the same agent, honestly slow, got 0). Any failure of the team's own is the gate:
+    as in the course, whose autograder stops at an exception as at a time-out."""
+    quick = {"wall": 0.05}
+    for failure in ("timeout", "crash", "illegal_action", "memory"):
+        games = table([*record("alpha", 9, n=9, **quick), game("alpha", 9, failure, **quick)])
+        [mark] = [m for m in evaluate(course, games, cup, None) if m.team == "alpha"]
+        assert mark.mark == 0, (failure, mark.reason)
+        assert mark.reason.startswith(f"failure in 1 of 10 games ({failure} 1): needs no "
+                                      "failure;"), mark.reason
+    # A ghost's failure is not the team's.
+    games = table([*record("alpha", 9, n=9, **quick), game("alpha", 9, "crash", culprit=1,
+                                                            **quick)])
+    [mark] = [m for m in evaluate(course, games, cup, None) if m.team == "alpha"]
+    assert mark.mark == 4 and mark.reason.startswith("wins 9/10: +2"), mark.reason
 
 
 @pytest.mark.parametrize("wins", range(11))
@@ -715,7 +735,7 @@ def test_a_row_per_student_and_the_csv_files(cup: TournamentConfig, course: Sche
     assert rows[3][5].startswith("wins 4/10: +1 (>= 1); ")
     with open(tmp_path / "marks-teams.csv", newline="", encoding="utf-8") as fh:
         teams = list(csv.reader(fh))
-    assert teams[0] == ["team", "no-timeout", "wins", "five-wins", "score", "time",
+    assert teams[0] == ["team", "no-failure", "wins", "five-wins", "score", "time",
                         *TEAM_COLUMNS[1:]]
     assert teams[1][:10] == ["alpha", "0.0", "3.0", "0.0", "2.0", "1.0", "6.0", "0.0", "6.0",
                              "6.0"]
@@ -844,9 +864,8 @@ def test_the_course_scheme_on_a_real_tiny_tournament(tmp_path: Path) -> None:
     mean = good["score"].mean()
     own_failures = good["outcome"].isin(FAILURES) & (good["culprit"] == 0)
     seconds = (good["wall_mean"] * ((good["moves"] / 3).apply(math.ceil) + own_failures)).mean()
-    timeouts = int((good["outcome"] == "timeout").sum())
     expected = 0.0
-    if wins >= 1 and not timeouts:
+    if wins >= 1 and not own_failures.any():  # any failure of its own: 0 for the question
         expected = 1 + (2 if wins == 10 else 1 if wins >= 5 else 0)
         if wins >= 5:
             expected += (2 if mean >= 1000 else 1 if mean >= 500 else 0)
@@ -865,8 +884,9 @@ def test_the_course_scheme_on_a_real_tiny_tournament(tmp_path: Path) -> None:
     assert float(rows[0]["out_of"]) == 6
     stuck = rows[3]
     assert float(stuck["mark"]) == 0
-    assert stuck["reason"].startswith("time-out in 10 of 10 games: needs no time-out; "
-                                      "wins 0/10: 0 (needs at least 1 win)")
+    assert stuck["reason"].startswith(
+        "failure in 10 of 10 games (timeout 10): needs no failure; wins 0/10: 0 (needs at "
+        "least 1 win)")
     # Baselines are never marked; the teams' table has a column per criterion.
     with open(out / "marks-teams.csv", newline="", encoding="utf-8") as fh:
         teams = list(csv.DictReader(fh))
