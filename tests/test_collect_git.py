@@ -322,3 +322,33 @@ def test_what_git_says_is_kept_as_its_tail_and_a_long_command_is_ended(
     monkeypatch.setenv("GIT_SSH_COMMAND", str(forever))
     with pytest.raises(GitProblem, match="took longer than 2 s"):
         run_git(None, "ls-remote", "ssh://example.invalid/repo.git", timeout=2)
+
+
+def test_a_repository_named_by_two_teams_is_said_and_prefixes_bound_the_urls(
+        tmp_path: Path) -> None:
+    """Found by the eighth hostile review: a student who gave another team's repository URL
+    (or `.../alpha/` for `.../alpha`), or the staff's, had it collected as their own without
+    a word. Two teams on one repository, or on one commit, are said as problems; and
+    `--repository-prefix` collects only the course's repositories."""
+    course = tmp_path / "repos" / "course"
+    alpha = course / "alpha"
+    sha_alpha = commit(alpha, {"multiAgents.py": agent("alpha")}, "2024-03-01T10:00:00Z")
+    staff = tmp_path / "repos" / "staff"
+    commit(staff, {"multiAgents.py": agent("solution")}, "2024-03-01T10:00:00Z")
+    listing = write(tmp_path / "repos.csv", (
+        "team,url,ref\n"
+        f"alpha,{alpha},main\n"
+        f"mallory,{alpha}/,main\n"
+        f"eve,{staff},main\n").encode())
+    result = collect([listing], tmp_path / "teams", deadline=DEADLINE)
+    problems = read_manifest(tmp_path / "teams").problems  # type: ignore[union-attr]
+    assert any("teams alpha, mallory name the same repository" in p for p in problems)
+    assert any(f"teams alpha, mallory have the same commit {sha_alpha[:12]}" in p
+               for p in problems)
+    assert sorted(result.collected) == ["alpha", "eve", "mallory"]
+    # With the course's prefix, the staff's repository is not collected.
+    result = collect([listing], tmp_path / "bounded", deadline=DEADLINE,
+                     repository_prefixes=(f"{course}/",))
+    assert sorted(result.collected) == ["alpha", "mallory"]
+    [refused] = [e for e in result.manifest.entries if e.team == "eve"]
+    assert refused.status == "refused" and "--repository-prefix" in refused.reason

@@ -1221,8 +1221,13 @@ def parse_deadline(text: str | None) -> Any:
               help="Collect repositories of this machine (paths, file://) named in a "
                    "repository list; off by default, since a URL a student gave could name "
                    "any repository the organizer can read.")
+@click.option("--repository-prefix", "repository_prefixes", multiple=True, metavar="URL",
+              help="Collect only repositories whose URL starts with this (repeatable), e.g. "
+                   "https://git.example.edu/cs188-2024/: a URL a student gave could name any "
+                   "repository the organizer's credentials read.")
 def collect(sources: tuple[Path, ...], into: Path, mapping: Path | None, deadline: str | None,
-            late_policy: str, strict: bool, local_repositories: bool) -> None:
+            late_policy: str, strict: bool, local_repositories: bool,
+            repository_prefixes: tuple[str, ...]) -> None:
     """Turn LMS exports (Canvas, Moodle, Gradescope), plain folders of zips or folders, and
     lists of git repositories (.csv or .yaml) into team folders under DIR and a manifest
     (manifest.json, manifest.csv). Unchanged sources change nothing; teams already in DIR
@@ -1235,7 +1240,8 @@ def collect(sources: tuple[Path, ...], into: Path, mapping: Path | None, deadlin
         result = run_collect(list(sources), into, mapping=mapping, deadline=when,
                              late_policy=late_policy,
                              command=" ".join(["tournament", *sys.argv[1:]]),
-                             local_repositories=local_repositories)
+                             local_repositories=local_repositories,
+                             repository_prefixes=repository_prefixes)
     except CollectError as exc:
         die(str(exc))
     print_collection(result, into, when)

@@ -56,6 +56,7 @@ from tournament.roster import Roster, RosterError, RosterTeam, read_roster
 from tournament.sources import (
     GIT,
     GIT_LIST_SUFFIXES,
+    RepositoryPolicy,
     Student,
     Submission,
     Unusable,
@@ -308,7 +309,8 @@ def collect(sources: Sequence[Path], into: Path, *, mapping: Path | None = None,
             git_timeout: float = GIT_TIMEOUT,
             clock: Callable[[], dt.datetime] | None = None,
             command: str = "tournament collect",
-            local_repositories: bool = False) -> CollectResult:
+            local_repositories: bool = False,
+            repository_prefixes: tuple[str, ...] = ()) -> CollectResult:
     """Collect `sources` into team folders under `into`, write the manifest, and say what was
     done. Raises CollectError, before anything is written, when the mapping or a repository
     list cannot be read at all, or another process holds `into`."""
@@ -335,7 +337,7 @@ def collect(sources: Sequence[Path], into: Path, *, mapping: Path | None = None,
         work.mkdir()
         try:
             return _collect(sources, into, work, roster, deadline, late_policy, git_timeout,
-                            now, local_repositories)
+                            now, RepositoryPolicy(local_repositories, repository_prefixes))
         finally:
             shutil.rmtree(work, ignore_errors=True)
     finally:
@@ -383,7 +385,7 @@ def recover(into: Path) -> list[str]:
 
 def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | None,
              deadline: dt.datetime | None, late_policy: str, git_timeout: float,
-             now: dt.datetime, local_repositories: bool) -> CollectResult:
+             now: dt.datetime, repositories: RepositoryPolicy) -> CollectResult:
     problems: list[str] = list(roster.problems) if roster else []
     try:
         previous = read_manifest(into)
@@ -396,7 +398,7 @@ def _collect(sources: Sequence[Path], into: Path, work: Path, roster: Roster | N
         try:
             read = read_source(source, work / f"source-{index}",
                                git_cache=into / CACHE_FOLDER, deadline=deadline,
-                               git_timeout=git_timeout, local_repositories=local_repositories)
+                               git_timeout=git_timeout, repositories=repositories)
         except OSError as exc:
             problems.append(f"{source.name}: cannot be read: {exc.strerror or exc}; left out")
             continue

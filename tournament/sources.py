@@ -245,9 +245,32 @@ def _disk_time(path: Path, budget: int = 10_000) -> dt.datetime | None:
     return from_timestamp(info.st_mtime if latest is None else latest)
 
 
+@dataclass(frozen=True)
+class RepositoryPolicy:
+    """Which repositories a list may name: those of this machine (`local`: paths, `file://`)
+    only when the organizer says so, and, when `prefixes` are given, only URLs that start
+    with one of them (the course's own repositories). A URL a student gave could otherwise
+    name any repository the organizer's credentials read, over any transport: another
+    team's, the staff's solutions (the eighth hostile review)."""
+
+    local: bool = False
+    prefixes: tuple[str, ...] = ()
+
+    def refusal(self, url: str) -> str | None:
+        """Why `url` may not be collected, or None."""
+        if is_local_url(url) and not self.local:
+            return ("a repository of this machine (a path or file://) is collected only "
+                    "with --local-repositories: a URL a student gave could name any "
+                    "repository the organizer can read")
+        if self.prefixes and not url.startswith(self.prefixes):
+            return (f"not a repository of the course: its URL starts with none of "
+                    f"{', '.join(self.prefixes)} (--repository-prefix)")
+        return None
+
+
 def read_source(path: Path, work: Path, *, git_cache: Path,
                 deadline: dt.datetime | None, git_timeout: float,
-                local_repositories: bool = False) -> SourceRead:
+                repositories: RepositoryPolicy = RepositoryPolicy()) -> SourceRead:
     """Read one source. `work` is an empty folder this read may use (an export archive is
     unpacked there); `git_cache` holds fetched repositories. Raises GitListError for a
     repository list that cannot be read at all (the organizer's own file); everything else
@@ -257,7 +280,7 @@ def read_source(path: Path, work: Path, *, git_cache: Path,
     if path.is_dir():
         return _read_root(path, label, _Times(path, None))
     if path.is_file() and path.suffix.lower() in GIT_LIST_SUFFIXES:
-        return read_git_source(path, git_cache, deadline, git_timeout, local_repositories)
+        return read_git_source(path, git_cache, deadline, git_timeout, repositories)
     if not path.is_file():
         return SourceRead(problems=[f"{path}: not a folder, an archive or a repository list"])
     try:
@@ -676,23 +699,24 @@ def _read_folder(root: Path, label: str, entries: list[os.DirEntry[str]],
 
 
 def read_git_source(path: Path, git_cache: Path, deadline: dt.datetime | None,
-                    git_timeout: float, local_repositories: bool = False) -> SourceRead:
+                    git_timeout: float,
+                    repositories: RepositoryPolicy = RepositoryPolicy()) -> SourceRead:
     """Fetch every repository of a list and give, per repository, its newest commit (the
     ref's tip) and, when that came after the deadline, the newest commit before it too, so
-    that the selection can take either (`--late take` or `aside`). A repository of this
-    machine (a path, `file://`) is refused unless `local_repositories`: a URL a student
-    handed in could otherwise name any repository the organizer can read (the staff's
-    solutions, another team's cache) and make it that student's submission."""
+    that the selection can take either (`--late take` or `aside`). A repository the policy
+    refuses (`RepositoryPolicy`) is not fetched. Two teams that name the same repository,
+    or whose commits are the same, are both collected, and said as a problem: one of them
+    may have given the other's URL."""
     rows, problems = read_git_list(path)
     read = SourceRead(problems=list(problems))
+    teams_of: dict[str, list[GitListRow]] = {}
     for row in rows:
         source = f"{GIT}: {row.url}@{row.ref}"
-        if is_local_url(row.url) and not local_repositories:
-            read.unusable.append(Unusable(
-                source, "a repository of this machine (a path or file://) is collected only "
-                "with --local-repositories: a URL a student gave could name any repository "
-                "the organizer can read", team=row.team))
+        refusal = repositories.refusal(row.url)
+        if refusal is not None:
+            read.unusable.append(Unusable(source, refusal, team=row.team))
             continue
+        teams_of.setdefault(_same_repository(row.url), []).append(row)
         try:
             repo, commits = fetch(row, git_cache, git_timeout)
         except GitProblem as exc:
@@ -701,7 +725,32 @@ def read_git_source(path: Path, git_cache: Path, deadline: dt.datetime | None,
             read.unusable.append(Unusable(source, f"cannot be fetched: {exc}", team=row.team))
             continue
         read.submissions.extend(_commit_submissions(row, repo, commits, source, deadline))
+    for sharing in teams_of.values():
+        if len({row.team for row in sharing}) > 1:
+            read.problems.append(
+                f"{', '.join(row.where for row in sharing)}: teams "
+                f"{', '.join(row.team for row in sharing)} name the same repository "
+                f"({sharing[0].url}): each is collected from it; check whose it is (a student "
+                "may have given another team's URL)")
+    by_commit: dict[str, set[str]] = {}
+    for sub in read.submissions:
+        if sub.commit is not None and sub.team is not None:
+            by_commit.setdefault(sub.commit, set()).add(sub.team)
+    for sha, teams in sorted(by_commit.items()):
+        if len(teams) > 1:
+            read.problems.append(
+                f"{path.name}: teams {', '.join(sorted(teams))} have the same commit "
+                f"{sha[:12]}: check whose it is (a student may have given another team's "
+                "repository)")
     return read
+
+
+def _same_repository(url: str) -> str:
+    """`url` as one repository's several spellings meet: no trailing `/` or `.git`, case
+    folded (`.../Alpha.git/` and `.../alpha` are one)."""
+    text = url.strip().rstrip("/")
+    text = text[:-4] if text.lower().endswith(".git") else text
+    return text.rstrip("/").casefold()
 
 
 def is_local_url(url: str) -> bool:
