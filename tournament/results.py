@@ -265,7 +265,9 @@ def schema_markdown() -> str:
         "",
         "The store also keeps a table `meta` (`key`, `value`): the fingerprint of the "
         "tournament's secret (`tournament.secret`), so that a run refuses a missing or "
-        "replaced secret.",
+        "replaced secret; and, per master seed, the first run that played it (`master seed "
+        "11 first run` -> `3 2026-11-20T10:00:00+00:00`), so that `tournament marks` can tell "
+        "games whose draws were shown before the submissions' deadline (docs/marks.md).",
         "",
     ]
     return "\n".join(lines)
