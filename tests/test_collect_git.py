@@ -352,3 +352,27 @@ def test_a_repository_named_by_two_teams_is_said_and_prefixes_bound_the_urls(
     assert sorted(result.collected) == ["alpha", "mallory"]
     [refused] = [e for e in result.manifest.entries if e.team == "eve"]
     assert refused.status == "refused" and "--repository-prefix" in refused.reason
+
+
+def test_a_repository_prefix_is_a_folder_that_dot_segments_cannot_leave(
+        tmp_path: Path) -> None:
+    """`--repository-prefix .../course` admits `.../course/alpha`, not `.../course-staff/x`
+    nor `.../course/../staff`."""
+    course = tmp_path / "repos" / "course"
+    commit(course / "alpha", {"multiAgents.py": agent("alpha")}, "2024-03-01T10:00:00Z")
+    commit(tmp_path / "repos" / "course-staff", {"multiAgents.py": agent("staff")},
+           "2024-03-01T10:00:00Z")
+    commit(tmp_path / "repos" / "staff", {"multiAgents.py": agent("staff")},
+           "2024-03-01T10:00:00Z")
+    listing = write(tmp_path / "repos.csv", (
+        "team,url,ref\n"
+        f"alpha,{course}/alpha,main\n"
+        f"sibling,{course}-staff,main\n"
+        f"climber,{course}/../staff,main\n"
+        f"encoded,{course}/%2E%2E/staff,main\n").encode())
+    result = collect([listing], tmp_path / "teams", deadline=DEADLINE,
+                     repository_prefixes=(str(course),))
+    assert result.collected == ["alpha"]
+    reasons = {e.team: e.reason for e in result.manifest.entries if e.status == "refused"}
+    assert "starts with none of" in reasons["sibling"]
+    assert "'..' segment" in reasons["climber"] and "'..' segment" in reasons["encoded"]

@@ -262,9 +262,16 @@ class RepositoryPolicy:
             return ("a repository of this machine (a path or file://) is collected only "
                     "with --local-repositories: a URL a student gave could name any "
                     "repository the organizer can read")
-        if self.prefixes and not url.startswith(self.prefixes):
-            return (f"not a repository of the course: its URL starts with none of "
-                    f"{', '.join(self.prefixes)} (--repository-prefix)")
+        if self.prefixes:
+            # A prefix is a folder: `.../cs188` must not admit `.../cs188-staff/solutions`.
+            folders = tuple(p if p.endswith(("/", ":")) else f"{p}/" for p in self.prefixes)
+            segments = re.split(r"[/:]", url.split("://", 1)[-1].lower().replace("%2e", "."))
+            if "." in segments or ".." in segments:
+                return ("its URL has a '.' or '..' segment, which could leave the course's "
+                        "repositories (--repository-prefix)")
+            if not url.startswith(folders):
+                return (f"not a repository of the course: its URL starts with none of "
+                        f"{', '.join(folders)} (--repository-prefix)")
         return None
 
 
