@@ -67,10 +67,10 @@ class Replay:
         return GameState.initial(self.layout, self.num_ghosts, self.rules)
 
 
-#: Food bitmasks of more bits than this are written in hex in `state_hash`: Python writes at
-#: most 4,300 decimal digits of an int (about 14,300 bits), and a layout may have 65,536
-#: cells. Below it, the decimal text every replay so far was hashed with.
-DECIMAL_BITS = 14_000
+#: Food bitmasks from this one up are written in hex in `state_hash`: Python writes at most
+#: 4,300 decimal digits of an int (its default `sys.get_int_max_str_digits()`), and a layout
+#: may have 65,536 cells. Below it, the decimal text every replay so far was hashed with.
+DECIMAL_LIMIT = 10 ** 4300
 
 
 def state_hash(state: GameState) -> str:
@@ -82,7 +82,7 @@ def state_hash(state: GameState) -> str:
     food = state._food
     text = repr((
         [(float(p[0]), float(p[1]), d, t) for p, d, t in state._agents],
-        food if food.bit_length() <= DECIMAL_BITS else f"0x{food:x}",
+        food if food < DECIMAL_LIMIT else f"0x{food:x}",
         state._caps,
         state._score,
     ))

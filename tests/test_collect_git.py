@@ -309,7 +309,7 @@ def test_what_git_says_is_kept_as_its_tail_and_a_long_command_is_ended(
     from tournament.gitsource import GitProblem, run_git
 
     spew = tmp_path / "ssh"
-    spew.write_text("#!/bin/sh\nhead -c 20000000 /dev/zero | tr '\\\\0' x >&2\n"
+    spew.write_text("#!/bin/sh\nyes 'remote: noise' | head -c 20000000 >&2\n"
                     "echo 'the last words' >&2\nexit 1\n")
     spew.chmod(0o755)
     monkeypatch.setenv("GIT_SSH_COMMAND", str(spew))
@@ -322,6 +322,17 @@ def test_what_git_says_is_kept_as_its_tail_and_a_long_command_is_ended(
     monkeypatch.setenv("GIT_SSH_COMMAND", str(forever))
     with pytest.raises(GitProblem, match="took longer than 2 s"):
         run_git(None, "ls-remote", "ssh://example.invalid/repo.git", timeout=2)
+    # What it prints is bounded too.
+    from tournament import gitsource
+
+    monkeypatch.setattr(gitsource, "OUTPUT_LIMIT", 100)
+    with pytest.raises(GitProblem, match="printed more than 100 bytes"):
+        run_git(None, "help", "-a")
+    monkeypatch.setattr(gitsource, "ERROR_TAIL", 10)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(spew))
+    with pytest.raises(GitProblem) as tail:
+        run_git(None, "ls-remote", "ssh://example.invalid/repo.git", timeout=120)
+    assert str(tail.value).startswith("git ls-remote failed: ") and len(str(tail.value)) < 40
 
 
 def test_a_repository_named_by_two_teams_is_said_and_prefixes_bound_the_urls(
@@ -369,10 +380,12 @@ def test_a_repository_prefix_is_a_folder_that_dot_segments_cannot_leave(
         f"alpha,{course}/alpha,main\n"
         f"sibling,{course}-staff,main\n"
         f"climber,{course}/../staff,main\n"
-        f"encoded,{course}/%2E%2E/staff,main\n").encode())
+        f"encoded,{course}/..%2fstaff,main\n"
+        f"slashed,{course}/..\\staff,main\n").encode())
     result = collect([listing], tmp_path / "teams", deadline=DEADLINE,
                      repository_prefixes=(str(course),))
     assert result.collected == ["alpha"]
     reasons = {e.team: e.reason for e in result.manifest.entries if e.status == "refused"}
     assert "starts with none of" in reasons["sibling"]
-    assert "'..' segment" in reasons["climber"] and "'..' segment" in reasons["encoded"]
+    assert "'..' segment" in reasons["climber"]
+    assert "an escape (%)" in reasons["encoded"] and "a backslash" in reasons["slashed"]

@@ -525,3 +525,36 @@ def test_a_dask_game_sent_other_snapshots_than_it_names_is_not_played(
     other = Bundle("0" * 64 + "/beta", ())
     with pytest.raises(ValueError, match="names team snapshots"):
         _on_worker(play_task, None, task, other)
+
+
+@pytest.mark.skipif(bool(UNAVAILABLE), reason=f"no sandbox here: {UNAVAILABLE}")
+def test_a_snapshot_damaged_while_a_dask_worker_runs_costs_one_game_not_every_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker trusts a snapshot it unpacked; damaged afterwards (a cleaner of its folders),
+    the game that finds it is the platform's failure, and the next game sent it checks it
+    and unpacks it again (found by this change's review: it failed run after run)."""
+    from tournament import executors
+    from tournament.bundles import TeamCache
+    from tournament.runner import Snapshots
+
+    config = load_config(make_tournament(tmp_path / "cup", {"alpha": "example"}, games=1,
+                                         layouts="[testClassic]"))
+    organizer = TeamCache(tmp_path / "organizer")
+    snapshots = Snapshots.take(config, organizer)
+    hashes, _ = snapshots.hashes(config)
+    [task] = [t for t in tasks_for(config, schedule(config), hashes, "ab" * 32,
+                                   snapshots=snapshots) if t.bundles]
+    bundle = organizer.pack(task.bundles[0])
+    worker = TeamCache(tmp_path / "worker")
+    monkeypatch.setattr(executors, "worker_cache", lambda: worker)
+
+    def outcome() -> str:
+        output = executors._on_worker(play_task, None, task, bundle)
+        assert isinstance(output, GameOutput)
+        return str(output.row["outcome"])
+
+    assert outcome() != "infra_error"
+    for path in worker.folder(task.bundles[0]).rglob("*.py"):
+        path.unlink()
+    assert outcome() == "infra_error"
+    assert outcome() != "infra_error"

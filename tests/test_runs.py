@@ -134,21 +134,33 @@ def test_the_first_run_of_each_master_seed_is_kept(tmp_path: Path) -> None:
         started = store.runs()[-2].started_at
         assert store.seed_first_run(11) == (first, started)
         assert store.seed_first_run(12) is None
-    with Store(tmp_path / "old.sqlite") as store:  # runs, but no seed recorded
-        old = store.open_run(__version__)
-        assert store.seed_first_run(5) == (old, store.runs()[0].started_at)
-        store.open_run(__version__, 5)  # the first run that records its seed
-        assert store.seed_first_run(5) == (old, store.runs()[0].started_at)
-        assert store.seed_first_run(6) is None
+    with Store(tmp_path / "old.sqlite") as store:  # runs and games, but no seed recorded
+        from tournament.schedule import seed_of
 
-    now = dt.datetime(2026, 12, 5, tzinfo=dt.timezone.utc)
+        old = store.open_run(__version__)
+        row = {name: 0 for name, _ in COLUMNS}
+        row.update(game_id="a@smallClassic/d2/RandomGhost2/classic#3", entrant="a",
+                   outcome="win", run_id=old, depth=None, culprit=None, replay=None,
+                   seed=seed_of(5, "smallClassic/d2/RandomGhost2/classic", 3))
+        store.put(row)  # type: ignore[arg-type]
+        started = store.runs()[0].started_at
+        assert store.seed_first_run(5) == (old, started)  # a game of it is stored
+        assert store.seed_first_run(6) is None  # none of 6
+        new = store.open_run(__version__, 6)  # a new seed, after the upgrade
+        assert store.seed_first_run(6) == (new, store.runs()[-1].started_at)
+        assert store.seed_first_run(5) == (old, started)  # still: the old run's game
+
+    def at(text: str) -> dt.datetime:
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+    now = at("2026-12-05T00:00:00Z")
     run = (3, "2026-11-20T10:00:00+00:00")
     assert published_draws(11, run, None, now) is None  # no deadline known
-    assert published_draws(11, None, "2026-12-01T22:59:00Z", now) is None  # never played
-    assert published_draws(11, run, "2026-12-06T00:00:00Z", now) is None  # a preview
-    assert published_draws(11, (4, "2026-12-02T00:00:00+00:00"), "2026-12-01T22:59:00Z",
+    assert published_draws(11, None, at("2026-12-01T22:59:00Z"), now) is None  # never played
+    assert published_draws(11, run, at("2026-12-06T00:00:00Z"), now) is None  # a preview
+    assert published_draws(11, (4, "2026-12-02T00:00:00+00:00"), at("2026-12-01T22:59:00Z"),
                            now) is None  # first played after the deadline
-    said = published_draws(11, run, "2026-12-01T22:59:00Z", now)
+    said = published_draws(11, run, at("2026-12-01T23:59:00+01:00"), now)
     assert said is not None and said.startswith(
         "the games are on master seed 11, which run 3 first played on 2026-11-20T10:00:00+00:00, "
         "before the submissions' deadline (2026-12-01T22:59:00Z)")

@@ -170,6 +170,11 @@ class TeamCache:
             shutil.rmtree(scratch, ignore_errors=True)
         return self.folder(bundle.id)
 
+    def recheck(self, snapshot: str) -> None:
+        """Check `snapshot` against its digest again the next time it is unpacked: a game
+        that found it damaged was the platform's failure, and its next try must not be."""
+        _CHECKED.discard((str(self.root), snapshot))
+
     def _settle(self, made: Path, digest: str) -> str:
         """Move a finished snapshot folder into place (another thread or process may have put
         the same one there first: then it is already right); its id."""

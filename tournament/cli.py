@@ -942,6 +942,7 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
     )
     from tournament.markscheme import SchemeError, load_scheme
     from tournament.tables import write_csv
+    from tournament.times import TimeProblem, parse_time
 
     config = load(config_path)
     try:
@@ -960,8 +961,13 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
         die(f"no results in {config.output} yet: tournament run {config_path} plays the games")
     store = open_store(config)
     try:
-        problem = published_draws(config.seed, store.seed_first_run(config.seed),
-                                  manifest.deadline if manifest is not None else None,
+        due = None
+        if manifest is not None and manifest.deadline is not None:
+            try:
+                due = parse_time(manifest.deadline)
+            except TimeProblem as exc:
+                die(f"{MANIFEST_NAME} of {config.submissions}: deadline: {exc}")
+        problem = published_draws(config.seed, store.seed_first_run(config.seed), due,
                                   datetime.datetime.now(datetime.timezone.utc))
         if problem is not None and not published_seeds:
             die(problem)
@@ -1222,9 +1228,10 @@ def parse_deadline(text: str | None) -> Any:
                    "repository list; off by default, since a URL a student gave could name "
                    "any repository the organizer can read.")
 @click.option("--repository-prefix", "repository_prefixes", multiple=True, metavar="URL",
-              help="Collect only repositories whose URL starts with this (repeatable), e.g. "
-                   "https://git.example.edu/cs188-2024/: a URL a student gave could name any "
-                   "repository the organizer's credentials read.")
+              help="Collect only repositories whose URL lies under this folder "
+                   "(repeatable), e.g. https://git.example.edu/cs188-2024/; a URL with . or "
+                   ".. segments, %-escapes or backslashes is refused: a URL a student gave "
+                   "could name any repository the organizer's credentials read.")
 def collect(sources: tuple[Path, ...], into: Path, mapping: Path | None, deadline: str | None,
             late_policy: str, strict: bool, local_repositories: bool,
             repository_prefixes: tuple[str, ...]) -> None:

@@ -417,14 +417,20 @@ def _on_worker(play: Play, deadline: float | None, task: GameTask,
     for bundle in bundles:
         cache.unpack(bundle)
     if deadline is None:
-        return play(task, cache)
-    process = getattr(_threads, "process", None)
-    if process is None or not process.alive():
-        process = _threads.process = _GameProcess()
-    output = process.play(play, task, cache, deadline)
-    if isinstance(output, Ended):
-        process.stop()
-        _threads.process = None
+        output: GameOutput | Ended = play(task, cache)
+    else:
+        process = getattr(_threads, "process", None)
+        if process is None or not process.alive():
+            process = _threads.process = _GameProcess()
+        output = process.play(play, task, cache, deadline)
+        if isinstance(output, Ended):
+            process.stop()
+            _threads.process = None
+    if isinstance(output, GameOutput) and output.row["outcome"] == INFRA_ERROR:
+        # Perhaps a snapshot damaged in this worker's cache (which lives across runs): the
+        # next game that is sent it checks it, and unpacks it again if need be.
+        for bundle in bundles:
+            cache.recheck(bundle.id)
     return output
 
 

@@ -291,6 +291,7 @@ def run_git(repo: Path | None, *args: str, timeout: float = GIT_TIMEOUT) -> str:
         _kill_group(proc)
 
     watchdog = threading.Timer(timeout, stop)
+    watchdog.daemon = True  # never what keeps the organizer's process from exiting
     watchdog.start()
     out = bytearray()
     try:
@@ -307,9 +308,12 @@ def run_git(repo: Path | None, *args: str, timeout: float = GIT_TIMEOUT) -> str:
         proc.wait()  # the watchdog ends it at the latest
         watchdog.cancel()
         # A helper git started that outlives it (an ssh left running) may hold the error
-        # pipe open: its last words are not worth waiting for.
+        # pipe open: its last words are not worth waiting for (the reader, a daemon thread,
+        # ends with that helper).
         reader.join(ERROR_WAIT)
-    if expired.is_set():
+        if not reader.is_alive():
+            errors.close()
+    if expired.is_set() and proc.returncode != 0:  # the watchdog ended it, not its own exit
         raise GitProblem(f"git {args[0]} took longer than {timeout:g} s")
     if proc.returncode != 0:
         raise GitProblem(f"git {args[0]} failed: {_message(bytes(tail))}")

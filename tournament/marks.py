@@ -60,7 +60,7 @@ from tournament.ranking import RATING, ranked
 from tournament.results import split_formats
 from tournament.roster import student_key
 from tournament.standings import anchor_of, standings
-from tournament.times import duration_text
+from tournament.times import duration_text, utc_text
 
 #: The bootstrap's seed for a `beats` interval: fixed, so the same games give the same mark.
 BEATS_SEED = 0
@@ -653,8 +653,8 @@ def _uncollected(manifest: Manifest | None, listed: set[str]) -> list[tuple[Any,
             sorted(found.values(), key=lambda f: f[0].id)]
 
 
-def published_draws(seed: int, first_run: tuple[int, str] | None, deadline: str | None,
-                    now: datetime.datetime) -> str | None:
+def published_draws(seed: int, first_run: tuple[int, str] | None,
+                    deadline: datetime.datetime | None, now: datetime.datetime) -> str | None:
     """Why the current games should not give marks, or None: after the submissions'
     `deadline`, games on a master `seed` that a run played before it (`first_run`: its number
     and start, `Store.seed_first_run`).
@@ -665,18 +665,15 @@ def published_draws(seed: int, first_run: tuple[int, str] | None, deadline: str 
     of its luckiest version gets those very games back (found by the seventh hostile review).
     Games on a seed first played after the deadline were shown to no one while teams could
     still submit. Before the deadline marks are a preview, and nothing is said."""
-    if deadline is None or first_run is None:
-        return None
-    due = datetime.datetime.fromisoformat(deadline)
-    if now < due:
+    if deadline is None or first_run is None or now < deadline:
         return None
     run, started = first_run
-    if datetime.datetime.fromisoformat(started) >= due:
+    if datetime.datetime.fromisoformat(started) >= deadline:
         return None
     return (f"the games are on master seed {seed}, which run {run} first played on {started}, "
-            f"before the submissions' deadline ({deadline}): results published while teams "
-            "could still submit showed them their draws, and a team that submits again the "
-            "exact files of an earlier version gets that version's games back, so it could "
-            "keep its luckiest draw. Set a new `seed:` in the config once no team can submit "
+            f"before the submissions' deadline ({utc_text(deadline)}): results published "
+            "while teams could still submit showed them their draws, and a team that submits "
+            "again the exact files of an earlier version gets that version's games back, so it "
+            "could keep its luckiest draw. Set a new `seed:` in the config once no team can submit "
             "any more (the next run plays every game again, on draws no one has seen), run, "
             "then mark; or pass --published-seeds to mark these games anyway")

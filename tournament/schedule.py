@@ -186,7 +186,13 @@ def match_game_id(pacman: str, ghost: str, cell: MatchCell, index: int) -> str:
 def game_seed(master_seed: int, cell: Cell | MatchCell, index: int) -> int:
     """The seed of a cell's `index`-th game: the same for every entrant or pairing (common
     seeds)."""
-    return derive_seed(master_seed, cell.key, index)
+    return seed_of(master_seed, cell.key, index)
+
+
+def seed_of(master_seed: int, cell_key: str, index: int) -> int:
+    """`game_seed` from a cell's key, as a stored game names it (`tournament.store` asks
+    whether a stored game was played on a master seed)."""
+    return derive_seed(master_seed, cell_key, index)
 
 
 def schedule(config: TournamentConfig) -> list[ScheduledGame]:

@@ -265,7 +265,11 @@ class RepositoryPolicy:
         if self.prefixes:
             # A prefix is a folder: `.../cs188` must not admit `.../cs188-staff/solutions`.
             folders = tuple(p if p.endswith(("/", ":")) else f"{p}/" for p in self.prefixes)
-            segments = re.split(r"[/:]", url.split("://", 1)[-1].lower().replace("%2e", "."))
+            if any(c in url for c in "%\\") or not url.isprintable():
+                return ("its URL has an escape (%), a backslash or a control character, which "
+                        "a server may read as a way out of the course's repositories "
+                        "(--repository-prefix)")
+            segments = re.split(r"[/:]", url.split("://", 1)[-1])
             if "." in segments or ".." in segments:
                 return ("its URL has a '.' or '..' segment, which could leave the course's "
                         "repositories (--repository-prefix)")

@@ -19,6 +19,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from pacman.outcomes import OUTCOMES
 from tournament.results import ADDED, COLUMNS, NAMES, GameRow
 from tournament.runs import ENDINGS, RUN_COLUMNS, RunRecord, utc_now
+from tournament.schedule import seed_of
 
 
 class StoredGame(NamedTuple):
@@ -32,6 +33,11 @@ class StoredGame(NamedTuple):
 
 class StoreError(RuntimeError):
     """The results file cannot be used (not a database, another schema...)."""
+
+
+#: The meta key of the first run that recorded its master seed: games of earlier runs tell
+#: which seeds those played (`Store.seed_first_run`).
+SEEDS_RECORDED_FROM = "master seeds recorded from run"
 
 
 def seed_key(seed: int | str) -> str:
@@ -113,21 +119,31 @@ class Store:
                 first = self.seed_first_run(seed) or (cursor.lastrowid, started)
                 self.conn.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)",
                                   (seed_key(seed), f"{first[0]} {first[1]}"))
+                self.conn.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                                  (SEEDS_RECORDED_FROM, str(cursor.lastrowid)))
         return cursor.lastrowid
 
     def seed_first_run(self, seed: int) -> tuple[int, str] | None:
         """The first run that played master seed `seed` and when it started, or None when
-        no run did. A store from before seeds were recorded answers with its first run, if
-        any: it may have played this seed."""
+        no run did. For the runs before seeds were recorded (a store from before this rule),
+        the games they stored answer: if one was played on this master seed (its seed is the
+        one `seed` gives its cell and index), the store's first run."""
         value = self.meta(seed_key(seed))
-        if value is None:
-            recorded = self.conn.execute("SELECT 1 FROM meta WHERE key GLOB ?",
-                                         (seed_key("*"),)).fetchone()
-            first = None if recorded else self.conn.execute(
-                "SELECT run_id, started_at FROM runs ORDER BY run_id LIMIT 1").fetchone()
-            return None if first is None else (int(first[0]), str(first[1]))
-        run, _, started = value.partition(" ")
-        return int(run), started
+        if value is not None:
+            run, _, started = value.partition(" ")
+            return int(run), started
+        since = self.meta(SEEDS_RECORDED_FROM)
+        games = self.conn.execute(
+            "SELECT game_id, seed FROM games" if since is None else
+            "SELECT game_id, seed FROM games WHERE run_id IS NULL OR run_id < ?",
+            () if since is None else (int(since),))
+        for game_id, played in games:
+            cell, _, index = str(game_id).partition("@")[2].rpartition("#")
+            if index.isdigit() and seed_of(seed, cell, int(index)) == played:
+                first = self.conn.execute(
+                    "SELECT run_id, started_at FROM runs ORDER BY run_id LIMIT 1").fetchone()
+                return None if first is None else (int(first[0]), str(first[1]))
+        return None
 
     def close_run(self, run_id: int, ended: str) -> None:
         """Record how and when run `run_id` ended (one of `tournament.runs.ENDINGS`)."""
