@@ -248,8 +248,9 @@ def _disk_time(path: Path, budget: int = 10_000) -> dt.datetime | None:
 @dataclass(frozen=True)
 class RepositoryPolicy:
     """Which repositories a list may name: those of this machine (`local`: paths, `file://`)
-    only when the organizer says so, and, when `prefixes` are given, only URLs that start
-    with one of them (the course's own repositories). A URL a student gave could otherwise
+    only when the organizer says so, and, when `prefixes` are given, only URLs under one of
+    them, each a folder (the course's own repositories), with no `.`/`..` segment, escape or
+    backslash that a server could read as a way out. A URL a student gave could otherwise
     name any repository the organizer's credentials read, over any transport: another
     team's, the staff's solutions (the eighth hostile review)."""
 
