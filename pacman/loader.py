@@ -598,9 +598,11 @@ def course_strays(folder: Path, ref: str) -> list[str]:
                     continue
                 if "gents" in name or name.startswith("submission"):
                     found.append(quote(entry.name, 80))
-                elif (name.endswith(".py") and entry.is_file(follow_symlinks=False)
-                      and entry.stat(follow_symlinks=False).st_size <= budget):
-                    budget -= entry.stat(follow_symlinks=False).st_size
+                elif name.endswith(".py") and entry.is_file(follow_symlinks=False):
+                    size = entry.stat(follow_symlinks=False).st_size
+                    if size > budget:
+                        continue
+                    budget -= size
                     with contextlib.suppress(SubmissionError, OSError):
                         if ref in names_in_source(Path(entry.path)):
                             found.append(quote(entry.name, 80))

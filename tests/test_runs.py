@@ -140,6 +140,7 @@ def test_the_first_run_of_each_master_seed_is_kept(tmp_path: Path) -> None:
         old = store.open_run(__version__)
         row = {name: 0 for name, _ in COLUMNS}
         row.update(game_id="a@smallClassic/d2/RandomGhost2/classic#3", entrant="a",
+                   cell="smallClassic/d2/RandomGhost2/classic", game_index=3,
                    outcome="win", run_id=old, depth=None, culprit=None, replay=None,
                    seed=seed_of(5, "smallClassic/d2/RandomGhost2/classic", 3))
         store.put(row)  # type: ignore[arg-type]

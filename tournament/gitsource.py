@@ -284,15 +284,7 @@ def run_git(repo: Path | None, *args: str, timeout: float = GIT_TIMEOUT) -> str:
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
-    expired = threading.Event()
-
-    def stop() -> None:
-        expired.set()
-        _kill_group(proc)
-
-    watchdog = threading.Timer(timeout, stop)
-    watchdog.daemon = True  # never what keeps the organizer's process from exiting
-    watchdog.start()
+    watchdog, expired = _watchdog(proc, timeout)
     out = bytearray()
     try:
         while chunk := os.read(proc.stdout.fileno(), 1 << 16):
@@ -318,6 +310,22 @@ def run_git(repo: Path | None, *args: str, timeout: float = GIT_TIMEOUT) -> str:
     if proc.returncode != 0:
         raise GitProblem(f"git {args[0]} failed: {_message(bytes(tail))}")
     return out.decode("utf-8", "replace")
+
+
+def _watchdog(proc: subprocess.Popen[bytes],
+              timeout: float) -> tuple[threading.Timer, threading.Event]:
+    """A started timer that kills `proc`'s process group after `timeout` seconds (cancel it
+    once the command ended), and the event it sets when it did."""
+    expired = threading.Event()
+
+    def stop() -> None:
+        expired.set()
+        _kill_group(proc)
+
+    watchdog = threading.Timer(timeout, stop)
+    watchdog.daemon = True  # never what keeps the organizer's process from exiting
+    watchdog.start()
+    return watchdog, expired
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -390,14 +398,7 @@ def export(repo: Path, commit: str, into: Path, limits: UnpackLimits,
                                     stderr=err, env=git_environment(), start_new_session=True)
         except OSError as exc:
             raise GitProblem(f"git cannot be started: {exc.strerror or exc}") from None
-        expired = threading.Event()
-
-        def stop() -> None:
-            expired.set()
-            _kill_group(proc)
-
-        watchdog = threading.Timer(timeout, stop)
-        watchdog.start()
+        watchdog, expired = _watchdog(proc, timeout)
         assert proc.stdout is not None
         refused: ArchiveRefused | None = None
         files: list[str] = []

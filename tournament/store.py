@@ -134,12 +134,11 @@ class Store:
             return int(run), started
         since = self.meta(SEEDS_RECORDED_FROM)
         games = self.conn.execute(
-            "SELECT game_id, seed FROM games" if since is None else
-            "SELECT game_id, seed FROM games WHERE run_id IS NULL OR run_id < ?",
+            "SELECT cell, game_index, seed FROM games" if since is None else
+            "SELECT cell, game_index, seed FROM games WHERE run_id IS NULL OR run_id < ?",
             () if since is None else (int(since),))
-        for game_id, played in games:
-            cell, _, index = str(game_id).partition("@")[2].rpartition("#")
-            if index.isdigit() and seed_of(seed, cell, int(index)) == played:
+        for cell, index, played in games:
+            if seed_of(seed, str(cell), int(index)) == played:
                 first = self.conn.execute(
                     "SELECT run_id, started_at FROM runs ORDER BY run_id LIMIT 1").fetchone()
                 return None if first is None else (int(first[0]), str(first[1]))
