@@ -758,6 +758,9 @@ def test_a_collected_folder_inside_a_source_or_a_source_inside_it_is_refused(
 
 def test_a_hostile_or_broken_export_is_a_problem_and_the_rest_is_collected(
         tmp_path: Path) -> None:
+    """A member that would leave the folder is never written: it is set aside, said in the
+    manifest, and the export's other submissions are collected; an export that cannot be
+    read at all is a problem of the collection, and the other sources are still read."""
     hostile = make_zip(tmp_path / "hostile.zip", {
         "smithjane_1001_5001_multiAgents.py": agent("jane"),
         "../../../../../../export-escape.py": b"owned"})
@@ -767,14 +770,62 @@ def test_a_hostile_or_broken_export_is_a_problem_and_the_rest_is_collected(
     into = tmp_path / "teams"
     before = everything_under(tmp_path)
     result = collect([hostile, broken, plain], into)
-    assert result.new == ["alpha"]
-    hostile_problem, broken_problem = result.manifest.problems
-    assert hostile_problem.startswith("hostile.zip: the export is refused: ")
-    assert "leaves" in hostile_problem
+    assert result.new == ["1001", "alpha"]
+    [broken_problem] = result.manifest.problems
     assert broken_problem.startswith("broken.zip: the export is refused: ")
+    [escape] = result.entries("refused")
+    assert escape.source == "hostile.zip: ../../../../../../export-escape.py"
+    assert escape.reason.startswith("left out of the export: member ") and "leaves" in escape.reason
     after = everything_under(tmp_path)
     assert {p for p in after - before if not p.startswith("teams")} == set()
     assert not any(p.endswith("export-escape.py") for p in after)
+
+
+def test_one_students_upload_never_refuses_the_whole_export(tmp_path: Path) -> None:
+    """An LMS keeps `multiAgents.py` and `MultiAgents.py` as two files of one submission, and
+    takes paths deeper than the unpacker writes: only that student's submission is refused
+    (a submission missing a file is not that submission), naming the member and why; every
+    other student's is collected. Before, one such upload refused the whole class's export."""
+    deep = "/".join(["d"] * 17)
+    export = make_zip(tmp_path / "moodle.zip", {
+        "Ada Lovelace_101_assignsubmission_file_/multiAgents.py": agent("ada"),
+        "Mallory Evil_102_assignsubmission_file_/multiAgents.py": agent("mallory"),
+        "Mallory Evil_102_assignsubmission_file_/MultiAgents.py": agent("mallory2"),
+        "Mallory Evil_102_assignsubmission_file_/helper.py": b"x = 1\n",
+        f"Deep Diver_103_assignsubmission_file_/{deep}/x.py": b"x = 1\n",
+        "Deep Diver_103_assignsubmission_file_/multiAgents.py": agent("deep"),
+        "Grace Hopper_104_assignsubmission_file_/multiAgents.py": agent("grace"),
+    })
+    into = tmp_path / "teams"
+    result = collect([export], into)
+    assert result.new == ["101", "104"]
+    assert tree(into / "101") == {"multiAgents.py": agent("ada")}
+    assert not (into / "102").exists() and not (into / "103").exists()
+    refused = {e.team: e for e in result.entries("refused")}
+    assert set(refused) == {"102", "103"}
+    assert refused["102"].source.endswith("Mallory Evil_102_assignsubmission_file_")
+    assert refused["102"].reason == (
+        "the export's member 'Mallory Evil_102_assignsubmission_file_/MultiAgents.py' "
+        "collides with member 'Mallory Evil_102_assignsubmission_file_/multiAgents.py' "
+        "(names equal once case and Unicode normalisation are ignored); the rest of its "
+        "files are not used without it")
+    assert "levels deep, more than 16" in refused["103"].reason
+    assert not result.manifest.problems
+
+
+def test_canvas_files_colliding_by_case_refuse_their_submission_only(tmp_path: Path) -> None:
+    """Canvas's flat files: a second name of one submission's file that differs only in case
+    refuses that submission (whichever of the two was meant), not the export."""
+    export = make_zip(tmp_path / "canvas.zip", {
+        "lovelaceada_101_9001_multiAgents.py": agent("ada"),
+        "evilmallory_102_9002_multiAgents.py": agent("mallory"),
+        "evilmallory_102_9002_MULTIAGENTS.py": agent("mallory2"),
+    })
+    into = tmp_path / "teams"
+    result = collect([export], into)
+    assert result.new == ["101"]
+    [refused] = result.entries("refused")
+    assert refused.team == "102" and "collides with member" in refused.reason
 
 
 def test_a_manifest_that_cannot_be_read_is_written_anew(tmp_path: Path) -> None:

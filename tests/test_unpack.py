@@ -33,6 +33,7 @@ from tournament.unpack import (
     UnpackLimits,
     archive_kind,
     unpack,
+    unpack_export,
 )
 
 SMALL = UnpackLimits(max_files=4, max_bytes=1000, max_member_bytes=600, max_depth=3,
@@ -732,3 +733,55 @@ def test_a_file_planted_mid_unpack_is_not_written_through(place: Path) -> None:
         "member 'd/b.py' collides with a file already written")
     assert outside.read_text() == "untouched"
 
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar"])
+def test_an_export_sets_a_refused_member_aside_and_writes_the_rest(place: Path,
+                                                                  kind: str) -> None:
+    """`unpack_export`: a member refused on its own (a name colliding by case, a link, one too
+    deep, one too large) is set aside with its reason and nothing of it is left on disk, while
+    `unpack` refuses the same archive whole."""
+    members: list[Member] = [("a/x.py", b"1"), ("a/X.py", b"2"), ("b/y.py", b"3"),
+                             ("c/d/e/f.py", b"4"), ("d/big", b"z" * 700)]
+    archive = (make_zip(place.parent / "a.zip", members) if kind == "zip"
+               else files_tar(place.parent / "a.tar", members))
+    with pytest.raises(ArchiveRefused):
+        unpack(archive, place / "strict", SMALL)
+    assert not (place / "strict").exists()
+    aside = unpack_export(archive, place / "into", SMALL)
+    assert [(a.member, a.parts) for a in aside] == [
+        ("a/X.py", ("a", "X.py")), ("c/d/e/f.py", ("c", "d", "e", "f.py")),
+        ("d/big", ("d", "big"))]
+    assert [a.reason for a in aside] == [
+        "member 'a/X.py' collides with member 'a/x.py' (names equal once case and Unicode "
+        "normalisation are ignored)",
+        "member 'c/d/e/f.py' is 4 levels deep, more than 3",
+        "member 'd/big' expands beyond 600 bytes"]
+    written = sorted(str(p.relative_to(place / "into")) for p in (place / "into").rglob("*")
+                     if p.is_file())
+    assert written == ["a/x.py", "b/y.py"]
+
+
+def test_a_member_refused_while_it_is_written_leaves_no_half_file(place: Path) -> None:
+    """A member found too large only while it is written (a stream whose size no header
+    said) is removed, not left half written, so a tolerant unpack goes on without it."""
+    into = place / "into"
+    into.mkdir()
+    fd = os.open(into, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        job = unpack_module._Unpacker(unpack_module._Tree(fd), SMALL, None, tolerant=True)
+        with pytest.raises(ArchiveRefused, match=r"^member 'a' expands beyond 600 bytes$"):
+            job.write("a", ("a",), io.BytesIO(b"x" * 700).read, "corrupt")
+        assert os.listdir(into) == []
+    finally:
+        os.close(fd)
+
+
+def test_an_export_too_large_as_a_whole_is_still_refused(place: Path) -> None:
+    """What concerns the export as a whole (here its total bytes) refuses it, as `unpack`
+    does: a partial class is never read as the class."""
+    members: list[Member] = [(f"s{i}/f", b"w" * 400) for i in range(3)]
+    archive = make_zip(place.parent / "a.zip", members)
+    with pytest.raises(ArchiveRefused, match=r"^expands beyond 1000 bytes$"):
+        unpack_export(archive, place / "into", SMALL)
+    assert not (place / "into").exists()

@@ -32,7 +32,14 @@ from pathlib import Path
 from pacman.files import FileProblem, kind_of, printable_name, read_bounded, show_name
 from pacman.teamfolder import MAX_BYTES, TeamFolderError, read_team_file, team_files
 from tournament.gitsource import GitProblem, export
-from tournament.sources import Files, FolderFiles, GitFiles, archive_stem, export_layout
+from tournament.sources import (
+    Files,
+    FolderFiles,
+    GitFiles,
+    RefusedFiles,
+    archive_stem,
+    export_layout,
+)
 from tournament.unpack import SUBMISSION_LIMITS, ArchiveRefused, archive_kind, unpack
 
 #: Folders left out wherever they are, and files left out by name or suffix.
@@ -130,6 +137,8 @@ def gather(files: Files, staging: Path, git_timeout: float) -> Gathered:
 
 
 def _bring(files: Files, staging: Path, junk: _JunkLog, git_timeout: float) -> None:
+    if isinstance(files, RefusedFiles):
+        raise Refused(files.reason)
     if isinstance(files, GitFiles):
         try:
             export(files.repo, files.commit, staging, SUBMISSION_LIMITS, skip=junk,

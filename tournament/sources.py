@@ -32,7 +32,11 @@ A single folder at the root holding one of the LMS layouts (Gradescope's
 with `.`) is never a submission.
 
 An export given as an archive is unpacked first, under `EXPORT_LIMITS`, into the collection's
-work folder; a refused export is a problem of the collection, never a partial read.
+work folder. A member refused on its own (a name colliding with another once case is ignored,
+a link, a member too large or too deep) is set aside and only the submission it belongs to is
+`Unusable`: a submission missing a file is never read as whole, and one student's upload
+never refuses the whole class. What concerns the export as a whole (damage, its total size)
+refuses it: a problem of the collection, never a partial read.
 """
 
 from __future__ import annotations
@@ -47,7 +51,8 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from contextlib import suppress
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +69,11 @@ from tournament.times import TimeProblem, from_timestamp, parse_time
 from tournament.unpack import (
     EXPORT_LIMITS,
     ArchiveRefused,
+    SetAside,
     archive_kind,
+    folded,
     loose_parts,
-    unpack,
+    unpack_export,
     zip_member_name,
 )
 
@@ -138,7 +145,16 @@ class GitFiles:
     commit: str
 
 
-Files = FolderFiles | LooseFiles | GitFiles
+@dataclass(frozen=True)
+class RefusedFiles:
+    """The files cannot be taken: an export's member of them was set aside (`unpack_export`),
+    and a submission missing a file is not that submission. Its gathering is refused with
+    `reason`, as any other refused submission: whose it was and when stay known."""
+
+    reason: str
+
+
+Files = FolderFiles | LooseFiles | GitFiles | RefusedFiles
 
 
 @dataclass(frozen=True)
@@ -305,11 +321,55 @@ def read_source(path: Path, work: Path, *, git_cache: Path,
             f"repository list ({', '.join(GIT_LIST_SUFFIXES)}); left out"])
     root = work / "export"
     try:
-        unpack(path, root, EXPORT_LIMITS, skip=lambda name: _is_export_junk(name))
+        aside = unpack_export(path, root, EXPORT_LIMITS, skip=lambda name: _is_export_junk(name))
     except ArchiveRefused as exc:
         return SourceRead(problems=[f"{label}: the export is refused: {exc.reason}"])
-    return _read_root(root, label, _Times(root, _zip_times(path) if kind == "zip"
+    read = _read_root(root, label, _Times(root, _zip_times(path) if kind == "zip"
                                           else _tar_times(path)))
+    return without_set_aside(read, root, label, aside)
+
+
+def without_set_aside(read: SourceRead, root: Path, label: str,
+                      aside: list[SetAside]) -> SourceRead:
+    """`read` with every submission a member set aside belongs to given `RefusedFiles` (a
+    submission missing a file is not that submission), and each member that belongs to no
+    submission read made `Unusable` of its own, so that no student vanishes unsaid."""
+    if not aside:
+        return read
+    keyed = [(tuple(folded(part) for part in member.parts), member) for member in aside]
+    claimed: set[int] = set()
+    submissions: list[Submission] = []
+    for submission in read.submissions:
+        hit = [index for index, (key, _) in enumerate(keyed)
+               if any(_overlaps(key, place) for place in _places(submission.files, root))]
+        if hit:
+            claimed.update(hit)
+            more = f" (and {len(hit) - 1} more of its members)" if len(hit) > 1 else ""
+            submission = replace(submission, files=RefusedFiles(
+                f"the export's {keyed[hit[0]][1].reason}{more}; the rest of its files are "
+                f"not used without it"))
+        submissions.append(submission)
+    unusable = list(read.unusable) + [
+        Unusable(f"{label}: {_shown(member.member)}", f"left out of the export: {member.reason}")
+        for index, (_, member) in enumerate(keyed) if index not in claimed]
+    return SourceRead(submissions=submissions, unusable=unusable, problems=list(read.problems))
+
+
+def _places(files: Files, root: Path) -> list[tuple[str, ...]]:
+    """Where a submission's files lie in an unpacked export, as folded path components."""
+    paths = ([files.path] if isinstance(files, FolderFiles)
+             else [where for where, _ in files.files] if isinstance(files, LooseFiles) else [])
+    places = []
+    for where in paths:
+        with suppress(ValueError):
+            places.append(tuple(folded(part) for part in where.relative_to(root).parts))
+    return places
+
+
+def _overlaps(member: tuple[str, ...], place: tuple[str, ...]) -> bool:
+    """Whether a member's path lies in `place` or `place` in it (a folder set aside)."""
+    shorter = min(len(member), len(place))
+    return shorter > 0 and member[:shorter] == place[:shorter]
 
 
 def universal_time(extra: bytes) -> dt.datetime | None:

@@ -5,8 +5,10 @@ An archive is untrusted input through and through: its member names can leave th
 become one file on a case-insensitive or normalising file system, its declared sizes can lie
 and a few kilobytes can inflate to gigabytes. `unpack` refuses the whole archive at the first
 such member, with a reason in words for the manifest (`ArchiveRefused.reason`), and leaves
-nothing behind; otherwise it writes every member as a plain file or folder beneath a folder
-it made itself, through descriptors, so that nothing can redirect a write outside it.
+nothing behind (`unpack_export`, for an LMS export of a whole class's uploads, sets such a
+member aside instead and says so, so that one student cannot refuse everyone's); otherwise
+it writes every member as a plain file or folder beneath a folder it made itself, through
+descriptors, so that nothing can redirect a write outside it.
 
 What it keeps and what it does not:
 - Files are written 0o644 and folders 0o755 whatever the archive says (no executable or
@@ -128,6 +130,26 @@ class ArchiveRefused(ValueError):
         self.reason = reason
 
 
+class MemberRefused(ArchiveRefused):
+    """One member cannot be written (its name, its kind, its size, a name it collides with);
+    the rest of the archive may still be sound. `unpack` refuses the whole archive for it;
+    `unpack_export` sets the member aside and goes on."""
+
+    def __init__(self, member: str, reason: str) -> None:
+        super().__init__(reason)
+        self.member = member
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """A member `unpack_export` did not write: its name as the archive spells it, its loose
+    path (`loose_parts`) and why, in words for the manifest."""
+
+    member: str
+    parts: tuple[str, ...]
+    reason: str
+
+
 # ---- names --------------------------------------------------------------------------------------
 
 _SEPARATORS = re.compile(r"[/\\]")
@@ -157,28 +179,29 @@ def member_path(name: str, limits: UnpackLimits) -> tuple[str, ...]:
         try:
             name.encode("utf-8")
         except UnicodeEncodeError:
-            raise ArchiveRefused(f"member {shown(name)} has a name that is not UTF-8") from None
-        raise ArchiveRefused(f"member {shown(name)} has a control character in its name")
+            raise MemberRefused(name, f"member {shown(name)} has a name that is not "
+                                      "UTF-8") from None
+        raise MemberRefused(name, f"member {shown(name)} has a control character in its name")
     if name.startswith(("/", "\\")):
-        raise ArchiveRefused(f"member {shown(name)} is an absolute path")
+        raise MemberRefused(name, f"member {shown(name)} is an absolute path")
     parts = loose_parts(name)
     if parts and _DRIVE.match(parts[0]):
-        raise ArchiveRefused(f"member {shown(name)} names a Windows drive")
+        raise MemberRefused(name, f"member {shown(name)} names a Windows drive")
     if ".." in parts:
         level = 0
         for part in parts:
             level += -1 if part == ".." else 1
             if level < 0:
-                raise ArchiveRefused(f"member {shown(name)} leaves the folder")
-        raise ArchiveRefused(f"member {shown(name)} goes up a folder ('..') in its path")
+                raise MemberRefused(name, f"member {shown(name)} leaves the folder")
+        raise MemberRefused(name, f"member {shown(name)} goes up a folder ('..') in its path")
     if any(len(part.encode("utf-8")) > limits.max_name_bytes for part in parts):
-        raise ArchiveRefused(f"member {shown(name)} has a name longer than "
+        raise MemberRefused(name, f"member {shown(name)} has a name longer than "
                              f"{limits.max_name_bytes} bytes")
     if len("/".join(parts).encode("utf-8")) > limits.max_path_bytes:
-        raise ArchiveRefused(f"member {shown(name)} has a path longer than "
+        raise MemberRefused(name, f"member {shown(name)} has a path longer than "
                              f"{limits.max_path_bytes} bytes")
     if len(parts) > limits.max_depth:
-        raise ArchiveRefused(f"member {shown(name)} is {len(parts)} levels deep, more than "
+        raise MemberRefused(name, f"member {shown(name)} is {len(parts)} levels deep, more than "
                              f"{limits.max_depth}")
     return tuple(parts)
 
@@ -214,14 +237,14 @@ class Names:
                 self._seen[key] = _Seen(here, as_folder, name)
                 continue
             if seen.path != here:
-                raise ArchiveRefused(
+                raise MemberRefused(name,
                     f"member {shown(name)} collides with member {shown(seen.member)} (names "
                     f"equal once case and Unicode normalisation are ignored)")
             if seen.folder and as_folder:
                 continue  # a folder named again, or implied by a member inside it
             if not seen.folder and not as_folder:
-                raise ArchiveRefused(f"member {shown(name)} appears twice")
-            raise ArchiveRefused(f"member {shown(name)} makes {shown('/'.join(here))} both "
+                raise MemberRefused(name, f"member {shown(name)} appears twice")
+            raise MemberRefused(name, f"member {shown(name)} makes {shown('/'.join(here))} both "
                                  f"a file and a folder")
 
 
@@ -244,8 +267,9 @@ class _Tree:
         self._made: set[tuple[str, ...]] = set()
 
     @contextmanager
-    def folder(self, path: tuple[str, ...], create: bool = True) -> Iterator[int]:
-        """A descriptor of the folder `path` (made, as 0o700, when missing)."""
+    def folder(self, path: tuple[str, ...], create: bool = True,
+               member: str = "") -> Iterator[int]:
+        """A descriptor of the folder `path` (made, as 0o700, when missing, for `member`)."""
         fd = os.dup(self.root_fd)
         try:
             for depth, part in enumerate(path, start=1):
@@ -254,8 +278,9 @@ class _Tree:
                         os.mkdir(part, 0o700, dir_fd=fd)
                     except FileExistsError:
                         # As below: a file system that merges names our folding keeps apart.
-                        raise ArchiveRefused(f"folder {shown('/'.join(path[:depth]))} "
-                                             f"collides with a name already written") from None
+                        raise MemberRefused(member or "/".join(path),
+                                            f"folder {shown('/'.join(path[:depth]))} "
+                                            f"collides with a name already written") from None
                     self._made.add(path[:depth])
                     self.folders.append(path[:depth])
                 inner = os.open(part, _DIR_FLAGS, dir_fd=fd)
@@ -267,17 +292,23 @@ class _Tree:
 
     def file(self, name: str, path: tuple[str, ...], chunks: Iterator[bytes]) -> None:
         """Write `chunks` as the new file `path` (0o644)."""
-        with self.folder(path[:-1]) as parent:
+        with self.folder(path[:-1], member=name) as parent:
             try:
                 fd = os.open(path[-1], _FILE_FLAGS, 0o600, dir_fd=parent)
             except FileExistsError:
                 # Only a file system that merges names our folding keeps apart gets here.
-                raise ArchiveRefused(f"member {shown(name)} collides with a file already "
-                                     f"written") from None
-            with open(fd, "wb", closefd=True) as out:
-                os.fchmod(fd, 0o644)
-                for chunk in chunks:
-                    out.write(chunk)
+                raise MemberRefused(name, f"member {shown(name)} collides with a file "
+                                    f"already written") from None
+            try:
+                with open(fd, "wb", closefd=True) as out:
+                    os.fchmod(fd, 0o644)
+                    for chunk in chunks:
+                        out.write(chunk)
+            except BaseException:
+                # Half a file is no file (`unpack_export` goes on without it).
+                with suppress(OSError):
+                    os.unlink(path[-1], dir_fd=parent)
+                raise
 
     def open_up(self) -> None:
         """Folders 0o755 once everything is written."""
@@ -396,10 +427,13 @@ class _Unpacker:
     """One unpack: its limits and counts, the names claimed and the tree written."""
 
     def __init__(self, tree: _Tree, limits: UnpackLimits,
-                 skip: Callable[[str], bool] | None) -> None:
+                 skip: Callable[[str], bool] | None, tolerant: bool = False) -> None:
         self.tree = tree
         self.limits = limits
         self.skip = skip
+        #: Members refused one by one are set aside (`unpack_export`), not the archive.
+        self.tolerant = tolerant
+        self.aside: list[SetAside] = []
         self.names = Names()
         self.members = 0
         self.files = 0
@@ -411,6 +445,13 @@ class _Unpacker:
         self.members += 1
         if self.members > self.limits.max_members:
             self.refuse_members()
+
+    def set_aside(self, refused: MemberRefused) -> None:
+        """Go on without a member refused on its own, or refuse the archive for it."""
+        if not self.tolerant:
+            raise refused
+        self.aside.append(SetAside(refused.member, tuple(loose_parts(refused.member)),
+                                   refused.reason))
 
     def refuse_members(self) -> NoReturn:
         raise ArchiveRefused(f"holds more than {self.limits.max_members} members")
@@ -429,7 +470,7 @@ class _Unpacker:
         if not path:
             if folder:
                 return None
-            raise ArchiveRefused(f"member {shown(name)} is a file without a name")
+            raise MemberRefused(name, f"member {shown(name)} is a file without a name")
         self.names.claim(name, path, folder)
         if not folder:
             self.files += 1
@@ -443,14 +484,14 @@ class _Unpacker:
             self.refuse_member_size(name)
 
     def refuse_member_size(self, name: str) -> NoReturn:
-        raise ArchiveRefused(f"member {shown(name)} expands beyond "
-                             f"{_size(self.limits.max_member_bytes)}")
+        raise MemberRefused(name, f"member {shown(name)} expands beyond "
+                            f"{_size(self.limits.max_member_bytes)}")
 
     def refuse_total(self) -> NoReturn:
         raise ArchiveRefused(f"expands beyond {_size(self.limits.max_bytes)}")
 
-    def make_folder(self, path: tuple[str, ...]) -> None:
-        with self.tree.folder(path):
+    def make_folder(self, name: str, path: tuple[str, ...]) -> None:
+        with self.tree.folder(path, member=name):
             pass
 
     def write(self, name: str, path: tuple[str, ...], read: Callable[[int], bytes],
@@ -553,29 +594,36 @@ def _unpack_zip(fh: BinaryIO, job: _Unpacker) -> None:
                 continue
             mode = info.external_attr >> 16
             folder = name.endswith(("/", "\\")) or stat.S_ISDIR(mode)
-            if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):
-                raise ArchiveRefused(f"member {shown(name)} is {kind_of(mode)}")
-            path = job.admit(name, folder, info.file_size)
+            try:
+                if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):
+                    raise MemberRefused(name, f"member {shown(name)} is {kind_of(mode)}")
+                if not folder and info.flag_bits & 0x1:
+                    raise MemberRefused(name, f"member {shown(name)} is encrypted")
+                if not folder and info.compress_type not in _ZIP_METHODS:
+                    raise MemberRefused(name, f"member {shown(name)} uses compression method "
+                                        f"{info.compress_type}, which is not supported")
+                path = job.admit(name, folder, info.file_size)
+            except MemberRefused as exc:
+                job.set_aside(exc)
+                continue
             if not folder:
-                if info.flag_bits & 0x1:
-                    raise ArchiveRefused(f"member {shown(name)} is encrypted")
-                if info.compress_type not in _ZIP_METHODS:
-                    raise ArchiveRefused(f"member {shown(name)} uses compression method "
-                                         f"{info.compress_type}, which is not supported")
                 declared += info.file_size
                 if declared > limits.max_bytes:
                     job.refuse_total()
             if path is not None:
                 plan.append((info, name, path, folder))
         for info, name, path, folder in plan:
-            if folder:
-                job.make_folder(path)
-                continue
-            damaged = f"corrupt zip: member {shown(name)}"
-            with _reading(damaged):
-                stream = archive.open(info)
-            with stream:
-                job.write(name, path, stream.read, damaged)
+            try:
+                if folder:
+                    job.make_folder(name, path)
+                    continue
+                damaged = f"corrupt zip: member {shown(name)}"
+                with _reading(damaged):
+                    stream = archive.open(info)
+                with stream:
+                    job.write(name, path, stream.read, damaged)
+            except MemberRefused as exc:
+                job.set_aside(exc)
 
 
 # ---- tar ----------------------------------------------------------------------------------------
@@ -681,29 +729,43 @@ def _unpack_tar(raw: BinaryIO, job: _Unpacker) -> None:
                         raise ArchiveRefused(f"its skipped members expand beyond "
                                              f"{_size(limits.max_bytes)}")
                     continue
-                if info.isdir():
-                    path = job.admit(name, True, 0)
-                    if path is not None:
-                        job.make_folder(path)
-                    continue
-                if not info.isreg():
-                    kind = _TAR_KINDS.get(info.type)
-                    raise ArchiveRefused(f"member {shown(name)} is {kind}" if kind else
-                                         f"member {shown(name)} is of tar type {info.type!r}, "
-                                         f"neither a file nor a folder")
-                path = job.admit(name, False, info.size)
-                if job.written + info.size > limits.max_bytes:
-                    job.refuse_total()
-                assert path is not None
-                damaged = f"corrupt tar: member {shown(name)}"
-                with _reading(damaged):
-                    data = archive.extractfile(info)
-                assert data is not None
-                with data:
-                    job.write(name, path, data.read, damaged)
+                try:
+                    _tar_member(archive, info, job)
+                except MemberRefused as exc:
+                    job.set_aside(exc)
+                    # Its data is read past, as a skipped member's: bounded the same way.
+                    job.skipped_bytes += info.size
+                    if job.skipped_bytes > limits.max_bytes:
+                        raise ArchiveRefused(f"its members set aside expand beyond "
+                                             f"{_size(limits.max_bytes)}") from None
     except _TarDamage as exc:
         raise ArchiveRefused(NOT_AN_ARCHIVE if not job.members
                              else f"{where()}: {exc.reason}") from None
+
+
+def _tar_member(archive: tarfile.TarFile, info: tarfile.TarInfo, job: _Unpacker) -> None:
+    """Write one member of a tar (not skipped): a folder or a regular file."""
+    name = info.name
+    if info.isdir():
+        path = job.admit(name, True, 0)
+        if path is not None:
+            job.make_folder(name, path)
+        return
+    if not info.isreg():
+        kind = _TAR_KINDS.get(info.type)
+        raise MemberRefused(name, f"member {shown(name)} is {kind}" if kind else
+                            f"member {shown(name)} is of tar type {info.type!r}, "
+                            f"neither a file nor a folder")
+    path = job.admit(name, False, info.size)
+    if job.written + info.size > job.limits.max_bytes:
+        job.refuse_total()
+    assert path is not None
+    damaged = f"corrupt tar: member {shown(name)}"
+    with _reading(damaged):
+        data = archive.extractfile(info)
+    assert data is not None
+    with data:
+        job.write(name, path, data.read, damaged)
 
 
 # ---- the entry point ----------------------------------------------------------------------------
@@ -723,6 +785,22 @@ def unpack(source: Path | BinaryIO, into: Path, limits: UnpackLimits, *,
     Any refusal raises ArchiveRefused with its reason, after removing `into` and everything in
     it; so does any other exception (a full disk), which is raised as it is.
     """
+    return sorted(_unpack(source, into, limits, skip, tolerant=False).paths)
+
+
+def unpack_export(source: Path, into: Path, limits: UnpackLimits, *,
+                  skip: Callable[[str], bool] | None = None) -> list[SetAside]:
+    """`unpack` for an archive of many people's uploads (an LMS export): a member refused on
+    its own (`MemberRefused`: its name, kind or size, a name it collides with) is set aside
+    and the others are written, so that one student's upload never refuses the whole class's.
+    The members set aside, in the archive's order; the caller must not use what they belong
+    to as if whole. What concerns the archive as a whole (its damage, its total size, its
+    number of members or files) still refuses it, as `unpack` does."""
+    return _unpack(source, into, limits, skip, tolerant=True).aside
+
+
+def _unpack(source: Path | BinaryIO, into: Path, limits: UnpackLimits,
+            skip: Callable[[str], bool] | None, tolerant: bool) -> _Unpacker:
     parent_fd = os.open(into.parent, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
     try:
         os.mkdir(into.name, 0o700, dir_fd=parent_fd)
@@ -730,7 +808,7 @@ def unpack(source: Path | BinaryIO, into: Path, limits: UnpackLimits, *,
             root_fd = os.open(into.name, _DIR_FLAGS, dir_fd=parent_fd)
             try:
                 tree = _Tree(root_fd)
-                job = _Unpacker(tree, limits, skip)
+                job = _Unpacker(tree, limits, skip, tolerant)
                 _unpack_source(source, job)
                 tree.open_up()
             finally:
@@ -740,7 +818,7 @@ def unpack(source: Path | BinaryIO, into: Path, limits: UnpackLimits, *,
             raise
     finally:
         os.close(parent_fd)
-    return sorted(job.paths)
+    return job
 
 
 def _unpack_source(source: Path | BinaryIO, job: _Unpacker) -> None:
