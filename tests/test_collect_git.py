@@ -18,11 +18,14 @@ import pytest
 from tests.collect_helpers import agent, sha, snapshot, tree, write
 from tournament.collect import CollectError
 from tournament.collect import collect as collect_any
+from tournament.gitsource import CACHE_FOLDER, cache_path
 from tournament.manifest import read_manifest
+from tournament.sources import RepositoryPolicy
 from tournament.times import parse_time
 
 #: The repositories here are made in the test, on this machine: allowed on purpose.
-collect = partial(collect_any, local_repositories=True)
+LOCAL = RepositoryPolicy(local=True)
+collect = partial(collect_any, repositories=LOCAL)
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -359,7 +362,7 @@ def test_a_repository_named_by_two_teams_is_said_and_prefixes_bound_the_urls(
     assert sorted(result.collected) == ["alpha", "eve", "mallory"]
     # With the course's prefix, the staff's repository is not collected.
     result = collect([listing], tmp_path / "bounded", deadline=DEADLINE,
-                     repository_prefixes=(f"{course}/",))
+                     repositories=RepositoryPolicy(local=True, prefixes=(f"{course}/",)))
     assert sorted(result.collected) == ["alpha", "mallory"]
     [refused] = [e for e in result.manifest.entries if e.team == "eve"]
     assert refused.status == "refused" and "--repository-prefix" in refused.reason
@@ -383,9 +386,62 @@ def test_a_repository_prefix_is_a_folder_that_dot_segments_cannot_leave(
         f"encoded,{course}/..%2fstaff,main\n"
         f"slashed,{course}/..\\staff,main\n").encode())
     result = collect([listing], tmp_path / "teams", deadline=DEADLINE,
-                     repository_prefixes=(str(course),))
+                     repositories=RepositoryPolicy(local=True, prefixes=(str(course),)))
     assert result.collected == ["alpha"]
     reasons = {e.team: e.reason for e in result.manifest.entries if e.status == "refused"}
     assert "starts with none of" in reasons["sibling"]
     assert "'..' segment" in reasons["climber"]
     assert "an escape (%)" in reasons["encoded"] and "a backslash" in reasons["slashed"]
+
+
+def test_a_history_larger_than_the_repository_limit_is_not_kept(tmp_path: Path) -> None:
+    """A file once committed is fetched even when deleted since, and the cache lives across
+    collections: a history over the limit (here 1 MiB) is not collected and its cache is
+    removed, whether it arrives in one fetch (the kernel stops the pack at the limit) or
+    over several force-pushes of new junk (the sum is checked after each fetch); its team
+    keeps what it had, and the other teams are collected."""
+    policy = RepositoryPolicy(local=True, max_bytes=1024 * 1024)
+
+    def grow(repo: Path, size: int, at: str, branch: str | None = None) -> None:
+        """Commit `size` random bytes and delete them in the next commit; on a new history
+        made `main` (a force-push) when `branch` is given."""
+        if branch:
+            git(repo, "checkout", "-q", "--orphan", branch)
+        commit(repo, {"junk.bin": os.urandom(size)}, at)
+        (repo / "junk.bin").unlink()
+        commit(repo, {"multiAgents.py": agent(f"{repo.name} {at}")}, at)
+        if branch:
+            git(repo, "branch", "-f", "main", branch)
+
+    def collected(listing: Path, into: Path) -> tuple[list[str], dict[str, str]]:
+        result = collect([listing], into, deadline=DEADLINE, repositories=policy)
+        return result.collected, {e.team or "": e.reason for e in result.manifest.entries
+                                  if e.status == "refused"}
+
+    alpha = tmp_path / "repos" / "alpha"
+    commit(alpha, {"multiAgents.py": agent("alpha")}, "2024-03-01T08:00:00Z")
+    honest = tmp_path / "repos" / "honest"
+    commit(honest, {"multiAgents.py": agent("honest")}, "2024-03-01T08:00:00Z")
+    listing = write(tmp_path / "repos.csv", (
+        f"team,url,ref\nalpha,{alpha},main\nhonest,{honest},main\n").encode())
+    into = tmp_path / "teams"
+    assert sorted(collected(listing, into)[0]) == ["alpha", "honest"]
+    kept = snapshot(into / "alpha")
+    # One fetch of 3 MiB.
+    grow(alpha, 3 * 1024 * 1024, "2024-03-01T09:00:00Z")
+    commit(honest, {"multiAgents.py": agent("honest 2")}, "2024-03-01T09:00:00Z")
+    new, refused = collected(listing, into)
+    assert new == ["honest"] and snapshot(into / "alpha") == kept
+    assert "its fetched history is larger than 1 MiB" in refused["alpha"]
+    assert not cache_path(into / CACHE_FOLDER, str(alpha)).exists()
+    assert not list((into / CACHE_FOLDER).glob("*/objects/pack/tmp_*"))
+    # Two fetches of 700 KiB each: each under the limit, the cache over it.
+    beta = tmp_path / "repos" / "beta"
+    commit(beta, {"multiAgents.py": agent("beta")}, "2024-03-01T08:00:00Z")
+    grow(beta, 700 * 1024, "2024-03-01T09:00:00Z")
+    listing = write(tmp_path / "beta.csv", f"team,url,ref\nbeta,{beta},main\n".encode())
+    assert collected(listing, into)[0] == ["beta"]
+    grow(beta, 700 * 1024, "2024-03-01T09:30:00Z", branch="fresh")
+    new, refused = collected(listing, into)
+    assert new == [] and "its fetched history is larger than 1 MiB" in refused["beta"]
+    assert not cache_path(into / CACHE_FOLDER, str(beta)).exists()

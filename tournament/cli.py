@@ -54,6 +54,7 @@ from tournament.config import (
     load_config,
 )
 from tournament.exports import write_leaderboard_files
+from tournament.gitsource import REPOSITORY_LIMIT_MIB
 from tournament.leaderboard import leaderboard
 from tournament.manifest import Manifest, ManifestError, read_manifest
 from tournament.ranking import words as ranking_words
@@ -1232,23 +1233,31 @@ def parse_deadline(text: str | None) -> Any:
                    "(repeatable), e.g. https://git.example.edu/cs188-2024/; a URL with . or "
                    ".. segments, %-escapes or backslashes is refused: a URL a student gave "
                    "could name any repository the organizer's credentials read.")
+@click.option("--repository-limit", type=click.IntRange(min=1), default=REPOSITORY_LIMIT_MIB,
+              show_default=True, metavar="MIB",
+              help="The most MiB one repository's fetched history may take on disk (a file "
+                   "once committed counts even when deleted since); a larger one is not "
+                   "collected and its cache is removed (its team keeps its files).")
 def collect(sources: tuple[Path, ...], into: Path, mapping: Path | None, deadline: str | None,
             late_policy: str, strict: bool, local_repositories: bool,
-            repository_prefixes: tuple[str, ...]) -> None:
+            repository_prefixes: tuple[str, ...], repository_limit: int) -> None:
     """Turn LMS exports (Canvas, Moodle, Gradescope), plain folders of zips or folders, and
     lists of git repositories (.csv or .yaml) into team folders under DIR and a manifest
     (manifest.json, manifest.csv). Unchanged sources change nothing; teams already in DIR
     are never deleted."""
     from tournament.collect import CollectError
     from tournament.collect import collect as run_collect
+    from tournament.sources import RepositoryPolicy
+    from tournament.unpack import MIB
 
     when = parse_deadline(deadline)
     try:
         result = run_collect(list(sources), into, mapping=mapping, deadline=when,
                              late_policy=late_policy,
                              command=" ".join(["tournament", *sys.argv[1:]]),
-                             local_repositories=local_repositories,
-                             repository_prefixes=repository_prefixes)
+                             repositories=RepositoryPolicy(
+                                 local_repositories, repository_prefixes,
+                                 repository_limit * MIB))
     except CollectError as exc:
         die(str(exc))
     print_collection(result, into, when)

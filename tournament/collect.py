@@ -309,8 +309,7 @@ def collect(sources: Sequence[Path], into: Path, *, mapping: Path | None = None,
             git_timeout: float = GIT_TIMEOUT,
             clock: Callable[[], dt.datetime] | None = None,
             command: str = "tournament collect",
-            local_repositories: bool = False,
-            repository_prefixes: tuple[str, ...] = ()) -> CollectResult:
+            repositories: RepositoryPolicy | None = None) -> CollectResult:
     """Collect `sources` into team folders under `into`, write the manifest, and say what was
     done. Raises CollectError, before anything is written, when the mapping or a repository
     list cannot be read at all, or another process holds `into`."""
@@ -337,7 +336,7 @@ def collect(sources: Sequence[Path], into: Path, *, mapping: Path | None = None,
         work.mkdir()
         try:
             return _collect(sources, into, work, roster, deadline, late_policy, git_timeout,
-                            now, RepositoryPolicy(local_repositories, repository_prefixes))
+                            now, repositories or RepositoryPolicy())
         finally:
             shutil.rmtree(work, ignore_errors=True)
     finally:

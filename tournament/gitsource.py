@@ -26,7 +26,9 @@ repository's own attributes are overridden (`NEUTRAL_ATTRIBUTES`) and no signatu
 runs, what git prints is bounded, no submodule is fetched, objects are checked as they
 arrive (`transfer.fsckObjects`), git never prompts (`GIT_TERMINAL_PROMPT=0`, ssh in batch
 mode) and every command has a time limit after which its whole process group is killed. A
-URL or ref that starts with `-` is refused (it would be read as an option).
+URL or ref that starts with `-` is refused (it would be read as an option). What a fetch may
+put on disk is bounded too (`--repository-limit`): the pack it writes by the kernel, the
+cache as a whole after it.
 """
 
 from __future__ import annotations
@@ -38,12 +40,14 @@ import hashlib
 import io
 import os
 import re
+import resource
 import signal
 import subprocess
 import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
@@ -51,7 +55,7 @@ from pacman.files import FileProblem, read_text_bounded
 from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, parse_yaml
 from tournament.config import team_entrant_name
 from tournament.times import TimeProblem, parse_time
-from tournament.unpack import ArchiveRefused, UnpackLimits, unpack
+from tournament.unpack import MIB, ArchiveRefused, UnpackLimits, unpack
 
 #: The cache of fetched repositories inside the collected folder.
 CACHE_FOLDER = ".git-cache"
@@ -64,6 +68,10 @@ REQUIRED_COLUMNS = ("team", "url", "ref")
 COLUMNS = (*REQUIRED_COLUMNS, "deadline", "members")
 #: Largest list read.
 MAX_LIST_BYTES = 4 * 1024 * 1024
+#: The most MiB one repository's cache may take by default (`--repository-limit`): a course's
+#: code with its history is a few MiB; room is left for committed weights.
+REPOSITORY_LIMIT_MIB = 256
+MAX_REPOSITORY_BYTES = REPOSITORY_LIMIT_MIB * MIB
 #: The most commits of a ref's history looked at (newest first).
 MAX_COMMITS = 100_000
 #: Characters a ref never holds (git's own rules, and nothing a shell or an option parser
@@ -234,7 +242,11 @@ _SAFE_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=neve
                 "-c", "core.fsmonitor=false", "-c", "transfer.fsckObjects=true",
                 "-c", "log.showSignature=false", "-c", "credential.interactive=false",
                 "-c", "gpg.program=false", "-c", "gpg.x509.program=false",
-                "-c", "gpg.ssh.program=false")
+                "-c", "gpg.ssh.program=false",
+                # A fetch keeps what arrives as one pack file (whose size the fetch's file
+                # limit bounds), never as loose objects; large blobs are streamed, not held.
+                "-c", "fetch.unpackLimit=1", "-c", "transfer.unpackLimit=1",
+                "-c", "core.bigFileThreshold=16m")
 
 #: Attributes that override every `.gitattributes` a repository holds (`info/attributes` of
 #: each cache): with `export-subst`, `git archive` expands `$Format:%G?$` by verifying the
@@ -259,9 +271,12 @@ ERROR_TAIL = 64 * 1024
 ERROR_WAIT = 5.0
 
 
-def run_git(repo: Path | None, *args: str, timeout: float = GIT_TIMEOUT) -> str:
+def run_git(repo: Path | None, *args: str, timeout: float = GIT_TIMEOUT,
+            file_limit: int | None = None) -> str:
     """Run a git command and return its output; GitProblem with git's own words when it
     fails, and when it takes longer than `timeout` (its process group is then killed).
+    `file_limit`: the most bytes any file it writes may hold (RLIMIT_FSIZE: the kernel stops
+    a process that writes past it).
 
     What git prints is read as it comes and bounded: a repository's server can make git
     print its "remote:" lines at a gigabyte a second, which kept whole filled the organizer's
@@ -270,7 +285,9 @@ def run_git(repo: Path | None, *args: str, timeout: float = GIT_TIMEOUT) -> str:
     try:
         proc = subprocess.Popen(git_command(repo, *args), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=git_environment(), start_new_session=True)
+                                env=git_environment(), start_new_session=True,
+                                preexec_fn=None if file_limit is None
+                                else partial(_limit_files, file_limit))
     except OSError as exc:
         raise GitProblem(f"git cannot be started: {exc.strerror or exc}") from None
     assert proc.stdout is not None and proc.stderr is not None
@@ -312,6 +329,11 @@ def run_git(repo: Path | None, *args: str, timeout: float = GIT_TIMEOUT) -> str:
     return out.decode("utf-8", "replace")
 
 
+def _limit_files(size: int) -> None:
+    """In a child before it runs git: no file it writes may pass `size` bytes."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+
 def _watchdog(proc: subprocess.Popen[bytes],
               timeout: float) -> tuple[threading.Timer, threading.Event]:
     """A started timer that kills `proc`'s process group after `timeout` seconds (cancel it
@@ -347,10 +369,11 @@ def _ref_name(ref: str) -> str:
     return f"refs/collect/{hashlib.sha256(ref.encode('utf-8')).hexdigest()[:24]}"
 
 
-def fetch(row: GitListRow, cache_root: Path,
-          timeout: float = GIT_TIMEOUT) -> tuple[Path, list[Commit]]:
+def fetch(row: GitListRow, cache_root: Path, timeout: float = GIT_TIMEOUT,
+          max_bytes: int = MAX_REPOSITORY_BYTES) -> tuple[Path, list[Commit]]:
     """Fetch `row`'s ref into its cache (made the first time) and return the cache and the
-    ref's first-parent history, newest first. GitProblem when it cannot be fetched."""
+    ref's first-parent history, newest first. GitProblem when it cannot be fetched, or when
+    the cache would hold more than `max_bytes` (then it is removed)."""
     repo = cache_path(cache_root, row.url)
     if not (repo / "HEAD").is_file():
         cache_root.mkdir(parents=True, exist_ok=True)
@@ -359,8 +382,7 @@ def fetch(row: GitListRow, cache_root: Path,
     (repo / "info").mkdir(exist_ok=True)
     (repo / "info" / "attributes").write_text(NEUTRAL_ATTRIBUTES, encoding="utf-8")
     local = _ref_name(row.ref)
-    run_git(repo, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--force",
-            "--no-write-fetch-head", "--", row.url, f"+{row.ref}:{local}", timeout=timeout)
+    _bounded_fetch(repo, row, local, timeout, max_bytes)
     log = run_git(repo, "log", "--first-parent", f"--max-count={MAX_COMMITS}",
                   "--format=%H %ct", local, "--", timeout=timeout)
     commits = []
@@ -373,6 +395,57 @@ def fetch(row: GitListRow, cache_root: Path,
     if not commits:
         raise GitProblem(f"{row.ref} has no commit")
     return repo, commits
+
+
+def _bounded_fetch(repo: Path, row: GitListRow, local: str, timeout: float,
+                   max_bytes: int) -> None:
+    """Fetch into `repo` with no file larger than `max_bytes` and the whole cache no larger
+    either. A repository's history is the student's to fill: a file once committed is
+    fetched even when deleted since, and each force-push of new junk adds to the cache,
+    which lives across collections (the eighth hostile review: 200 MB on disk for 8 KB of
+    files). The one pack a fetch writes is bounded by the kernel as it is written; the sum
+    over earlier fetches is checked after each."""
+    too_large = GitProblem(
+        f"its fetched history is larger than {_size(max_bytes)} (a file once committed "
+        f"counts even when deleted since); its cache is removed (--repository-limit)")
+    try:
+        run_git(repo, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--force",
+                "--no-write-fetch-head", "--", row.url, f"+{row.ref}:{local}",
+                timeout=timeout, file_limit=max_bytes)
+    except GitProblem:
+        # What a stopped fetch left (a pack cut at the limit) is never used again.
+        partial_sizes = [_drop(path) for path in (repo / "objects" / "pack").glob("tmp_*")]
+        if any(size >= max_bytes for size in partial_sizes):
+            _remove(repo)
+            raise too_large from None
+        raise
+    if _disk_bytes(repo) > max_bytes:
+        _remove(repo)
+        raise too_large
+
+
+def _drop(path: Path) -> int:
+    """Remove a file; the bytes it held (0 when it could not be read)."""
+    try:
+        size = path.lstat().st_size
+        path.unlink()
+    except OSError:
+        return 0
+    return size
+
+
+def _disk_bytes(folder: Path) -> int:
+    """The bytes of the files beneath `folder` (links not followed)."""
+    total = 0
+    for parent, _, names in os.walk(folder):
+        for name in names:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(parent, name)).st_size
+    return total
+
+
+def _size(count: int) -> str:
+    return f"{count // MIB} MiB" if count % MIB == 0 else f"{count} bytes"
 
 
 def newest_by(commits: list[Commit], deadline: dt.datetime | None) -> Commit | None:

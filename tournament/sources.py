@@ -59,6 +59,7 @@ from typing import Any
 from pacman.files import kind_of, printable_name, show_name
 from pacman.yamlfile import YamlLimits, YamlProblem, load_yaml
 from tournament.gitsource import (
+    MAX_REPOSITORY_BYTES,
     GitListRow,
     GitProblem,
     fetch,
@@ -272,6 +273,9 @@ class RepositoryPolicy:
 
     local: bool = False
     prefixes: tuple[str, ...] = ()
+    #: The most bytes one repository's cache may hold (its whole fetched history: a file
+    #: once committed counts even when deleted since); larger ones are not collected.
+    max_bytes: int = MAX_REPOSITORY_BYTES
 
     def refusal(self, url: str) -> str | None:
         """Why `url` may not be collected, or None."""
@@ -790,7 +794,7 @@ def read_git_source(path: Path, git_cache: Path, deadline: dt.datetime | None,
             continue
         teams_of.setdefault(_same_repository(row.url), []).append(row)
         try:
-            repo, commits = fetch(row, git_cache, git_timeout)
+            repo, commits = fetch(row, git_cache, git_timeout, repositories.max_bytes)
         except GitProblem as exc:
             read.problems.append(f"{row.where}: team {row.team}: {row.url} cannot be fetched "
                                  f"({exc}); the team keeps the files collected before")
