@@ -426,6 +426,30 @@ def test_thinking_time_never_rewards_failing_fast(cup: TournamentConfig) -> None
     assert marks["gamma"].mark == 1
 
 
+@pytest.mark.parametrize("column", ["wall_max", "moves", "warnings"])
+def test_a_mean_of_what_was_played_never_rewards_failing_fast(cup: TournamentConfig,
+                                                               column: str) -> None:
+    """A `mean` of a column measured over the moves played (thinking time, moves, warnings)
+    with `below:` thresholds: a failed game is short, so it is left out, as for `time`; a
+    mean score still counts a failed game as the loss it is."""
+    scheme = scheme_of(cup, f"""\
+        criteria:
+          - {{name: played, kind: mean, column: {column}, thresholds: [{{below: 50, points: 1}}]}}
+          - {{name: score, kind: mean, column: score, thresholds: [{{at: 0, points: 1}}]}}
+        """)
+    def played(entrant: str, index: int, outcome: str, value: float) -> dict[str, Any]:
+        return {**game(entrant, index, outcome, score=-500 if outcome == "crash" else 100),
+                column: value}
+
+    games = table([played("alpha", 0, "crash", 0), played("alpha", 1, "loss", 60)],
+                  [played("beta", i, "crash", 0) for i in range(2)])
+    marks = by_team(evaluate(scheme, games, cup, None))
+    assert [g.points for g in marks["alpha"].given] == [0, 0]
+    assert "60 (over the 1 game it did not fail): 0" in marks["alpha"].reason
+    assert marks["beta"].reason.startswith("no game finished without a failure of its own: 0")
+    assert marks["beta"].mark == 0
+
+
 # ---- gates, caps, penalties ------------------------------------------------------------------
 
 

@@ -57,7 +57,7 @@ from tournament.markscheme import (
     Wins,
 )
 from tournament.ranking import RATING, ranked
-from tournament.results import split_formats
+from tournament.results import PLAYED_COLUMNS, split_formats
 from tournament.roster import student_key
 from tournament.standings import anchor_of, standings
 from tournament.times import duration_text, utc_text
@@ -291,30 +291,35 @@ def _per_game(criterion: Criterion, games: Any, words: str) -> Measured:
                             _needs(criterion))
         return Measured(f"no {what} in {n} games{words}", _capped(criterion, rule.points), True,
                         f"no {what}", _needs(criterion))
+    # Time and the columns measured over the moves played: only the games its own agent
+    # played to the end. A game it failed (a crash at its second move) is short, and counting
+    # it would reward failing fast; failures are the other criteria's (no_failures), and a
+    # team that failed every game has nothing of this to mark.
+    assert isinstance(rule, (Mean, Time))
+    own_failure = own_failures(games)
     if isinstance(rule, Mean):
-        values = pd.to_numeric(games[rule.column], errors="coerce").astype(float).dropna()
-        what = _mean_words(rule.column)
-        if values.empty:
-            return Measured(f"no {rule.column} measured{words}", 0.0, False, "",
-                            _needs(criterion))
-        return _on_scale(criterion, rule.scale, float(values.mean()),
-                         f"{what} {_num(values.mean())}{words}")
-    assert isinstance(rule, Time)
-    # Only the games its own agent played to the end: a game it failed (a crash at its second
-    # move) is short, and counting it would reward failing fast; failures are the other
-    # criteria's (no_failures), and a team that failed every game has no time to mark.
-    own_failure = games["outcome"].isin(FAILURES) & (pd.to_numeric(games["culprit"]) == 0)
-    seconds = _thinking(games[~own_failure], rule.per, rule.clock).dropna()
-    clock = "thinking time" if rule.clock == "wall" else "CPU time"
-    if seconds.empty:
-        why = (f"no game finished without a failure of its own{words}" if own_failure.any()
-               else f"no {clock} measured{words}")
+        played = rule.column in PLAYED_COLUMNS
+        kept = games[~own_failure] if played else games
+        values = pd.to_numeric(kept[rule.column], errors="coerce").astype(float).dropna()
+        what, unit = _mean_words(rule.column), ""
+    else:
+        values = _thinking(games[~own_failure], rule.per, rule.clock).dropna()
+        what = "thinking time" if rule.clock == "wall" else "CPU time"
+        played, unit = True, " s"
+    skipped = played and bool(own_failure.any())
+    if values.empty:
+        why = (f"no game finished without a failure of its own{words}" if skipped
+               else f"no {rule.column if isinstance(rule, Mean) else what} measured{words}")
         return Measured(why, 0.0, False, "", _needs(criterion))
-    over = (f" (over the {_plural(len(seconds), 'game')} it did not fail)"
-            if own_failure.any() else "")
-    return _on_scale(criterion, rule.scale, float(seconds.mean()),
-                     f"{clock} {_num(seconds.mean())} s per {rule.per}{words}{over}",
-                     unit=" s")
+    over = f" (over the {_plural(len(values), 'game')} it did not fail)" if skipped else ""
+    per = f" s per {rule.per}" if isinstance(rule, Time) else ""
+    return _on_scale(criterion, rule.scale, float(values.mean()),
+                     f"{what} {_num(values.mean())}{per}{words}{over}", unit=unit)
+
+
+def own_failures(games: Any) -> Any:
+    """Which games the team's own agent failed (any failure kind, the culprit its side)."""
+    return games["outcome"].isin(FAILURES) & (pd.to_numeric(games["culprit"]) == 0)
 
 
 def pacman_moves(games: Any) -> Any:
@@ -324,8 +329,7 @@ def pacman_moves(games: Any) -> Any:
     a move of his that failed (a time-out, an illegal move) was timed but not played, so it
     is one more."""
     played = (pd.to_numeric(games["moves"]) / (pd.to_numeric(games["num_ghosts"]) + 1))
-    failed = games["outcome"].isin(FAILURES) & (pd.to_numeric(games["culprit"]) == 0)
-    return played.apply(math.ceil) + failed.astype(int)
+    return played.apply(math.ceil) + own_failures(games).astype(int)
 
 
 def _thinking(games: Any, per: str, clock: str) -> Any:
