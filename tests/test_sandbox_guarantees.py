@@ -202,6 +202,22 @@ def test_binds_leave_out_what_an_outer_bind_shows(tmp_path: Path) -> None:
     assert mounts.bind_plan(paths) == [str(tmp_path / "team"), str(tmp_path / "usr")]
 
 
+def test_a_remount_on_an_old_kernel_reaches_every_mount_below_the_path() -> None:
+    """Before Linux 5.12 (no mount_setattr) a read-only remount changes one mount, so a
+    recursive one walks every mount at or below the path (the engine's allow list binds each
+    of its files on its own: none may stay writable), names with spaces escaped as the
+    kernel writes them."""
+    info = ("22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+            "40 22 0:5 / /r rw - tmpfs tmpfs rw\n"
+            "41 40 8:1 /opt/x/a.py /r/opt/x/a.py rw - ext4 /dev/sda1 rw\n"
+            "42 40 8:1 /opt/x/sub /r/opt/x/my\\040dir/b.py rw - ext4 /dev/sda1 rw\n"
+            "43 40 0:6 / /r/opt/xy rw - tmpfs tmpfs rw\n"
+            "44 40 0:7 / /r/opt/x rw - tmpfs tmpfs rw\n")
+    assert mounts.mounts_under(info, "/r/opt/x") == [
+        "/r/opt/x", "/r/opt/x/a.py", "/r/opt/x/my dir/b.py"]
+    assert mounts.mounts_under(info, "/nowhere") == []
+
+
 @pytest.mark.usefixtures("weak_machine")
 def test_recreating_replays_refuses_without_the_guarantees_too(tmp_path: Path) -> None:
     config = tournament(tmp_path, "sandbox: {accept_missing: [scratch, own_code, cpu_share]}\n"

@@ -28,7 +28,7 @@ from pacman.loader import resolve
 from pacman.outcomes import FAILURES
 from pacman.sandbox.check import run_check
 from pacman.sandbox.confine import LAYERS
-from pacman.sandbox.process import Placement, SandboxedHandle, SandboxError
+from pacman.sandbox.process import Placement, SandboxedHandle, SandboxError, engine_view
 from pacman.sandbox.zygote import discard_zygote
 from pacman.seeds import derive_seed
 from pacman.state import GameState
@@ -780,6 +780,18 @@ def test_a_team_cannot_play_the_platforms_own_baselines(arena: Arena) -> None:
 def test_the_platforms_baselines_are_not_even_in_a_teams_view(arena: Arena) -> None:
     result = arena.play(arena.spec("borrow_by_path"))
     assert_failed(result, "load_error", "FileNotFoundError", "anytime_agent.py")
+
+
+@needs("mounts")
+def test_the_engine_shows_a_team_its_allowed_sources_and_nothing_else(arena: Arena) -> None:
+    """The engine's folder as a team sees it is the allow list: no compiled build (whose
+    library holds the baselines' and search's compiled code), no `__pycache__`, no baseline,
+    whatever else lies in the package on this machine."""
+    result = play_folder(arena, arena.team("engine_view", folder="engine_view"))
+    [line] = [line for line in result.logs[0].splitlines() if line.startswith("VIEW ")]
+    assert line.split()[1:] == sorted(engine_view())
+    assert "game.py" in engine_view() and "agents/base.py" in engine_view()
+    assert not [name for name in engine_view() if not name.endswith(".py")]
 
 
 @needs("mounts")

@@ -10,10 +10,11 @@ see it cannot open, stat, watch, chmod or fill: another team's folder, the resul
 /etc, /proc, /tmp and every other sandbox's scratch are simply not there, and its scratch
 space is memory that its cgroup counts, gone when its game ends. Paths stay those of the
 host, so tracebacks, `__file__` and the team's imports read as they do outside. Inside the
-bound folders, some are covered by empty ones (`View.hidden`): the platform's baselines and
-search code, which a team must not play as its own, and, when a folder is bound as it is
-(the `pacman` command on a folder that is no team folder), its `__pycache__`, whose compiled
-files must never stand in for its sources.
+bound folders, some are covered (`View.hidden`): the engine's package by an allow list of its
+sources (`process.engine_view`: no baseline, search or game code, which a team must not play
+as its own, and no compiled build or cache, which holds that code too), the organizer's side
+beside it, and, when a folder is bound as it is (the `pacman` command on a folder that is no
+team folder), its `__pycache__`, whose compiled files must never stand in for its sources.
 
 Every path is bound at its real location (a symlink on the way, such as /lib -> usr/lib, is
 recreated as a symlink), so the same names resolve inside and outside.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import re
 import struct
 from dataclasses import dataclass
 
@@ -80,8 +82,9 @@ class View:
     #: Owner of the scratch (the per-slot uid when that layer is on), else the caller.
     owner: int | None = None
     #: Folders inside the bound ones that the agent must not see: each becomes an empty
-    #: read-only folder but for the names kept (the platform's baselines and search code,
-    #: the team's own `__pycache__`).
+    #: read-only folder but for the files kept, paths relative to it (the engine's package
+    #: shows its allowed sources only; the organizer's side and the team's own
+    #: `__pycache__` show nothing).
     hidden: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: The agent's own folder, shown as `team_source` (a copy of its hashed files only, see
     #: `pacman.teamfolder.team_digest`) bound there read-only, when `team` is not ''.
@@ -115,17 +118,35 @@ def _set_attributes(lib: ctypes.CDLL, path: str, attrs: int, recursive: bool) ->
                          ctypes.c_uint(flags), buf, ctypes.c_size_t(len(attr)))
     if result == 0:
         return
-    # Kernels before 5.12: a bind remount, carrying the flags the mount already has.
-    keep = 0
-    vfs = os.statvfs(path)
-    for st_flag, ms_flag in _KEEP_FLAGS.items():
-        if vfs.f_flag & st_flag:
-            keep |= ms_flag
-    wanted = keep | MS_BIND | MS_REMOUNT
-    wanted |= MS_RDONLY if attrs & MOUNT_ATTR_RDONLY else 0
-    wanted |= MS_NOSUID if attrs & MOUNT_ATTR_NOSUID else 0
-    wanted |= MS_NODEV if attrs & MOUNT_ATTR_NODEV else 0
-    _mount(lib, None, path, None, wanted, None, "read-only remount of")
+    # Kernels before 5.12: a bind remount of each mount, carrying the flags it already has
+    # (a remount changes one mount, so `recursive` means every mount at or below `path`).
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as fh:
+        points = mounts_under(fh.read(), path) if recursive else [path]
+    for point in points or [path]:
+        keep = 0
+        vfs = os.statvfs(point)
+        for st_flag, ms_flag in _KEEP_FLAGS.items():
+            if vfs.f_flag & st_flag:
+                keep |= ms_flag
+        wanted = keep | MS_BIND | MS_REMOUNT
+        wanted |= MS_RDONLY if attrs & MOUNT_ATTR_RDONLY else 0
+        wanted |= MS_NOSUID if attrs & MOUNT_ATTR_NOSUID else 0
+        wanted |= MS_NODEV if attrs & MOUNT_ATTR_NODEV else 0
+        _mount(lib, None, point, None, wanted, None, "read-only remount of")
+
+
+def mounts_under(mountinfo: str, path: str) -> list[str]:
+    """The mount points at or below `path` in the text of /proc/self/mountinfo (its fifth
+    field, octal escapes undone), outermost first. Pure."""
+    inside = path.rstrip("/") + "/"
+    points = set()
+    for line in mountinfo.splitlines():
+        fields = line.split(" ")
+        if len(fields) > 4:
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            if point == path or point.startswith(inside):
+                points.add(point)
+    return sorted(points, key=lambda p: (p.count("/"), p))
 
 
 def _inside(root: str, path: str) -> str:
@@ -170,22 +191,23 @@ def bind_plan(read_paths: tuple[str, ...]) -> list[str]:
 
 def _hide(lib: ctypes.CDLL, root: str, folder: str, keep: tuple[str, ...]) -> None:
     """Cover `folder` (as bound inside `root`) with an empty read-only tmpfs, then bind back
-    the files of `keep` from the original."""
+    the files of `keep` (paths relative to it, in subfolders too) from the original: an
+    allow list of what is seen there."""
     real = os.path.realpath(folder)
     target = _inside(root, real)
     if not os.path.isdir(target):
         return
     _mount(lib, "tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-           "size=64k,nr_inodes=64,mode=0755", "hiding")
+           f"size=64k,nr_inodes={64 + 2 * len(keep)},mode=0755", "hiding")
     for name in keep:
         source = os.path.join(real, name)
-        if os.path.isfile(source) and not os.path.islink(source):
+        # Only the regular file itself, reached through no link.
+        if os.path.realpath(source) == source and os.path.isfile(source):
             _make_point(root, os.path.join(real, name), False)
             _mount(lib, source, os.path.join(target, name), None, MS_BIND, None, "binding")
-            _set_attributes(lib, os.path.join(target, name),
-                            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, False)
+    # The cover and every file bound on it, read-only in one call.
     _set_attributes(lib, target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-                    False)
+                    True)
 
 
 def enter(view: View) -> None:

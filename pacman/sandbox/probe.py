@@ -66,6 +66,7 @@ class ProbeAgent:
 
     def registerInitialState(self, state: object) -> None:
         self._files_and_processes()
+        self._platform_code()
         self._metadata()
         self._environment()
         self._process_text()
@@ -119,6 +120,28 @@ class ProbeAgent:
                  (ProcessLookupError, PermissionError))
 
     # --- 1. host metadata -----------------------------------------------------------------
+
+    def _platform_code(self) -> None:
+        def look() -> str:
+            # The engine's view is an allow list of its sources: any other file there (the
+            # compiled build, whose library holds the baselines' compiled code, a cache) or
+            # a source of the baselines, search or game code is the platform's code in reach.
+            import pacman
+
+            engine = os.path.dirname(os.path.abspath(str(pacman.__file__)))
+            found = []
+            for folder, _, files in os.walk(engine):
+                for name in files:
+                    where = os.path.relpath(os.path.join(folder, name), engine)
+                    top = where.split(os.sep)[0]
+                    baseline = top == "agents" and name not in ("__init__.py", "base.py")
+                    if not name.endswith(".py") or top in ("search", "games") or baseline:
+                        found.append(where)
+            if not found:
+                raise PermissionError("nothing of the platform's compiled or own code in view")
+            return f"in view: {', '.join(sorted(found)[:4])}"
+
+        _attempt("own code", "reach the platform's compiled or baseline code", look)
 
     def _metadata(self) -> None:
         target = self.target or __file__

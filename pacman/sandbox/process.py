@@ -143,15 +143,31 @@ def read_paths(ref: AgentRef) -> tuple[str, ...]:
     return tuple(sorted(paths)) + SYSTEM_READ_PATHS
 
 
-#: The platform's own code a team must not see (its baselines, its search, the organizer's
-#: side when installed beside it), each with the files course code needs kept: see
-#: `mounts.View.hidden`. The course API (`game`, `util`, `pacman`) stays visible.
-PLATFORM_HIDDEN: tuple[tuple[Path, tuple[str, ...]], ...] = (
-    (PACKAGE_DIR / "agents", ("__init__.py", "base.py")),
-    (PACKAGE_DIR / "search", ()),
-    (PACKAGE_DIR / "games", ()),
-    (PACKAGE_DIR.parent / "tournament", ()),
-)
+#: The engine as a sandbox sees it, an allow list: the Python sources of these folders of the
+#: package (the course API `game`, `util`, `pacman`, the compat layer and the sandbox's own
+#: harness) and these files (the `Agent` base). Nothing else of the package is there: not the
+#: platform's baselines, search and game code (a team plays code of its own), not the
+#: compiled build (`_fast__mypyc*.so` holds the baselines' and search's compiled code too,
+#: loadable by hand: the ninth hostile review), not `__pycache__`, not whatever file an
+#: organizer or a future build drops into the package. A deny list of folders missed the
+#: build's library beside them; what is not named here is simply not in the view.
+ENGINE_FOLDERS = ("", "compat", "sandbox")
+ENGINE_FILES = ("agents/__init__.py", "agents/base.py")
+#: Beside the package, the organizer's side when installed next to it (site-packages).
+PLATFORM_HIDDEN: tuple[Path, ...] = (PACKAGE_DIR.parent / "tournament",)
+
+
+@functools.cache
+def engine_view() -> tuple[str, ...]:
+    """The package's files a sandbox shows, relative to it: `ENGINE_FILES` and the regular
+    `.py` files of `ENGINE_FOLDERS` (no link, nothing compiled)."""
+    shown = []
+    for folder in ENGINE_FOLDERS:
+        with os.scandir(PACKAGE_DIR / folder) as listing:
+            shown += [os.path.join(folder, entry.name) for entry in listing
+                      if entry.name.endswith(".py") and entry.is_file(follow_symlinks=False)]
+    shown += [name for name in ENGINE_FILES if (PACKAGE_DIR / name).is_file()]
+    return tuple(sorted(shown))
 
 
 #: Folders of a team walked to find its `__pycache__`s.
@@ -163,7 +179,8 @@ def hidden_paths(ref: AgentRef, bound: bool = True) -> tuple[tuple[str, tuple[st
     team's folder is `bound` as it is rather than copied, every `__pycache__` in it (a copy
     has none; and a team able to write its folder could swap one for a link between this walk
     and the mounts, so a copied folder is never walked again)."""
-    hidden = [(str(folder), keep) for folder, keep in PLATFORM_HIDDEN if folder.is_dir()]
+    hidden = [(str(PACKAGE_DIR), engine_view())]
+    hidden += [(str(folder), ()) for folder in PLATFORM_HIDDEN if folder.is_dir()]
     team = team_folder(ref)
     if team is not None and bound:
         for seen, (folder, dirs, _) in enumerate(os.walk(team)):
