@@ -491,6 +491,8 @@ def test_whatever_fails_while_reading_an_answer_is_the_agents_crash(
     ("ignore", LIMITS.with_changes(cpu_seconds=1), ("CPU seconds",)),
     ("play_on", LIMITS.with_changes(cpu_seconds=1), ("CPU seconds",)),
     ("oom", LIMITS.with_changes(cpu_seconds=1), ("CPU seconds",)),
+    ("garbage", LIMITS.with_changes(cpu_seconds=1, move_hard=None, move_soft=None),
+     ("CPU seconds",)),
 ])
 def test_a_timeout_cannot_be_called_something_else(arena: Arena, mode: str, limits: Limits,
                                                    words: tuple[str, ...]) -> None:

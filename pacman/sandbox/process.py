@@ -487,19 +487,13 @@ class AgentProcess:
         """Agent `index`'s (action or None, description of a non-string answer, wall
         seconds)."""
         before = self._cpu_now()
-        # The referee's clock first (`_ask`'s `account`): a move that ran out of time is a
-        # timeout, whatever the agent answered or did (an error it chose, such as "memory",
-        # its own exit) ...
+        # The referee's clock and the kernel's CPU count first (`_ask`): a move that ran out
+        # of time is a timeout, whatever the agent answered or did (an error it chose, such as
+        # "memory", its own exit).
         answer, wall = self._ask(["move", wire.state_fields(state), index], keeper.allowed(),
                                  f"move {number}", keeper.cut_off(number),
                                  account=lambda seconds: keeper.account(seconds, number))
         after = self._cpu_now()
-        # ... then the kernel's CPU count: an agent that caught SIGXCPU and answers on is past
-        # its CPU limit, a timeout (it would play on until the hard limit's SIGKILL).
-        spent = self._cpu_spent(f"move {number}")
-        if spent is not None:
-            self._kill()
-            raise spent
         self._expect(answer, "move", "action", 5)
         _, _, action, description, _ = answer
         if not (action is None or isinstance(action, str)) or not isinstance(description, str):
@@ -591,9 +585,11 @@ class AgentProcess:
         either way.
 
         `account` is the time keeper's: given the request's wall time, whether it broke a
-        limit. It is asked first, whatever came back: a request that ran out of time is a
+        limit. It is asked first, whatever came back, and the kernel's CPU count next (the
+        agent paused or dead): a request that ran out of time or past the CPU limit is a
         timeout however the agent then failed (an error it chose, garbage on the pipe, its
-        own exit or a signal), never a kinder outcome.
+        own exit or a signal), never a kinder outcome. Both are checked here, once, for every
+        request, so that no path through the answer can skip them.
         """
         self._seq = secrets.randbits(53)  # exact in JSON (a double)
         request = [message[0], self._seq, *message[1:]]
@@ -634,6 +630,14 @@ class AgentProcess:
         if over:
             self._kill()
             raise AgentFault("timeout", over)
+        if fault is None:
+            self._pause()  # its CPU count stops here (a faulty one is dead already)
+        # An agent that caught SIGXCPU and answered (or failed) on is past its CPU limit: a
+        # timeout (it would play on until the hard limit's SIGKILL).
+        spent = self._cpu_spent(what)
+        if spent is not None:
+            self._kill()
+            raise spent
         if fault is not None:
             raise fault
         assert answer is not None
@@ -641,7 +645,6 @@ class AgentProcess:
             self._kill()
             raise AgentFault("crash", f"broke the sandbox protocol during {what} "
                              "(an answer out of turn)")
-        self._pause()
         return answer, wall
 
     def _unread(self) -> bool:
@@ -659,11 +662,7 @@ class AgentProcess:
                 and answer[2] in wire.CHILD_FAULTS.get(op, ())
                 and all(isinstance(x, str) for x in answer[3:6])):
             self._kill()
-            # The kernel's CPU count before the agent's word: past its CPU limit, an agent
-            # that caught SIGXCPU and reported an error of its choosing timed out.
-            spent = self._cpu_spent(op)
-            if spent is not None:
-                raise spent
+            # (Past its CPU limit it timed out, whatever error it chose: `_ask` said so.)
             detail = Detail.from_wire(answer[6]) if len(answer) == 7 else None
             raise AgentFault(answer[2], fault_message(op, answer[2], answer[3], answer[4]),
                              clean(answer[5], 4000), detail=detail)

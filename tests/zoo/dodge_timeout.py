@@ -18,7 +18,9 @@ class ZooAgent:
     kernel's SIGXCPU and raises MemoryError from the handler; "ignore" ignores SIGXCPU and
     burns on until the hard limit's SIGKILL; "play_on" catches it and answers on (spending
     less than the hard limit); "oom"
-    catches it and fills its scratch and memory until the cgroup's OOM killer ends it.
+    catches it and fills its scratch and memory until the cgroup's OOM killer ends it;
+    "garbage" ignores it, burns past the soft limit (not to the hard one) and writes garbage
+    on its answer pipe (found by the ninth hostile review: a protocol error, a crash).
     Expected: a timeout every time, the referee's and the kernel's measures coming first.
     """
 
@@ -45,6 +47,17 @@ class ZooAgent:
             if self.moves <= 6:
                 _burn(0.3)
             return state.getLegalActions(0)[0]
+        elif self.mode == "garbage":
+            signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+            limit = __import__("resource").getrlimit(__import__("resource").RLIMIT_CPU)[0]
+            while time.process_time() < limit + 0.3:
+                pass
+            for fd in range(3, 10):
+                try:
+                    os.write(fd, b"not json\n")
+                except OSError:
+                    pass
+            signal.pause()
         elif self.mode == "oom":
             signal.signal(signal.SIGXCPU, lambda *_: self.fill())
         else:
