@@ -758,9 +758,9 @@ def test_a_collected_folder_inside_a_source_or_a_source_inside_it_is_refused(
 
 def test_a_hostile_or_broken_export_is_a_problem_and_the_rest_is_collected(
         tmp_path: Path) -> None:
-    """A member that would leave the folder is never written: it is set aside, said in the
-    manifest, and the export's other submissions are collected; an export that cannot be
-    read at all is a problem of the collection, and the other sources are still read."""
+    """A member that would leave the folder is no LMS's doing: the export is hostile or
+    broken as a whole and refused, nothing of it written, as is one that cannot be read at
+    all; the other sources are still collected."""
     hostile = make_zip(tmp_path / "hostile.zip", {
         "smithjane_1001_5001_multiAgents.py": agent("jane"),
         "../../../../../../export-escape.py": b"owned"})
@@ -770,12 +770,11 @@ def test_a_hostile_or_broken_export_is_a_problem_and_the_rest_is_collected(
     into = tmp_path / "teams"
     before = everything_under(tmp_path)
     result = collect([hostile, broken, plain], into)
-    assert result.new == ["1001", "alpha"]
-    [broken_problem] = result.manifest.problems
+    assert result.new == ["alpha"]
+    hostile_problem, broken_problem = result.manifest.problems
+    assert hostile_problem.startswith("hostile.zip: the export is refused: ")
+    assert "leaves" in hostile_problem
     assert broken_problem.startswith("broken.zip: the export is refused: ")
-    [escape] = result.entries("refused")
-    assert escape.source == "hostile.zip: ../../../../../../export-escape.py"
-    assert escape.reason.startswith("left out of the export: member ") and "leaves" in escape.reason
     after = everything_under(tmp_path)
     assert {p for p in after - before if not p.startswith("teams")} == set()
     assert not any(p.endswith("export-escape.py") for p in after)
@@ -811,6 +810,35 @@ def test_one_students_upload_never_refuses_the_whole_export(tmp_path: Path) -> N
         "files are not used without it")
     assert "levels deep, more than 16" in refused["103"].reason
     assert not result.manifest.problems
+
+
+def test_a_loose_file_set_aside_refuses_its_upload_never_leaves_it_partial(
+        tmp_path: Path) -> None:
+    """Canvas's flat files and Moodle's older loose files group an upload by the ids in the
+    names: a link, or a name too long to write, beside the upload's other files shares no
+    path with them, and must still refuse that upload (collected without its helper, the
+    agent would be marked on other code than was handed in), naming the member; the other
+    students' uploads are collected."""
+    long_name = "h" * 250 + ".py"
+    canvas = make_zip(tmp_path / "canvas.zip", {
+        "lovelaceada_101_9001_multiAgents.py": agent("ada"),
+        f"lovelaceada_101_9001_{long_name}": b"x = 1\n",
+        "hoppergrace_102_9002_multiAgents.py": agent("grace"),
+        "turingalan_103_9003_multiAgents.py": agent("alan"),
+    }, links={"turingalan_103_9003_helper.py": "/etc/passwd"})
+    moodle = make_zip(tmp_path / "moodle.zip", {
+        "Ada Lovelace_201_assignsubmission_file_multiAgents.py": agent("ada"),
+        "Grace Hopper_202_assignsubmission_file_multiAgents.py": agent("grace"),
+    }, links={"Ada Lovelace_201_assignsubmission_file_helper.py": "/etc/passwd"})
+    for export, refused_ids, kept in ((canvas, {"101", "103"}, ["102"]),
+                                      (moodle, {"201"}, ["202"])):
+        into = tmp_path / f"teams-{export.stem}"
+        result = collect([export], into)
+        assert result.new == kept
+        refused = {e.team: e.reason for e in result.entries("refused")}
+        assert set(refused) == refused_ids, refused
+        assert all(reason.startswith("the export's member ") for reason in refused.values())
+        assert all(not (into / team).exists() for team in refused_ids)
 
 
 def test_canvas_files_colliding_by_case_refuse_their_submission_only(tmp_path: Path) -> None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.collect_helpers import agent, sha, snapshot, tree, write
+from tournament import gitsource
 from tournament.collect import CollectError
 from tournament.collect import collect as collect_any
 from tournament.gitsource import CACHE_FOLDER, cache_path
@@ -394,7 +396,8 @@ def test_a_repository_prefix_is_a_folder_that_dot_segments_cannot_leave(
     assert "an escape (%)" in reasons["encoded"] and "a backslash" in reasons["slashed"]
 
 
-def test_a_history_larger_than_the_repository_limit_is_not_kept(tmp_path: Path) -> None:
+def test_a_history_larger_than_the_repository_limit_is_not_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file once committed is fetched even when deleted since, and the cache lives across
     collections: a history over the limit (here 1 MiB) is not collected and its cache is
     removed, whether it arrives in one fetch (the kernel stops the pack at the limit) or
@@ -427,10 +430,14 @@ def test_a_history_larger_than_the_repository_limit_is_not_kept(tmp_path: Path) 
     into = tmp_path / "teams"
     assert sorted(collected(listing, into)[0]) == ["alpha", "honest"]
     kept = snapshot(into / "alpha")
-    # One fetch of 3 MiB.
+    # One fetch of 3 MiB: the kernel stops its pack at the limit, as it is written.
     grow(alpha, 3 * 1024 * 1024, "2024-03-01T09:00:00Z")
     commit(honest, {"multiAgents.py": agent("honest 2")}, "2024-03-01T09:00:00Z")
+    dropped: list[int] = []
+    drop = gitsource._drop
+    monkeypatch.setattr(gitsource, "_drop", lambda path: dropped.append(drop(path)) or dropped[-1])
     new, refused = collected(listing, into)
+    assert dropped == [1024 * 1024]  # the pack cut at exactly the limit, then removed
     assert new == ["honest"] and snapshot(into / "alpha") == kept
     assert "its fetched history is larger than 1 MiB" in refused["alpha"]
     assert not cache_path(into / CACHE_FOLDER, str(alpha)).exists()
@@ -445,3 +452,57 @@ def test_a_history_larger_than_the_repository_limit_is_not_kept(tmp_path: Path) 
     new, refused = collected(listing, into)
     assert new == [] and "its fetched history is larger than 1 MiB" in refused["beta"]
     assert not cache_path(into / CACHE_FOLDER, str(beta)).exists()
+
+
+def test_a_failed_fetch_and_a_shared_url_are_bounded_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fetch that stores its pack and then fails (a server that errs at the end) is
+    size-checked too; and when one row's ref takes a cache over the limit, another row on the
+    same URL, read from that cache before, is not collected from the removed cache either:
+    both teams keep their files, saying why."""
+    policy = RepositoryPolicy(local=True, max_bytes=1024 * 1024)
+    shared = tmp_path / "repos" / "shared"
+    commit(shared, {"multiAgents.py": agent("small")}, "2024-03-01T08:00:00Z")
+    git(shared, "checkout", "-q", "-b", "big")
+    commit(shared, {"junk.bin": os.urandom(600 * 1024)}, "2024-03-01T08:10:00Z")
+    commit(shared, {"junk2.bin": os.urandom(600 * 1024)}, "2024-03-01T08:20:00Z")
+    listing = write(tmp_path / "repos.csv", (
+        f"team,url,ref\nsmall,{shared},main\nbig,{shared},big\n").encode())
+    result = collect([listing], tmp_path / "teams", deadline=DEADLINE, repositories=policy)
+    assert result.collected == []
+    reasons = {e.team: e.reason for e in result.manifest.entries if e.status == "refused"}
+    assert set(reasons) == {"small", "big"}
+    assert all("larger than 1 MiB" in reason for reason in reasons.values())
+    # A fetch that stored its pack, then failed: over the limit, removed.
+    solo = tmp_path / "repos" / "solo"
+    commit(solo, {"multiAgents.py": agent("solo")}, "2024-03-01T08:00:00Z")
+    commit(solo, {"junk.bin": os.urandom(1200 * 1024)}, "2024-03-01T08:30:00Z")
+    listing = write(tmp_path / "solo.csv", f"team,url,ref\nsolo,{solo},main\n".encode())
+    run = gitsource.run_git
+
+    def erring(repo: Path | None, *args: str, **kw: object) -> str:
+        out = run(repo, *args, **kw)  # type: ignore[arg-type]
+        if args[0] == "fetch":
+            raise gitsource.GitProblem("git fetch failed: the server hung up at the end")
+        return out
+
+    monkeypatch.setattr(gitsource, "run_git", erring)
+    monkeypatch.setattr(gitsource, "_limit_files", lambda size: None)  # the pack lands whole
+    into = tmp_path / "solo-teams"
+    result = collect([listing], into, deadline=DEADLINE, repositories=policy)
+    [refused] = [e for e in result.manifest.entries if e.team == "solo"]
+    assert "larger than 1 MiB" in refused.reason
+    assert not cache_path(into / CACHE_FOLDER, str(solo)).exists()
+
+
+def test_the_fetch_file_limit_keeps_a_lower_hard_limit_of_the_organizers() -> None:
+    """An organizer whose shell set a hard file-size limit below --repository-limit gets
+    that limit, not a crash of collect (setrlimit may not raise a hard limit)."""
+    code = ("import resource\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+            "from tournament.gitsource import _limit_files\n"
+            "_limit_files(1 << 30)\n"
+            "print(resource.getrlimit(resource.RLIMIT_FSIZE))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "(4096, 4096)"

@@ -430,8 +430,8 @@ def test_thinking_time_never_rewards_failing_fast(cup: TournamentConfig) -> None
 def test_a_mean_of_what_was_played_never_rewards_failing_fast(cup: TournamentConfig,
                                                                column: str) -> None:
     """A `mean` of a column measured over the moves played (thinking time, moves, warnings)
-    with `below:` thresholds: a failed game is short, so it is left out, as for `time`; a
-    mean score still counts a failed game as the loss it is."""
+    with `below:` thresholds: a failed game is short, so it is left out, as for `time`; with
+    `at:`, and for a mean score, a failed game counts as the loss it is."""
     scheme = scheme_of(cup, f"""\
         criteria:
           - {{name: played, kind: mean, column: {column}, thresholds: [{{below: 50, points: 1}}]}}
@@ -448,6 +448,14 @@ def test_a_mean_of_what_was_played_never_rewards_failing_fast(cup: TournamentCon
     assert "60 (over the 1 game it did not fail): 0" in marks["alpha"].reason
     assert marks["beta"].reason.startswith("no game finished without a failure of its own: 0")
     assert marks["beta"].mark == 0
+    # Where more is better, the failed game's short count stays in: failing before a bad end
+    # (a crash at move 0 rather than a game of 30 moves) must not pay either.
+    at = scheme_of(cup, f"""\
+        criteria:
+          - {{name: played, kind: mean, column: {column}, thresholds: [{{at: 50, points: 1}}]}}
+        """)
+    games = table([played("alpha", 0, "crash", 0), played("alpha", 1, "loss", 60)])
+    assert by_team(evaluate(at, games, cup, None))["alpha"].mark == 0  # a mean of 30
 
 
 # ---- gates, caps, penalties ------------------------------------------------------------------

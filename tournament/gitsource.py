@@ -89,6 +89,15 @@ class GitProblem(Exception):
     """A repository that cannot be fetched or exported; the message says why in words."""
 
 
+class RepositoryTooLarge(GitProblem):
+    """A repository's cache grew past the limit and was removed (`repo`): whatever was read
+    from it before, for another row on the same URL, is gone too."""
+
+    def __init__(self, message: str, repo: Path) -> None:
+        super().__init__(message)
+        self.repo = repo
+
+
 @dataclass(frozen=True)
 class GitListRow:
     """One repository of the organizer's list."""
@@ -244,9 +253,13 @@ _SAFE_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=neve
                 "-c", "gpg.program=false", "-c", "gpg.x509.program=false",
                 "-c", "gpg.ssh.program=false",
                 # A fetch keeps what arrives as one pack file (whose size the fetch's file
-                # limit bounds), never as loose objects; large blobs are streamed, not held.
+                # limit bounds), never as loose objects; large blobs are streamed, not held;
+                # and no garbage collection starts behind our back (a detached `gc --auto`
+                # outlives every time limit, races the cache's removal and writes unreachable
+                # history out as loose objects).
                 "-c", "fetch.unpackLimit=1", "-c", "transfer.unpackLimit=1",
-                "-c", "core.bigFileThreshold=16m")
+                "-c", "core.bigFileThreshold=16m", "-c", "gc.auto=0",
+                "-c", "gc.autoDetach=false", "-c", "maintenance.auto=false")
 
 #: Attributes that override every `.gitattributes` a repository holds (`info/attributes` of
 #: each cache): with `export-subst`, `git archive` expands `$Format:%G?$` by verifying the
@@ -288,8 +301,9 @@ def run_git(repo: Path | None, *args: str, timeout: float = GIT_TIMEOUT,
                                 env=git_environment(), start_new_session=True,
                                 preexec_fn=None if file_limit is None
                                 else partial(_limit_files, file_limit))
-    except OSError as exc:
-        raise GitProblem(f"git cannot be started: {exc.strerror or exc}") from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GitProblem(f"git cannot be started: {getattr(exc, 'strerror', None) or exc}") \
+            from None
     assert proc.stdout is not None and proc.stderr is not None
     tail = bytearray()
     errors = proc.stderr
@@ -330,8 +344,11 @@ def run_git(repo: Path | None, *args: str, timeout: float = GIT_TIMEOUT,
 
 
 def _limit_files(size: int) -> None:
-    """In a child before it runs git: no file it writes may pass `size` bytes."""
-    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    """In a child before it runs git: no file it writes may pass `size` bytes (or the
+    organizer's own hard limit, when lower; git never raises its soft limit)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    soft = size if hard == resource.RLIM_INFINITY else min(size, hard)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
 
 
 def _watchdog(proc: subprocess.Popen[bytes],
@@ -405,17 +422,18 @@ def _bounded_fetch(repo: Path, row: GitListRow, local: str, timeout: float,
     which lives across collections (the eighth hostile review: 200 MB on disk for 8 KB of
     files). The one pack a fetch writes is bounded by the kernel as it is written; the sum
     over earlier fetches is checked after each."""
-    too_large = GitProblem(
+    too_large = RepositoryTooLarge(
         f"its fetched history is larger than {_size(max_bytes)} (a file once committed "
-        f"counts even when deleted since); its cache is removed (--repository-limit)")
+        f"counts even when deleted since); its cache is removed (--repository-limit)", repo)
     try:
         run_git(repo, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--force",
                 "--no-write-fetch-head", "--", row.url, f"+{row.ref}:{local}",
                 timeout=timeout, file_limit=max_bytes)
     except GitProblem:
-        # What a stopped fetch left (a pack cut at the limit) is never used again.
-        partial_sizes = [_drop(path) for path in (repo / "objects" / "pack").glob("tmp_*")]
-        if any(size >= max_bytes for size in partial_sizes):
+        # What a stopped fetch left (a pack cut at the limit) is never used again; a fetch
+        # that failed after storing its pack (a server that errs at the end) counts too.
+        cut = [_drop(path) >= max_bytes for path in (repo / "objects" / "pack").glob("tmp_*")]
+        if any(cut) or _disk_bytes(repo) > max_bytes:
             _remove(repo)
             raise too_large from None
         raise

@@ -291,14 +291,16 @@ def _per_game(criterion: Criterion, games: Any, words: str) -> Measured:
                             _needs(criterion))
         return Measured(f"no {what} in {n} games{words}", _capped(criterion, rule.points), True,
                         f"no {what}", _needs(criterion))
-    # Time and the columns measured over the moves played: only the games its own agent
-    # played to the end. A game it failed (a crash at its second move) is short, and counting
-    # it would reward failing fast; failures are the other criteria's (no_failures), and a
-    # team that failed every game has nothing of this to mark.
+    # Time, and the columns measured over the moves played under `below:` thresholds: only
+    # the games its own agent played to the end. A game it failed (a crash at its second
+    # move) is short, and counting it would reward failing fast; failures are the other
+    # criteria's (no_failures), and a team that failed every game has nothing of this to
+    # mark. Where more is better (`at:`, `each:`), a failed game's short count stays in: it
+    # is the loss it is, and leaving it out would reward failing before a bad end.
     assert isinstance(rule, (Mean, Time))
     own_failure = own_failures(games)
     if isinstance(rule, Mean):
-        played = rule.column in PLAYED_COLUMNS
+        played = rule.column in PLAYED_COLUMNS and rule.scale.lower_is_better
         kept = games[~own_failure] if played else games
         values = pd.to_numeric(kept[rule.column], errors="coerce").astype(float).dropna()
         what, unit = _mean_words(rule.column), ""

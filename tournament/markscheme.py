@@ -145,6 +145,11 @@ class Scale:
             return None
         return max(t.points for t in self.thresholds)
 
+    @property
+    def lower_is_better(self) -> bool:
+        """Its thresholds are `below:` ones (all of a list are of one direction)."""
+        return self.each is None and bool(self.thresholds) and self.thresholds[0].below
+
     def lowest(self) -> Threshold:
         """The threshold easiest to reach (the first one a measure passes on its way up)."""
         return sorted(self.thresholds, key=lambda t: -t.value if t.below else t.value)[0]

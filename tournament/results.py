@@ -191,9 +191,9 @@ MEASURED_COLUMNS = ("score", "win", "moves", "wall_mean", "wall_max", "cpu_mean"
                     "warnings")
 assert all(_KINDS[name][0] in (int, float, bool) for name in MEASURED_COLUMNS)
 #: Of those, the ones measured over the moves an agent played (how long it thought, how many
-#: moves, how many warnings): a game it failed is cut short, so its mean of these is taken
-#: over the games it did not fail (failing fast must not pay under a `below:` threshold).
-#: The others (score, win) already count a failed game as the loss it is.
+#: moves, how many warnings): a game it failed is cut short, so a mean of these under `below:`
+#: thresholds is taken over the games it did not fail (failing fast must not pay). Under
+#: `at:` or `each:` a short failed game already counts against it, as score and win do.
 PLAYED_COLUMNS = ("moves", "wall_mean", "wall_max", "cpu_mean", "cpu_max", "warnings")
 assert set(PLAYED_COLUMNS) <= set(MEASURED_COLUMNS)
 

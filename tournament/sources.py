@@ -51,7 +51,6 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
-from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -62,6 +61,7 @@ from tournament.gitsource import (
     MAX_REPOSITORY_BYTES,
     GitListRow,
     GitProblem,
+    RepositoryTooLarge,
     fetch,
     newest_by,
     read_git_list,
@@ -328,46 +328,78 @@ def read_source(path: Path, work: Path, *, git_cache: Path,
         aside = unpack_export(path, root, EXPORT_LIMITS, skip=lambda name: _is_export_junk(name))
     except ArchiveRefused as exc:
         return SourceRead(problems=[f"{label}: the export is refused: {exc.reason}"])
-    read = _read_root(root, label, _Times(root, _zip_times(path) if kind == "zip"
-                                          else _tar_times(path)))
-    return without_set_aside(read, root, label, aside)
+    found = _locate(root, label, _Times(root, _zip_times(path) if kind == "zip"
+                                        else _tar_times(path)))
+    if isinstance(found, SourceRead):
+        return found
+    return without_set_aside(_read_located(found), root, found.root, label, found.kind, aside)
 
 
-def without_set_aside(read: SourceRead, root: Path, label: str,
+def without_set_aside(read: SourceRead, root: Path, inner: Path, label: str, kind: str,
                       aside: list[SetAside]) -> SourceRead:
-    """`read` with every submission a member set aside belongs to given `RefusedFiles` (a
-    submission missing a file is not that submission), and each member that belongs to no
-    submission read made `Unusable` of its own, so that no student vanishes unsaid."""
+    """`read` (of the export unpacked at `root`, laid out as `kind` at `inner`: `root` or its
+    single wrapper folder) with every submission a member set aside belongs to given
+    `RefusedFiles` (a submission missing a file is not that submission), and each member that
+    belongs to no submission read made `Unusable` of its own, so that no student vanishes
+    unsaid. A member belongs to a submission when its path lies in the submission's files, or
+    when its entry at `inner` names the same upload as the layout groups them (`_upload_of`:
+    Canvas's user and submission ids, Moodle's user id, a plain entry's name): a link or a
+    member too large beside a Canvas submission's other files is never written, so it shares
+    no path with them."""
     if not aside:
         return read
-    keyed = [(tuple(folded(part) for part in member.parts), member) for member in aside]
+    depth = len(inner.relative_to(root).parts)
+    members = [(tuple(folded(part) for part in member.parts),
+                _upload_of(kind, member.parts[depth]) if len(member.parts) > depth else None,
+                member) for member in aside]
     claimed: set[int] = set()
     submissions: list[Submission] = []
     for submission in read.submissions:
-        hit = [index for index, (key, _) in enumerate(keyed)
-               if any(_overlaps(key, place) for place in _places(submission.files, root))]
+        places = _places(submission.files, root)
+        uploads = {_upload_of(kind, place.relative_to(inner).parts[0])
+                   for place in _paths(submission.files) if place.is_relative_to(inner)
+                   and place != inner} - {None}
+        hit = [index for index, (path, upload, _) in enumerate(members)
+               if upload in uploads or any(_overlaps(path, place) for place in places)]
         if hit:
             claimed.update(hit)
             more = f" (and {len(hit) - 1} more of its members)" if len(hit) > 1 else ""
             submission = replace(submission, files=RefusedFiles(
-                f"the export's {keyed[hit[0]][1].reason}{more}; the rest of its files are "
+                f"the export's {members[hit[0]][2].reason}{more}; the rest of its files are "
                 f"not used without it"))
         submissions.append(submission)
     unusable = list(read.unusable) + [
-        Unusable(f"{label}: {_shown(member.member)}", f"left out of the export: {member.reason}")
-        for index, (_, member) in enumerate(keyed) if index not in claimed]
+        Unusable(f"{label}: {_shown(member.member)}", f"left out of the export: {member.reason}",
+                 team=upload[1] if upload is not None and upload[0] == FOLDER else None)
+        for index, (_, upload, member) in enumerate(members) if index not in claimed]
     return SourceRead(submissions=submissions, unusable=unusable, problems=list(read.problems))
+
+
+def _upload_of(kind: str, name: str) -> tuple[str, ...] | None:
+    """Which upload an entry of an export laid out as `kind` belongs to, as the layout's
+    reader groups entries (None when its name says none). Pure."""
+    if kind == CANVAS:
+        match = canvas_reading(name)[0]
+        return (CANVAS, match["user"], match["sub"]) if match else None
+    if kind == MOODLE:
+        match = _MOODLE.fullmatch(name)
+        return (MOODLE, match["user"]) if match and match["plugin"] == "file" else None
+    if kind == GRADESCOPE:
+        return (GRADESCOPE, name) if _GRADESCOPE_FOLDER.fullmatch(name) else None
+    return (FOLDER, archive_stem(name) or name)
+
+
+def _paths(files: Files) -> list[Path]:
+    """Where a submission's files lie (a folder, or each loose file)."""
+    if isinstance(files, FolderFiles):
+        return [files.path]
+    return [where for where, _ in files.files] if isinstance(files, LooseFiles) else []
 
 
 def _places(files: Files, root: Path) -> list[tuple[str, ...]]:
     """Where a submission's files lie in an unpacked export, as folded path components."""
-    paths = ([files.path] if isinstance(files, FolderFiles)
-             else [where for where, _ in files.files] if isinstance(files, LooseFiles) else [])
-    places = []
-    for where in paths:
-        with suppress(ValueError):
-            places.append(tuple(folded(part) for part in where.relative_to(root).parts))
-    return places
+    return [tuple(folded(part) for part in where.relative_to(root).parts)
+            for where in _paths(files) if where.is_relative_to(root)]
 
 
 def _overlaps(member: tuple[str, ...], place: tuple[str, ...]) -> bool:
@@ -449,6 +481,22 @@ def _entries(root: Path) -> list[os.DirEntry[str]]:
 
 
 def _read_root(root: Path, label: str, times: _Times) -> SourceRead:
+    found = _locate(root, label, times)
+    return found if isinstance(found, SourceRead) else _read_located(found)
+
+
+@dataclass(frozen=True)
+class _Located:
+    """Where an export's layout starts (its root, or a single wrapper folder) and what it is."""
+
+    root: Path
+    label: str
+    entries: list[os.DirEntry[str]]
+    times: _Times
+    kind: str
+
+
+def _locate(root: Path, label: str, times: _Times) -> _Located | SourceRead:
     try:
         entries = _entries(root)
     except OSError as exc:
@@ -462,11 +510,14 @@ def _read_root(root: Path, label: str, times: _Times) -> SourceRead:
         if _kind_of(root / inner, inner_entries) != FOLDER:
             times = times.inner(inner)
             root, label, entries = root / inner, f"{label}: {_shown(inner)}", inner_entries
-    kind = _kind_of(root, entries)
+    return _Located(root, label, entries, times, _kind_of(root, entries))
+
+
+def _read_located(found: _Located) -> SourceRead:
     reader: Callable[[Path, str, list[os.DirEntry[str]], _Times], SourceRead] = {
         GRADESCOPE: _read_gradescope, MOODLE: _read_moodle, CANVAS: _read_canvas,
-        FOLDER: _read_folder}[kind]
-    return reader(root, label, entries, times)
+        FOLDER: _read_folder}[found.kind]
+    return reader(found.root, found.label, found.entries, found.times)
 
 
 def _kind_of(root: Path, entries: list[os.DirEntry[str]]) -> str:
@@ -799,6 +850,13 @@ def read_git_source(path: Path, git_cache: Path, deadline: dt.datetime | None,
             read.problems.append(f"{row.where}: team {row.team}: {row.url} cannot be fetched "
                                  f"({exc}); the team keeps the files collected before")
             read.unusable.append(Unusable(source, f"cannot be fetched: {exc}", team=row.team))
+            if isinstance(exc, RepositoryTooLarge):
+                # Another row on the same URL read its commits from the cache now removed.
+                gone = [s for s in read.submissions
+                        if isinstance(s.files, GitFiles) and s.files.repo == exc.repo]
+                read.submissions = [s for s in read.submissions if s not in gone]
+                read.unusable += [Unusable(s.source, f"cannot be fetched: {exc}", team=s.team)
+                                  for s in gone]
             continue
         read.submissions.extend(_commit_submissions(row, repo, commits, source, deadline))
     for sharing in teams_of.values():

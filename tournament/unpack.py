@@ -172,7 +172,10 @@ def loose_parts(name: str) -> list[str]:
 
 def member_path(name: str, limits: UnpackLimits) -> tuple[str, ...]:
     """The components a member name writes to beneath the folder, or ArchiveRefused saying
-    why it may not be written anywhere. `()` is the folder itself (a `./` entry).
+    why it may not be written anywhere. `()` is the folder itself (a `./` entry). A name that
+    leaves the folder (absolute, a drive, `..`) refuses the archive: no LMS writes one, so
+    the archive is hostile or broken as a whole; the other rules refuse the member
+    (`MemberRefused`), which an upload's own name can break.
 
     Pure: the rules on names, in the order their reasons are given."""
     if not printable_name(name):
@@ -183,17 +186,17 @@ def member_path(name: str, limits: UnpackLimits) -> tuple[str, ...]:
                                       "UTF-8") from None
         raise MemberRefused(name, f"member {shown(name)} has a control character in its name")
     if name.startswith(("/", "\\")):
-        raise MemberRefused(name, f"member {shown(name)} is an absolute path")
+        raise ArchiveRefused(f"member {shown(name)} is an absolute path")
     parts = loose_parts(name)
     if parts and _DRIVE.match(parts[0]):
-        raise MemberRefused(name, f"member {shown(name)} names a Windows drive")
+        raise ArchiveRefused(f"member {shown(name)} names a Windows drive")
     if ".." in parts:
         level = 0
         for part in parts:
             level += -1 if part == ".." else 1
             if level < 0:
-                raise MemberRefused(name, f"member {shown(name)} leaves the folder")
-        raise MemberRefused(name, f"member {shown(name)} goes up a folder ('..') in its path")
+                raise ArchiveRefused(f"member {shown(name)} leaves the folder")
+        raise ArchiveRefused(f"member {shown(name)} goes up a folder ('..') in its path")
     if any(len(part.encode("utf-8")) > limits.max_name_bytes for part in parts):
         raise MemberRefused(name, f"member {shown(name)} has a name longer than "
                              f"{limits.max_name_bytes} bytes")
@@ -597,12 +600,12 @@ def _unpack_zip(fh: BinaryIO, job: _Unpacker) -> None:
             try:
                 if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):
                     raise MemberRefused(name, f"member {shown(name)} is {kind_of(mode)}")
+                path = job.admit(name, folder, info.file_size)
                 if not folder and info.flag_bits & 0x1:
                     raise MemberRefused(name, f"member {shown(name)} is encrypted")
                 if not folder and info.compress_type not in _ZIP_METHODS:
                     raise MemberRefused(name, f"member {shown(name)} uses compression method "
                                         f"{info.compress_type}, which is not supported")
-                path = job.admit(name, folder, info.file_size)
             except MemberRefused as exc:
                 job.set_aside(exc)
                 continue
