@@ -144,14 +144,14 @@ def read_paths(ref: AgentRef) -> tuple[str, ...]:
 
 
 #: The engine as a sandbox sees it, an allow list: the Python sources of these folders of the
-#: package (the course API `game`, `util`, `pacman`, the compat layer and the sandbox's own
-#: harness) and these files (the `Agent` base). Nothing else of the package is there: not the
+#: package (the course API `game`, `util`, `pacman`, the compat layer, the display code
+#: `pacman.game` imports, and the sandbox's own harness) and these files (the `Agent` base). Nothing else of the package is there: not the
 #: platform's baselines, search and game code (a team plays code of its own), not the
 #: compiled build (`_fast__mypyc*.so` holds the baselines' and search's compiled code too,
 #: loadable by hand: the ninth hostile review), not `__pycache__`, not whatever file an
 #: organizer or a future build drops into the package. A deny list of folders missed the
 #: build's library beside them; what is not named here is simply not in the view.
-ENGINE_FOLDERS = ("", "compat", "sandbox")
+ENGINE_FOLDERS = ("", "compat", "display", "sandbox")
 ENGINE_FILES = ("agents/__init__.py", "agents/base.py")
 #: Beside the package, the organizer's side when installed next to it (site-packages).
 PLATFORM_HIDDEN: tuple[Path, ...] = (PACKAGE_DIR.parent / "tournament",)
