@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import struct
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from pacman.layout import load_layout
 from pacman.limits import CONTEST, UNTIMED, Limits, TimeKeeper
 from pacman.loader import AgentRef, options_in_source, resolve
 from pacman.sandbox import confine, wire
+from pacman.sandbox import process as process_module
 from pacman.sandbox.process import AgentProcess, Placement, hidden_paths
 from pacman.state import GameState
 from pacman.teamfolder import team_digest
@@ -734,3 +736,22 @@ def test_a_builtin_playing_with_a_feature_file_plays_it_in_the_sandbox(
         return
     assert (result.outcome, result.culprit) == (outcome, 0), result.message
     assert result.moves >= 2  # mid-game, after the start-up
+
+
+def test_another_install_of_the_platform_is_out_of_a_teams_view(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second copy of the platform where a sandbox can see it (a wheel left in the virtual
+    environment while a checkout runs; the system's Python) holds the compiled baselines
+    too: it is covered whole, while the running package shows its allow list."""
+    site = tmp_path / "site-packages"
+    (site / "pacman" / "sandbox").mkdir(parents=True)
+    (site / "pacman" / "sandbox" / "process.py").write_text("")
+    (site / "pacman" / "_fast__mypyc.so").write_bytes(b"\x7fELF")
+    (site / "tournament").mkdir()
+    (site / "unrelated" / "pacman").mkdir(parents=True)  # some other package's folder
+    monkeypatch.setattr(sys, "path", [*sys.path, str(site), str(site / "unrelated")])
+    monkeypatch.setattr(process_module, "other_copies", process_module.other_copies.__wrapped__)
+    hidden = dict(hidden_paths(AgentRef("RandomGhost", module="pacman.agents.ghosts")))
+    assert hidden[str(site / "pacman")] == () and hidden[str(site / "tournament")] == ()
+    assert str(site / "unrelated" / "pacman") not in hidden
+    assert hidden[str(process_module.PACKAGE_DIR)] == process_module.engine_view()

@@ -4,8 +4,11 @@ pieces that keep agent-made bytes and words in their place."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import textwrap
 from pathlib import Path
@@ -17,7 +20,12 @@ from pacman.actions import action_name
 from pacman.describe import describe, describe_parts, quote
 from pacman.sandbox import check, guarantees, mounts
 from pacman.sandbox.confine import LAYERS, STOPS
-from pacman.sandbox.process import SandboxError, cpu_seconds_from_stat, fault_message
+from pacman.sandbox.process import (
+    SandboxError,
+    cpu_seconds_from_stat,
+    engine_view,
+    fault_message,
+)
 from tournament.cli import main as tournament_main
 
 ALL = (*LAYERS, "cpu share")
@@ -200,6 +208,22 @@ def test_binds_leave_out_what_an_outer_bind_shows(tmp_path: Path) -> None:
     paths = (str(tmp_path / "usr"), str(tmp_path / "usr" / "lib"), str(tmp_path / "lib"),
              str(tmp_path / "team"), str(tmp_path / "missing"))
     assert mounts.bind_plan(paths) == [str(tmp_path / "team"), str(tmp_path / "usr")]
+
+
+def test_an_agents_view_on_a_kernel_without_mount_setattr_is_whole_and_read_only() -> None:
+    """Before Linux 5.12 every attribute is set by remounting: the view must still be built
+    (the read-only remount of the new root comes after the pivot, where there is no /proc),
+    showing the engine's allow list and nothing of it writable, each file bound on its own
+    included. Found by the review of the allow list: the fallback read /proc there, and every
+    sandbox failed to start on such a kernel."""
+    done = subprocess.run([sys.executable, str(Path(__file__).parent / "mounts_fallback.py")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    if "skip" in found:
+        pytest.skip(f"no mount namespace here: {found['skip']}")
+    assert found["seen"] == sorted(engine_view())
+    assert found["writable"] == []
 
 
 def test_a_remount_on_an_old_kernel_reaches_every_mount_below_the_path() -> None:

@@ -120,9 +120,12 @@ def _set_attributes(lib: ctypes.CDLL, path: str, attrs: int, recursive: bool) ->
         return
     # Kernels before 5.12: a bind remount of each mount, carrying the flags it already has
     # (a remount changes one mount, so `recursive` means every mount at or below `path`).
-    with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as fh:
-        points = mounts_under(fh.read(), path) if recursive else [path]
-    for point in points or [path]:
+    # (Only a recursive one reads /proc: after the pivot there is none in the view.)
+    points = [path]
+    if recursive:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as fh:
+            points = mounts_under(fh.read(), path) or [path]
+    for point in points:
         keep = 0
         vfs = os.statvfs(point)
         for st_flag, ms_flag in _KEEP_FLAGS.items():

@@ -16,6 +16,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 from collections.abc import Callable
 
 #: Errors that mean "could not": refused, not there, read-only.
@@ -137,6 +138,13 @@ class ProbeAgent:
                     baseline = top == "agents" and name not in ("__init__.py", "base.py")
                     if not name.endswith(".py") or top in ("search", "games") or baseline:
                         found.append(where)
+            # Another install of the platform (a wheel left in the environment, the system's
+            # Python) shows nothing at all.
+            for place in sys.path:
+                other = os.path.join(place or ".", "pacman")
+                if os.path.realpath(other) != os.path.realpath(engine) and os.path.isfile(
+                        os.path.join(other, "sandbox", "process.py")):
+                    found.append(other)
             if not found:
                 raise PermissionError("nothing of the platform's compiled or own code in view")
             return f"in view: {', '.join(sorted(found)[:4])}"

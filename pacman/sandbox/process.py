@@ -144,8 +144,9 @@ def read_paths(ref: AgentRef) -> tuple[str, ...]:
 
 
 #: The engine as a sandbox sees it, an allow list: the Python sources of these folders of the
-#: package (the course API `game`, `util`, `pacman`, the compat layer, the display code
-#: `pacman.game` imports, and the sandbox's own harness) and these files (the `Agent` base). Nothing else of the package is there: not the
+#: package (its own modules, among them the course API `game`, `util`, `pacman`; the compat
+#: layer; the display code `pacman.game` imports; the sandbox's own harness) and these files
+#: (the `Agent` base). Nothing else of the package is there: not the
 #: platform's baselines, search and game code (a team plays code of its own), not the
 #: compiled build (`_fast__mypyc*.so` holds the baselines' and search's compiled code too,
 #: loadable by hand: the ninth hostile review), not `__pycache__`, not whatever file an
@@ -155,6 +156,30 @@ ENGINE_FOLDERS = ("", "compat", "display", "sandbox")
 ENGINE_FILES = ("agents/__init__.py", "agents/base.py")
 #: Beside the package, the organizer's side when installed next to it (site-packages).
 PLATFORM_HIDDEN: tuple[Path, ...] = (PACKAGE_DIR.parent / "tournament",)
+#: Where another copy of the platform may be installed in a sandbox's view (beside the
+#: interpreter's own search path): a wheel left in the virtual environment while a checkout
+#: runs, an install into the system's Python. Its compiled build holds the baselines too.
+OTHER_SITES = ("/usr/lib/python3*/*-packages", "/usr/local/lib/python3*/*-packages")
+
+
+@functools.cache
+def other_copies() -> tuple[Path, ...]:
+    """The platform's packages (`pacman`, `tournament`) of other installs than the one
+    running, found in the interpreter's search path, its site folders and `OTHER_SITES`: a
+    sandbox shows nothing of them (it sees those folders, read-only, since it sees the
+    interpreter and the system's libraries)."""
+    import glob
+    import site
+
+    places = {*sys.path, *site.getsitepackages(), site.getusersitepackages(),
+              *(found for pattern in OTHER_SITES for found in glob.glob(pattern))}
+    ours = {PACKAGE_DIR, *(path.resolve() for path in PLATFORM_HIDDEN)}
+    copies = set()
+    for place in places:
+        folder = Path(place or ".").resolve()
+        if (folder / "pacman" / "sandbox" / "process.py").is_file():
+            copies |= {folder / "pacman", folder / "tournament"}
+    return tuple(sorted(p for p in copies if p.is_dir() and p.resolve() not in ours))
 
 
 @functools.cache
@@ -181,6 +206,7 @@ def hidden_paths(ref: AgentRef, bound: bool = True) -> tuple[tuple[str, tuple[st
     and the mounts, so a copied folder is never walked again)."""
     hidden = [(str(PACKAGE_DIR), engine_view())]
     hidden += [(str(folder), ()) for folder in PLATFORM_HIDDEN if folder.is_dir()]
+    hidden += [(str(folder), ()) for folder in other_copies()]
     team = team_folder(ref)
     if team is not None and bound:
         for seen, (folder, dirs, _) in enumerate(os.walk(team)):
