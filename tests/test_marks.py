@@ -6,6 +6,7 @@ scheme on a real tiny tournament through `tournament marks`."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 import re
 import shutil
@@ -702,6 +703,25 @@ def test_rank_bands(tmp_path: Path) -> None:
     assert "rank 4-5 of 5 teams: 0 (needs a rank in the top 2)" in marks["a5"].reason
 
 
+def test_equal_results_share_a_position_whatever_the_names(tmp_path: Path) -> None:
+    """Found by the tenth hostile review: two teams with equal results were ranked by name,
+    and the band went to the name that sorts first (a team renamed `aaron` took it). Equal
+    teams share the first of their positions, for ranks and ratings alike."""
+    config = make_config(tmp_path, teams=("zed", "amy", "mid"), matches=True)
+    scheme = scheme_of(config, """\
+        criteria:
+          - {name: rank, kind: rank, bands: [{top: 1, points: 1}]}
+          - {name: rated, kind: rating, bands: [{top: 1, points: 1}]}
+        """)
+    games = table(record("zed", 8, n=10), record("amy", 8, n=10), record("mid", 5, n=10),
+                  match_games("zed", 7), match_games("amy", 7), match_games("mid", 2))
+    marks = by_team(evaluate(scheme, games, config, None))
+    assert {team: [g.points for g in mark.given] for team, mark in marks.items()} == {
+        "zed": [1, 1], "amy": [1, 1], "mid": [0, 0]}
+    assert "rank 1 of 3 teams: +1" in marks["zed"].reason
+    assert ", rank 3 of 3 teams" in marks["mid"].reason
+
+
 def match_games(pacman: str, wins: int, n: int = 10) -> list[dict[str, Any]]:
     return [game(pacman, i, "win" if i < wins else "loss", ghost_entrant="chasers")
             for i in range(n)]
@@ -1031,3 +1051,16 @@ def test_marks_after_the_deadline_refuse_games_whose_draws_were_published_before
     config_path.write_text(config_path.read_text().replace("seed: 11", "seed: 12"))
     tournament("run", str(config_path))
     tournament("marks", str(config_path), *scheme)
+    # Found by the tenth hostile review: a team that can still submit after the deadline
+    # (`--late take`, an extension) changes its files once the new seed's draws are out, and
+    # keeps the better draw (or puts its files back). Its files changed after the seed's
+    # first run: refused again, until a seed is set once no team can submit any more.
+    later = dataclasses.replace(record, changed_at="2999-01-01T00:00:00Z")
+    write_manifest(subs, Manifest(teams=(later,), deadline="2020-01-01T00:00:00Z"))
+    (out / "marks.csv").unlink()
+    ran = tournament("marks", str(config_path), *scheme, check=False)
+    assert ran.returncode == 2
+    assert "team good's files changed on 2999-01-01T00:00:00Z, after run " in ran.stderr
+    assert "first played master seed 12" in ran.stderr
+    assert not (out / "marks.csv").exists()
+    tournament("marks", str(config_path), *scheme, "--published-seeds")

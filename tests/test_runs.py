@@ -161,6 +161,16 @@ def test_the_first_run_of_each_master_seed_is_kept(tmp_path: Path) -> None:
     assert published_draws(11, run, at("2026-12-06T00:00:00Z"), now) is None  # a preview
     assert published_draws(11, (4, "2026-12-02T00:00:00+00:00"), at("2026-12-01T22:59:00Z"),
                            now) is None  # first played after the deadline
+    # A team's files that changed after the seed was first played (a late or extended
+    # submission once its draws were out): refused too, whichever team (a ghost team's change
+    # draws its opponents' games anew).
+    late = (4, "2026-12-02T00:00:00+00:00")
+    changes = [("alpha", at("2026-11-30T00:00:00Z")), ("beta", at("2026-12-03T08:00:00Z"))]
+    said = published_draws(11, late, at("2026-12-01T22:59:00Z"), now, changes)
+    assert said is not None and said.startswith(
+        "team beta's files changed on 2026-12-03T08:00:00Z, after run 4 first played master "
+        "seed 11 on 2026-12-02T00:00:00+00:00")
+    assert published_draws(11, late, at("2026-12-01T22:59:00Z"), now, changes[:1]) is None
     said = published_draws(11, run, at("2026-12-01T23:59:00+01:00"), now)
     assert said is not None and said.startswith(
         "the games are on master seed 11, which run 3 first played on 2026-11-20T10:00:00+00:00, "

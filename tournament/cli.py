@@ -926,8 +926,9 @@ def print_written(paths: list[Path], games: int) -> None:
               help="Where to write marks.csv (default: <output>/marks.csv); marks-teams.csv "
                    "is written beside it, named after it.")
 @click.option("--published-seeds", is_flag=True,
-              help="Mark games whose master seed runs before the submissions' deadline "
-                   "already played (their draws were shown while teams could still submit).")
+              help="Mark games whose master seed runs before the submissions' deadline, or "
+                   "before a team's files last changed, already played (their draws were "
+                   "shown while teams could still submit).")
 def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
                   published_seeds: bool) -> None:
     """Mark every team by a marking scheme from the current results: write marks.csv for the
@@ -968,8 +969,15 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
                 due = parse_time(manifest.deadline)
             except TimeProblem as exc:
                 die(f"{MANIFEST_NAME} of {config.submissions}: deadline: {exc}")
+        changes = []
+        for team in manifest.teams if manifest is not None else ():
+            try:
+                changes.append((team.team, parse_time(team.changed_at)))
+            except TimeProblem as exc:
+                die(f"{MANIFEST_NAME} of {config.submissions}: team {team.team}: changed_at: "
+                    f"{exc}")
         problem = published_draws(config.seed, store.seed_first_run(config.seed), due,
-                                  datetime.datetime.now(datetime.timezone.utc))
+                                  datetime.datetime.now(datetime.timezone.utc), changes)
         if problem is not None and not published_seeds:
             die(problem)
         split = store_plan(config, store)

@@ -56,7 +56,7 @@ from tournament.markscheme import (
     Time,
     Wins,
 )
-from tournament.ranking import RATING, ranked
+from tournament.ranking import RATING, ranked, shared_ranks
 from tournament.results import PLAYED_COLUMNS, split_formats
 from tournament.roster import student_key
 from tournament.standings import anchor_of, standings
@@ -381,6 +381,7 @@ def _rank(criterion: Criterion, rule: Rank, games: Any, teams: list[str],
     if rule.among == "teams":
         board = board[board["entrant"].isin(teams)]
     board = ranked(board.drop(columns=["rank", "rank_group"]), config.ranking.by)
+    board["rank"] = shared_ranks(board, config.ranking.by)
     who = _plural(len(board), "team" if rule.among == "teams" else "entrant")
     words = criterion.games.words() if criterion.own_games else ""
     return {team: _banded(criterion, rule.bands, None, board, team, rule.position,
@@ -406,6 +407,7 @@ def _rating(criterion: Criterion, rule: Rating, matches: Any, teams: list[str],
         board = board[board["entrant"].isin(teams)]
     board = ranked(board.drop(columns=["rank", "rank_group"]), [RATING.column],
                    tie=("side", "entrant"))
+    board["rank"] = shared_ranks(board, [RATING.column])
     who = _plural(len(board), "team" if rule.among == "teams" else "entrant")
     out = {}
     for team in teams:
@@ -660,26 +662,44 @@ def _uncollected(manifest: Manifest | None, listed: set[str]) -> list[tuple[Any,
 
 
 def published_draws(seed: int, first_run: tuple[int, str] | None,
-                    deadline: datetime.datetime | None, now: datetime.datetime) -> str | None:
+                    deadline: datetime.datetime | None, now: datetime.datetime,
+                    changes: Sequence[tuple[str, datetime.datetime]] = ()) -> str | None:
     """Why the current games should not give marks, or None: after the submissions'
     `deadline`, games on a master `seed` that a run played before it (`first_run`: its number
-    and start, `Store.seed_first_run`).
+    and start, `Store.seed_first_run`), or before a team's files last changed (`changes`:
+    each team and its manifest's `changed_at`).
 
     A game's draws follow from its seed, the secret and the team's files, and a course
-    publishes results every night until the deadline. A team that submits versions differing
-    by a comment sees a fresh draw of luck each night, and by submitting again the exact files
-    of its luckiest version gets those very games back (found by the seventh hostile review).
-    Games on a seed first played after the deadline were shown to no one while teams could
-    still submit. Before the deadline marks are a preview, and nothing is said."""
+    publishes results every night. A team that submits versions differing by a comment sees
+    a fresh draw of luck each time, and by submitting again the exact files of its luckiest
+    version gets those very games back (found by the seventh hostile review). So marks need a
+    seed whose draws no team saw while it could still change its files: one first played
+    after the deadline, and after every team's last change. A team that could still submit
+    after the deadline (`--late take`, a repository's own later deadline) and changed its
+    files once the seed's draws were out could have kept the better of two draws, and put
+    back its on-time files, at no cost, if the new ones drew worse (the tenth hostile review);
+    a ghost team's change draws its opponents' match games anew too, so any team's change
+    taints the whole result. Before the deadline marks are a preview, and nothing is said."""
     if deadline is None or first_run is None or now < deadline:
         return None
     run, started = first_run
-    if datetime.datetime.fromisoformat(started) >= deadline:
+    opened = datetime.datetime.fromisoformat(started)
+    advice = ("Set a new `seed:` in the config once no team can submit any more (the next run "
+              "plays every game again, on draws no one has seen), run, then mark; or pass "
+              "--published-seeds to mark these games anyway")
+    if opened < deadline:
+        return (f"the games are on master seed {seed}, which run {run} first played on "
+                f"{started}, before the submissions' deadline ({utc_text(deadline)}): results "
+                "published while teams could still submit showed them their draws, and a team "
+                "that submits again the exact files of an earlier version gets that version's "
+                f"games back, so it could keep its luckiest draw. {advice}")
+    later = sorted((when, team) for team, when in changes if when > opened)
+    if not later:
         return None
-    return (f"the games are on master seed {seed}, which run {run} first played on {started}, "
-            f"before the submissions' deadline ({utc_text(deadline)}): results published "
-            "while teams could still submit showed them their draws, and a team that submits "
-            "again the exact files of an earlier version gets that version's games back, so it "
-            "could keep its luckiest draw. Set a new `seed:` in the config once no team can submit "
-            "any more (the next run plays every game again, on draws no one has seen), run, "
-            "then mark; or pass --published-seeds to mark these games anyway")
+    when, team = later[-1]
+    more = f" (and {len(later) - 1} other teams')" if len(later) > 1 else ""
+    return (f"team {team}'s files{more} changed on {utc_text(when)}, after run {run} first "
+            f"played master seed {seed} on {started}: a team that can still submit once the "
+            "draws are out "
+            "can change its files until it draws well (or put back files it had), and a ghost "
+            f"team's change draws its opponents' games anew. {advice}")

@@ -101,8 +101,9 @@ step "report $CONFIG"
 "$TOURNAMENT" report "$CONFIG" || failed report $?
 
 # After the deadline, marks refuse games whose master seed runs before the deadline already
-# played (their draws were published while teams could still submit): change `seed:` in the
-# config once no team can submit any more; the next night plays every game again.
+# played, or played before a team's files last changed (their draws were published while
+# teams could still submit): change `seed:` in the config once no team can submit any more;
+# the next night plays every game again (docs/marks.md).
 step "marks $CONFIG with $SCHEME"
 "$TOURNAMENT" marks "$CONFIG" --scheme "$SCHEME" || failed marks $?
 
