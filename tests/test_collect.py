@@ -841,6 +841,26 @@ def test_a_loose_file_set_aside_refuses_its_upload_never_leaves_it_partial(
         assert all(not (into / team).exists() for team in refused_ids)
 
 
+def test_a_member_set_aside_is_matched_within_the_wrapper_folder_only(tmp_path: Path) -> None:
+    """An export inside one wrapper folder (Gradescope's `assignment_<id>_export/`): a member
+    set aside outside it names no upload of it, even when its name reads as one, and a loose
+    file that is no archive in a plain folder is no team's upload."""
+    canvas = make_zip(tmp_path / "wrapped.zip", {
+        "W/lovelaceada_101_9001_multiAgents.py": agent("ada"),
+        "W/hoppergrace_102_9002_multiAgents.py": agent("grace"),
+    }, links={"X/lovelaceada_101_9001_notes.py": "/etc/passwd"})
+    result = collect([canvas], tmp_path / "teams")
+    assert result.new == ["101", "102"]
+    [aside] = result.entries("refused")
+    assert aside.team is None and aside.source.endswith("X/lovelaceada_101_9001_notes.py")
+    plain = make_zip(tmp_path / "plain.zip", {"alpha/multiAgents.py": agent("alpha")},
+                     links={"README.txt": "/etc/passwd", "beta.zip": "/etc/passwd"})
+    result = collect([plain], tmp_path / "plain-teams")
+    assert result.new == ["alpha"]
+    teams = {e.source.rsplit(": ", 1)[-1]: e.team for e in result.entries("refused")}
+    assert teams == {"README.txt": None, "beta.zip": "beta"}
+
+
 def test_canvas_files_colliding_by_case_refuse_their_submission_only(tmp_path: Path) -> None:
     """Canvas's flat files: a second name of one submission's file that differs only in case
     refuses that submission (whichever of the two was meant), not the export."""

@@ -1043,13 +1043,16 @@ def test_marks_after_the_deadline_refuse_games_whose_draws_were_published_before
     assert ("the games are on master seed 11, which run 1 first played on "
             "2019-12-31T00:00:00+00:00, before the submissions' deadline "
             "(2020-01-01T00:00:00Z)") in ran.stderr
-    assert "Set a new `seed:` in the config" in ran.stderr
+    assert "Freeze the submissions" in ran.stderr and "set a new `seed:`" in ran.stderr
     assert not (out / "marks.csv").exists()
     tournament("marks", str(config_path), *scheme, "--published-seeds")
     assert (out / "marks.csv").exists()
     # A new seed: every game is played again, on draws no one has seen; marks go through.
     config_path.write_text(config_path.read_text().replace("seed: 11", "seed: 12"))
     tournament("run", str(config_path))
+    # (A record of a folder the organizer took out of the tournament changes no game.)
+    gone = dataclasses.replace(record, team="gone", changed_at="2999-01-01T00:00:00Z")
+    write_manifest(subs, Manifest(teams=(record, gone), deadline="2020-01-01T00:00:00Z"))
     tournament("marks", str(config_path), *scheme)
     # Found by the tenth hostile review: a team that can still submit after the deadline
     # (`--late take`, an extension) changes its files once the new seed's draws are out, and

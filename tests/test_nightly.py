@@ -233,3 +233,18 @@ def test_a_second_loop_in_the_same_folder_stops_at_once(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stdout + result.stderr
     assert "another nightly loop runs" in result.stderr
     assert not (root / "submissions").exists() and not (root / "out").exists()
+
+
+def test_frozen_submissions_are_not_collected(tmp_path: Path) -> None:
+    """COLLECT=no, for the marks' final seed (docs/marks.md): the loop plays, reports and
+    marks the folder as it is, and never runs collect, so no team can change its files."""
+    root = tmp_path / "course"
+    settings = course(root)
+    calls = root / "calls"
+    stand_in = root / "record-only"
+    stand_in.write_text(f'#!/bin/sh\necho "$1" >> "{calls}"\n')
+    stand_in.chmod(0o755)
+    result = nightly(root, {**settings, "TOURNAMENT": str(stand_in), "COLLECT": "no"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "collect skipped (COLLECT=no)" in result.stdout
+    assert calls.read_text().split() == ["validate", "run", "report", "marks"]

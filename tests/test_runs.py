@@ -169,7 +169,7 @@ def test_the_first_run_of_each_master_seed_is_kept(tmp_path: Path) -> None:
     said = published_draws(11, late, at("2026-12-01T22:59:00Z"), now, changes)
     assert said is not None and said.startswith(
         "team beta's files changed on 2026-12-03T08:00:00Z, after run 4 first played master "
-        "seed 11 on 2026-12-02T00:00:00+00:00")
+        "seed 11 on 2026-12-02T00:00:00Z")
     assert published_draws(11, late, at("2026-12-01T22:59:00Z"), now, changes[:1]) is None
     said = published_draws(11, run, at("2026-12-01T23:59:00+01:00"), now)
     assert said is not None and said.startswith(

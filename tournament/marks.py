@@ -684,9 +684,10 @@ def published_draws(seed: int, first_run: tuple[int, str] | None,
         return None
     run, started = first_run
     opened = datetime.datetime.fromisoformat(started)
-    advice = ("Set a new `seed:` in the config once no team can submit any more (the next run "
-              "plays every game again, on draws no one has seen), run, then mark; or pass "
-              "--published-seeds to mark these games anyway")
+    advice = ("Freeze the submissions (stop collecting: tournaments/nightly.sh with "
+              "COLLECT=no), then set a new `seed:` in the config (the next run plays every game "
+              "again, on draws no one has seen), run, then mark; or pass --published-seeds to "
+              "mark these games anyway")
     if opened < deadline:
         return (f"the games are on master seed {seed}, which run {run} first played on "
                 f"{started}, before the submissions' deadline ({utc_text(deadline)}): results "
@@ -697,9 +698,11 @@ def published_draws(seed: int, first_run: tuple[int, str] | None,
     if not later:
         return None
     when, team = later[-1]
-    more = f" (and {len(later) - 1} other teams')" if len(later) > 1 else ""
+    others = len(later) - 1
+    more = f" (and {others} other team{'s' if others > 1 else ''}'s)" if others else ""
     return (f"team {team}'s files{more} changed on {utc_text(when)}, after run {run} first "
-            f"played master seed {seed} on {started}: a team that can still submit once the "
+            f"played master seed {seed} on {utc_text(opened)}: a team that can still submit "
+            "once the "
             "draws are out "
             "can change its files until it draws well (or put back files it had), and a ghost "
             f"team's change draws its opponents' games anew. {advice}")

@@ -348,15 +348,17 @@ def without_set_aside(read: SourceRead, root: Path, inner: Path, label: str, kin
     no path with them."""
     if not aside:
         return read
-    depth = len(inner.relative_to(root).parts)
-    members = [(tuple(folded(part) for part in member.parts),
-                _upload_of(kind, member.parts[depth]) if len(member.parts) > depth else None,
-                member) for member in aside]
+    wrapper = tuple(folded(part) for part in inner.relative_to(root).parts)
+    depth = len(wrapper)
+    members = [(path, _upload_of(kind, member.parts[depth], len(member.parts) > depth + 1)
+                if len(path) > depth and path[:depth] == wrapper else None, member)
+               for member in aside
+               for path in [tuple(folded(part) for part in member.parts)]]
     claimed: set[int] = set()
     submissions: list[Submission] = []
     for submission in read.submissions:
         places = _places(submission.files, root)
-        uploads = {_upload_of(kind, place.relative_to(inner).parts[0])
+        uploads = {_upload_of(kind, place.relative_to(inner).parts[0], place.is_dir())
                    for place in _paths(submission.files) if place.is_relative_to(inner)
                    and place != inner} - {None}
         hit = [index for index, (path, upload, _) in enumerate(members)
@@ -375,9 +377,10 @@ def without_set_aside(read: SourceRead, root: Path, inner: Path, label: str, kin
     return SourceRead(submissions=submissions, unusable=unusable, problems=list(read.problems))
 
 
-def _upload_of(kind: str, name: str) -> tuple[str, ...] | None:
+def _upload_of(kind: str, name: str, folder: bool) -> tuple[str, ...] | None:
     """Which upload an entry of an export laid out as `kind` belongs to, as the layout's
-    reader groups entries (None when its name says none). Pure."""
+    reader groups entries (None when its name says none; in a plain folder, an entry that is
+    neither a `folder` nor named as an archive is no upload). Pure."""
     if kind == CANVAS:
         match = canvas_reading(name)[0]
         return (CANVAS, match["user"], match["sub"]) if match else None
@@ -386,7 +389,10 @@ def _upload_of(kind: str, name: str) -> tuple[str, ...] | None:
         return (MOODLE, match["user"]) if match and match["plugin"] == "file" else None
     if kind == GRADESCOPE:
         return (GRADESCOPE, name) if _GRADESCOPE_FOLDER.fullmatch(name) else None
-    return (FOLDER, archive_stem(name) or name)
+    if folder:
+        return (FOLDER, name)
+    stem = archive_stem(name)
+    return (FOLDER, stem) if stem is not None else None
 
 
 def _paths(files: Files) -> list[Path]:

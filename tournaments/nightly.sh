@@ -18,6 +18,11 @@
 #                             entries, an export zip among them, are teams' uploads)
 #   COLLECT_OPTIONS=""        e.g. "--mapping teams.csv --deadline 2026-12-01T23:59:00Z"
 #   TOURNAMENT=tournament     the command (e.g. /opt/pacman-arena/.venv/bin/tournament)
+#   COLLECT=yes               "no" freezes the submissions: the collect step is skipped and
+#                             the folder INTO is played as it is. Set it after the deadline,
+#                             before changing `seed:` for the marks (docs/marks.md): while
+#                             collect runs, a team that can still submit (--late take, a
+#                             repository's own deadline, a backdated commit) can re-roll.
 #
 # Each step prints a line with the time before it starts. The loop stops at the first step
 # that cannot go on (the organizer's own input is wrong: exit 2; nothing usable collected;
@@ -36,6 +41,7 @@ INTO=${INTO:-submissions}
 SOURCES=${SOURCES:-exports/*}
 COLLECT_OPTIONS=${COLLECT_OPTIONS:-}
 TOURNAMENT=${TOURNAMENT:-tournament}
+COLLECT=${COLLECT:-yes}
 
 # One loop at a time in this folder: the kernel's lock on .nightly.lock, held until the script
 # ends (even when killed), so that a loop cron starts while yesterday's still runs stops at
@@ -64,16 +70,20 @@ failed() {
     fi
 }
 
-step "collect $SOURCES into $INTO"
-# Word splitting of SOURCES and COLLECT_OPTIONS is meant (several sources, several options),
-# and so is pathname expansion of SOURCES (exports/*).
-# shellcheck disable=SC2086
-"$TOURNAMENT" collect $SOURCES --into "$INTO" $COLLECT_OPTIONS
-code=$?
-if [ "$code" -ne 0 ]; then
-    failed collect "$code"
-    echo "== stopped: nothing usable was collected, or collect could not run"
-    exit "$status"
+if [ "$COLLECT" = no ]; then
+    step "collect skipped (COLLECT=no): the submissions in $INTO are frozen"
+else
+    step "collect $SOURCES into $INTO"
+    # Word splitting of SOURCES and COLLECT_OPTIONS is meant (several sources, several
+    # options), and so is pathname expansion of SOURCES (exports/*).
+    # shellcheck disable=SC2086
+    "$TOURNAMENT" collect $SOURCES --into "$INTO" $COLLECT_OPTIONS
+    code=$?
+    if [ "$code" -ne 0 ]; then
+        failed collect "$code"
+        echo "== stopped: nothing usable was collected, or collect could not run"
+        exit "$status"
+    fi
 fi
 
 step "validate $CONFIG"
