@@ -186,11 +186,25 @@ def test_the_nightly_loop_collects_plays_publishes_and_marks(tmp_path: Path) -> 
     canvas_export(root / "exports" / "canvas.zip", extra={
         "turingalan_103_9008_multiAgents.py": (course_file("alan again"), "2024-03-01 11:00")})
     third = nightly(root, settings)
-    assert third.returncode == 0, third.stdout + third.stderr
     after = games(root)
     assert {g for g in after if after[g][0] == 3} == {g for g in after if g.startswith("alan@")}
     assert all(after[g] == played[g] for g in after if not g.startswith("alan@"))
     assert (subs / "alan" / "multiAgents.py").read_bytes() == course_file("alan again")
+    # The deadline (2024) has passed and Alan's files changed after seed 11's draws were out:
+    # the marks are refused (a team that can still hand in could re-roll), the rest is done.
+    assert third.returncode == 2, third.stdout + third.stderr
+    assert "== marks exited 2" in third.stdout
+    assert "team alan's files changed on" in third.stderr and "COLLECT=no" in third.stderr
+
+    # The way to marks (docs/marks.md): freeze the submissions, change the seed; every game
+    # is played again on draws no one has seen, and the marks are written.
+    (root / "course.yaml").write_text(
+        (root / "course.yaml").read_text().replace("seed: 11", "seed: 12"))
+    (root / "out" / "marks.csv").unlink()
+    fourth = nightly(root, {**settings, "COLLECT": "no"})
+    assert fourth.returncode == 0, fourth.stdout + fourth.stderr
+    assert {run for run, _ in games(root).values()} == {4}
+    assert {row["student_id"] for row in marks(root)} == {"101", "102", "103", "104", "105"}
 
 
 def test_by_default_every_export_and_list_in_exports_is_a_source(tmp_path: Path) -> None:

@@ -197,12 +197,20 @@ def _keep(pid: int, wfd: int, go_read: int, go_write: int, rfd: int,
     os.close(go_write)
     os.close(rfd)
     os.close(wfd)
+    charged = None
     try:
+        # Ended but not reaped yet: its CPU as RLIMIT_CPU counted it (the profiling clock,
+        # by ticks) is still there to read; `wait4`'s is the runtime, which on a busy machine
+        # can be less than the count the kernel signalled it at.
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        with contextlib.suppress(OSError):
+            charged = time.clock_gettime((~pid) << 3)  # process.prof_clock(pid)
         _, status, usage = os.wait4(pid, 0)
     except ChildProcessError:
         os._exit(0)
     # The kernel's user and system times are each rounded down, to the microsecond.
-    if cpu_limit is not None and usage.ru_utime + usage.ru_stime >= cpu_limit - 1e-5:
+    spent = max(usage.ru_utime + usage.ru_stime + 1e-5, charged or 0.0)
+    if cpu_limit is not None and spent >= cpu_limit:
         os._exit(128 + signal.SIGXCPU)
     if os.WIFSIGNALED(status):
         os._exit(128 + os.WTERMSIG(status))

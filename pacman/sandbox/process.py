@@ -129,8 +129,18 @@ class Placement:
 @dataclass
 class CpuRecord:
     total: float | None = None
+    #: The same as RLIMIT_CPU counts it (`AgentProcess._prof_now`), read before the process
+    #: is killed: what its CPU limit is checked against.
+    charged: float | None = None
     #: Per agent index: the CPU time of each of its moves, as the harness measured it.
     moves: dict[int, list[float]] = field(default_factory=dict)
+
+
+def prof_clock(pid: int) -> int:
+    """The clock id of process `pid`'s profiling CPU clock (user and system time, counted
+    by ticks: the clock RLIMIT_CPU is checked against): Linux's MAKE_PROCESS_CPUCLOCK(pid,
+    CPUCLOCK_PROF). Pure."""
+    return (~pid) << 3
 
 
 def read_paths(ref: AgentRef) -> tuple[str, ...]:
@@ -274,6 +284,8 @@ class AgentProcess:
         #: Called about every 30 ms while the referee waits for an answer (a window's pump).
         self.on_wait: Callable[[], None] | None = None
         self._stopped = False
+        #: Killed (or found dead): its pid is not read again.
+        self._killed = False
         self._stat_fd: int | None = None
         #: The confinement plan the child was started with (None before `start`).
         self._plan: confine.Plan | None = None
@@ -792,13 +804,14 @@ class AgentProcess:
 
     def _kill(self) -> None:
         self.cpu.total = self._cpu_total()
+        self.cpu.charged = self._charged()
+        self._killed = True
         if self.pid is not None:
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
 
     def _death(self, what: str) -> AgentFault:
         """Why the child is gone, read from outside: its exit status and its cgroup."""
-        self.cpu.total = self._cpu_total()
         self._kill()
         status = self._keeper_status(2)
         if status is not None:
@@ -841,12 +854,38 @@ class AgentProcess:
         """The timeout of an agent whose process used its CPU limit, as the kernel counts it
         (None while it has not, or without /proc)."""
         limit = None if self._plan is None else self._plan.cpu_limit()
+        if limit is None:
+            return None
+        charged = self._charged()
+        if charged is not None:
+            return self._cpu_timeout(what) if charged >= limit else None
         total = self._cpu_total()
-        # /proc rounds the four times it sums (user, system, children's) down to clock ticks
-        # each, so a process the kernel signalled at its limit can read four ticks short.
-        if limit is None or total is None or total < limit - 4 / os.sysconf("SC_CLK_TCK"):
+        # Without the kernel's own count: /proc rounds the four times it sums (user, system,
+        # children's) down to clock ticks each, so a process the kernel signalled at its
+        # limit can read four ticks short (and less again on a busy machine, see `_prof_now`).
+        if total is None or total < limit - 4 / os.sysconf("SC_CLK_TCK"):
             return None
         return self._cpu_timeout(what)
+
+    def _charged(self) -> float | None:
+        """Its CPU as RLIMIT_CPU counts it: live, or as read when it was killed (never read
+        again after: its pid may be another process's by then)."""
+        if self._killed:
+            return self.cpu.charged
+        return self._prof_now()
+
+    def _prof_now(self) -> float | None:
+        """The agent's CPU seconds as RLIMIT_CPU counts them (None when it cannot be read):
+        the kernel's profiling clock of its process, a whole tick for each tick it was found
+        running. /proc shows the runtime itself, which on a busy machine can be less than
+        that count: an agent the kernel signalled at its limit read as under it, and the
+        error it chose passed for its failure (a CPU hog on both cores showed it)."""
+        if self.pid is None:
+            return None
+        try:
+            return time.clock_gettime(prof_clock(self.pid))
+        except OSError:
+            return None
 
     def _cpu_timeout(self, what: str) -> AgentFault:
         return AgentFault("timeout", f"used more than {self.limits.cpu_seconds} CPU seconds "
