@@ -10,7 +10,9 @@ import json
 import os
 import shutil
 import struct
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -758,3 +760,29 @@ def test_another_install_of_the_platform_is_out_of_a_teams_view(
     assert hidden[str(site / "pacman")] == () and hidden[str(site / "tournament")] == ()
     assert str(site / "unrelated" / "pacman") not in hidden
     assert hidden[str(process_module.PACKAGE_DIR)] == process_module.engine_view()
+
+
+def test_the_cpu_limit_is_read_on_the_clock_the_kernel_checks_it_against() -> None:
+    """RLIMIT_CPU is checked against a process's profiling clock (whole ticks while it ran);
+    /proc shows its runtime, which on a busy machine can read less than the count the kernel
+    signalled at (an agent that caught SIGXCPU then passed its chosen error for its failure,
+    under a CPU hog). `prof_clock` names that clock of another process: it reads what that
+    process spent, 0.4 s of CPU for one, next to nothing for one that only waits."""
+    def started(seconds: float) -> subprocess.Popen[str]:
+        code = ("import sys, time\nt = time.process_time()\n"
+                f"while time.process_time() - t < {seconds}:\n    pass\n"
+                "print('spent', flush=True)\nsys.stdin.read()\n")
+        return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
+
+    busy, idle = started(0.4), started(0)
+    try:
+        charged = {}
+        for name, child in (("busy", busy), ("idle", idle)):
+            assert child.stdout is not None and child.stdout.readline() == "spent\n"
+            charged[name] = time.clock_gettime(process_module.prof_clock(child.pid))
+        assert charged["busy"] >= 0.25 > charged["idle"], charged
+    finally:
+        for child in (busy, idle):
+            child.kill()
+            child.wait()
