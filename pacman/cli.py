@@ -31,7 +31,7 @@ from pacman import replay as replays
 from pacman.display import Display, WindowClosed, WindowUnavailable, make_display
 from pacman.game import AgentFailure, GameSpec, GameStopped, play, sandboxed
 from pacman.layout import Layout, LayoutError, is_project_layout, load_layout
-from pacman.limits import BACKSTOP, CONTEST, UNTIMED, Limits, limit_problem
+from pacman.limits import CONTEST, UNTIMED, Limits, limit_problem
 from pacman.loader import (
     AgentRef,
     SubmissionError,
@@ -85,17 +85,30 @@ def check_options(ref: AgentRef, sandboxed: bool, flag: str = "-a") -> None:
                 f"(its options: {describe_signature(cls)})")
 
 
+#: The course's `--timeout` default: with -c, seconds of thinking an agent may spend in a
+#: game in all, and at most in its start-up or in one move (the course's `ClassicGameRules`
+#: gives that one number for all three).
+COURSE_TIMEOUT = 30.0
+
+
 def build_limits(
-    contest: bool, catch: bool, given: dict[str, tuple[str, float | int | None]]
+    contest: bool, catch: bool, given: dict[str, tuple[str, float | int | None]],
+    timeout: float | None = None,
 ) -> Limits:
-    """The limits the flags ask for: none by default (as the course without -c), a hard 30 s
-    per move and 60 s to start with -c, the contest's with --contest-limits; each flag
-    overrides one field."""
+    """The limits the flags ask for: none by default (as the course without -c); with -c the
+    course's `--timeout` (30 s unless given): that many seconds of thinking per game in all,
+    and at most that for the start-up and for any one move, as the course engine counts them
+    ("Agent 0 ran out of time!" there, a timeout here); the contest's with --contest-limits.
+    `--timeout` sets those three (with or without -c); each finer flag overrides its field."""
     base = CONTEST if contest else UNTIMED
     changes: dict[str, float | int] = {}
-    if catch and not contest:
-        # -c keeps a batch going: an agent stuck in a move or in its start-up is stopped too.
-        changes.update(BACKSTOP)
+    budget = timeout if timeout is not None else (COURSE_TIMEOUT if catch and not contest
+                                                  else None)
+    if budget is not None:
+        problem = limit_problem("move_hard", budget)
+        if problem:
+            die(f"--timeout: {problem}")
+        changes.update(startup=budget, move_hard=budget, game_total=budget)
     for name, (flag, value) in given.items():
         if value is None:
             continue
@@ -243,8 +256,9 @@ def _record_word(outcome: str) -> str:
               help="Run agents loaded from files in a sandboxed process of their own "
                    "[default: yes; built-in agents always play in-process].")
 @click.option("--timeout", type=float, default=None,
-              help="Hard seconds per move: a sandboxed agent is killed, an in-process one "
-                   "fails when the move returns [default: 30 with -c, else none].")
+              help="As the course's: seconds of thinking per game in all, and at most that to "
+                   "start and for one move (a sandboxed agent is killed, an in-process one "
+                   "fails when the move returns) [default: 30 with -c, else none].")
 @click.option("--move-limit", "move_soft", type=float, default=None,
               help="Soft seconds per move; going over it more than --move-warnings times is a "
                    "timeout [default: none].")
@@ -349,11 +363,12 @@ def main(
         die(f"--max-moves: expected 1 to {replays.MAX_MOVES:,} (the most a replay holds)")
     limits = build_limits(
         contest_limits, catch,
-        {"move_hard": ("--timeout", timeout), "move_soft": ("--move-limit", move_soft),
+        {"move_soft": ("--move-limit", move_soft),
          "move_warnings": ("--move-warnings", move_warnings),
          "startup": ("--startup-limit", startup_limit), "game_total": ("--game-time", game_time),
          "memory_mb": ("--memory", memory_mb), "cpu_seconds": ("--cpu-time", cpu_time),
          "output_kb": ("--output-limit", output_kb)},
+        timeout,
     )
     batch = Batch(
         layout_ref=layout_ref,

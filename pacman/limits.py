@@ -164,7 +164,7 @@ def longest_game(limits: Limits, max_moves: int, agents: int) -> float | None:
 #: The course contest's limits (the defaults of `Limits`), for `--contest-limits`.
 CONTEST = Limits()
 
-#: The hard limits where a batch must go on and none is given (`pacman -c`, `tournament
+#: The hard limits where a batch must go on and none is given (`tournament
 #: validate` with a config that switches them off): an agent stuck in its start-up or in a
 #: move is stopped rather than stopping everyone.
 BACKSTOP = {"startup": 60.0, "move_hard": 30.0}

@@ -810,3 +810,19 @@ def test_the_summary_names_an_agent_outside_the_folder_without_its_path(tmp_path
     assert "Pacman:        Example Team (ExampleExpectimaxAgent), in-process" in (
         proc.stdout.splitlines())
     assert str(repo) not in proc.stdout
+
+
+def test_catch_exceptions_and_timeout_are_the_courses_game_budget() -> None:
+    """In the course, `-c` plays with `--timeout` (30 s): seconds of thinking per game in
+    all, and at most that to start and for one move (its ClassicGameRules gives one number
+    for the three). Here it was a per-move limit only, so an agent that thinks 0.3 s a move
+    over a long game won where the course said "Agent 0 ran out of time!" (the eleventh
+    hostile review). The finer flags still override one field."""
+    from pacman.cli import build_limits
+
+    course = build_limits(False, True, {})
+    assert (course.startup, course.move_hard, course.game_total) == (30.0, 30.0, 30.0)
+    given = build_limits(False, True, {"game_total": ("--game-time", 100.0)}, timeout=5.0)
+    assert (given.startup, given.move_hard, given.game_total) == (5.0, 5.0, 100.0)
+    untimed = build_limits(False, False, {})
+    assert (untimed.startup, untimed.move_hard, untimed.game_total) == (None, None, None)
