@@ -40,7 +40,7 @@ from pacman.loader import (
     parse_agent_args,
     resolve,
 )
-from pacman.outcomes import FAILURES, STOPPED
+from pacman.outcomes import FAILURES, INFRA_ERROR, STOPPED
 from pacman.rules import RULESETS
 from pacman.seeds import derive_seed
 
@@ -172,14 +172,19 @@ def game_line(game: dict[str, Any], max_moves: int | None) -> str:
         return f"Game stopped ({game['message']}) after {game['moves']} moves. Score: {score}"
     # The message quotes the agent's own words: it goes to stderr (`failure_line`), so that
     # nothing an agent chose is on stdout, where scripts read the summary.
-    who = "Pacman" if game["culprit"] == 0 else f"Ghost {game['culprit']}"
-    return f"{who} failed ({outcome}) after {game['moves']} moves. Score: {score}"
+    return f"{_who(game)} failed ({outcome}) after {game['moves']} moves. Score: {score}"
 
 
 def failure_line(game: dict[str, Any]) -> str:
     """The failure's message (the referee's words, the agent's quoted), for stderr."""
-    who = "Pacman" if game["culprit"] == 0 else f"Ghost {game['culprit']}"
-    return f"{who} failed ({game['outcome']}): {game['message']}"
+    return f"{_who(game)} failed ({game['outcome']}): {game['message']}"
+
+
+def _who(game: dict[str, Any]) -> str:
+    """Whose failure: Pacman's, a ghost's, or the platform's (no agent's: `infra_error`)."""
+    if game["culprit"] is None:
+        return "The platform"
+    return "Pacman" if game["culprit"] == 0 else f"Ghost {game['culprit']}"
 
 
 def layout_line(layout: Layout) -> str:
@@ -206,8 +211,11 @@ def played_by_line(ref: AgentRef, options: str, in_sandbox: bool, count: int = 1
 
 
 def summary_lines(games: list[dict[str, Any]]) -> list[str]:
-    scores = [float(g["score"]) for g in games]
-    wins = [g["win"] for g in games]
+    """The course's summary lines. A game the platform failed (`infra_error`) was never an
+    agent's doing: it is left out of the average and the win rate, and said as `Error`."""
+    scored = [g for g in games if g["outcome"] != INFRA_ERROR] or games
+    scores = [float(g["score"]) for g in scored]
+    wins = [g["win"] for g in scored]
     return [
         f"Average Score: {sum(scores) / len(scores)}",
         f"Scores:        {', '.join(str(s) for s in scores)}",
@@ -218,7 +226,9 @@ def summary_lines(games: list[dict[str, Any]]) -> list[str]:
 
 def _record_word(outcome: str) -> str:
     """A game in the summary's `Record:` line: `Win` or `Loss` as the course says (a failure
-    is a loss), `Stopped` for a game cut short from outside."""
+    is a loss), `Stopped` for a game cut short from outside, `Error` for the platform's."""
+    if outcome == INFRA_ERROR:
+        return "Error"
     return "Win" if outcome == "win" else "Stopped" if outcome == STOPPED else "Loss"
 
 

@@ -826,3 +826,19 @@ def test_catch_exceptions_and_timeout_are_the_courses_game_budget() -> None:
     assert (given.startup, given.move_hard, given.game_total) == (5.0, 5.0, 100.0)
     untimed = build_limits(False, False, {})
     assert (untimed.startup, untimed.move_hard, untimed.game_total) == (None, None, None)
+
+
+def test_a_game_the_platform_failed_is_said_so_and_never_scored() -> None:
+    """An `infra_error` is no agent's failure: the line says the platform failed (it read
+    "Ghost None failed"), and the average and the win rate leave the game out, as a
+    tournament never scores one (the eleventh hostile review)."""
+    from pacman.cli import failure_line, summary_lines
+
+    won = {"outcome": "win", "win": True, "score": 500.0, "culprit": None, "moves": 9,
+           "message": ""}
+    broken = {"outcome": "infra_error", "win": False, "score": 0.0, "culprit": None,
+              "moves": 0, "message": "a sandbox could not start"}
+    assert failure_line(broken) == "The platform failed (infra_error): a sandbox could not start"
+    assert summary_lines([won, broken]) == [
+        "Average Score: 500.0", "Scores:        500.0", "Win Rate:      1/1 (1.00)",
+        "Record:        Win, Error"]
