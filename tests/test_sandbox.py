@@ -496,6 +496,18 @@ def test_what_an_agent_prints_reaches_the_caller_as_it_prints(tmp_path: Path) ->
 
 
 @sandbox_needed
+def test_the_terminal_is_told_when_an_agents_prints_are_cut() -> None:
+    """Past --output-limit an agent's prints are dropped: the terminal says so once, rather
+    than the output just stopping, which a student reads as their code path stopping (the
+    eleventh hostile review)."""
+    result = run("-p", f"{ZOO}/print_megabytes.py:ZooAgent", "-q", "--seed", "1", "-c",
+                 "--max-moves", "6", "--output-limit", "16")
+    err = result.stderr  # type: ignore[attr-defined]
+    assert err.count("[output truncated at 16 KiB: the rest of this game's prints are "
+                     "dropped; --output-limit raises it]") == 1, err[-500:]
+
+
+@sandbox_needed
 def test_a_fake_summary_never_reaches_stdout() -> None:
     result = run("-p", f"{ZOO}/fake_summary.py:ZooAgent", "-a", "after=2", "-q", "--seed", "1",
                  "-c", "-n", "2")

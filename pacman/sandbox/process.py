@@ -274,6 +274,8 @@ class AgentProcess:
         self._log_fd: int | None = None
         self._log = bytearray()
         self._log_dropped = 0
+        #: Whether `on_output` was told that the rest is dropped (once).
+        self._drop_said = False
         self._log_shown = 0
         self._log_decoder = codecs.getincrementaldecoder("utf-8")("replace")
         #: The first error a clean-up step raised (the others still ran), for diagnosis.
@@ -938,6 +940,12 @@ class AgentProcess:
             self._log_shown = len(self._log)
             if text:
                 self.on_output(text)
+        if self.on_output is not None and self._log_dropped and not self._drop_said:
+            # Without a word the output just stops, and a student reads it as their code
+            # path stopping (the eleventh hostile review).
+            self._drop_said = True
+            self.on_output(f"\n[output truncated at {self.limits.output_kb} KiB: the rest "
+                           "of this game's prints are dropped; --output-limit raises it]\n")
 
     def _log_text(self) -> str:
         text = clean(self._log.decode("utf-8", "replace"))
