@@ -210,6 +210,15 @@ def played_by_line(ref: AgentRef, options: str, in_sandbox: bool, count: int = 1
     return f"{text}, {'sandboxed' if in_sandbox else 'in-process'}"
 
 
+def course_ruleset(pacman: AgentRef) -> str:
+    """The rules a Pacman's course plays by, when `--rules` does not say: CS221's for an agent
+    of a `submission.py` (its engine never offers Stop, and lists moves in its own order: a
+    student's search sees that tree there), else the classic ones (CS188's)."""
+    if pacman.path is not None and Path(pacman.path).name == "submission.py":
+        return "cs221"
+    return "classic"
+
+
 def summary_lines(games: list[dict[str, Any]]) -> list[str]:
     """The course's summary lines. A game the platform failed (`infra_error`) was never an
     agent's doing: it is left out of the average and the win rate, and said as `Error`."""
@@ -301,9 +310,10 @@ def _record_word(outcome: str) -> str:
 @click.option("--fps", type=float, default=None,
               help="With --export: frames (moves) per second of the GIF [default: 10].")
 @click.option("--seed", type=int, default=None, help="Seed of the batch (random if not given).")
-@click.option("--rules", "ruleset", type=click.Choice(sorted(RULESETS)), default="classic",
-              show_default=True,
-              help="; ".join(f"{r.name}: {r.description}" for r in RULESETS.values()))
+@click.option("--rules", "ruleset", type=click.Choice(sorted(RULESETS)), default=None,
+              help="; ".join(f"{r.name}: {r.description}" for r in RULESETS.values())
+              + " [default: cs221 for a Pacman from submission.py (the CS221 course's file), "
+                "else classic].")
 @click.option("--max-moves", type=int, default=None,
               help="Moves of all agents together before a game is stopped [default: no limit, "
                    "as the course].")
@@ -341,7 +351,7 @@ def main(
     export_path: Path | None,
     fps: float | None,
     seed: int | None,
-    ruleset: str,
+    ruleset: str | None,
     max_moves: int | None,
     as_json: bool,
 ) -> None:
@@ -431,7 +441,8 @@ class Batch:
     limits: Limits
     sandbox: bool | None
     record_dir: Path | None
-    ruleset: str
+    #: None: the Pacman's course says (`course_ruleset`).
+    ruleset: str | None
     max_moves: int | None
     as_json: bool
 
@@ -462,6 +473,7 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
             ghost.build(1)
     except (LayoutError, SubmissionError, ValueError) as exc:
         die(str(exc))
+    ruleset = b.ruleset or course_ruleset(pacman)
     if pacman.name == "KeyboardAgent" and pacman.builtin and b.display_kind != "window":
         die("KeyboardAgent plays from the window's keys: drop -q/-t, or choose another -p")
     if b.record_dir is not None:
@@ -491,7 +503,7 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
             ghost=ghost,
             num_ghosts=b.num_ghosts,
             seed=derive_seed(b.seed, "game", i),
-            ruleset=b.ruleset,
+            ruleset=ruleset,
             max_moves=b.max_moves,
             limits=b.limits,
             sandbox=b.sandbox,
@@ -553,6 +565,7 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
         click.echo(f"Pacman:        {played_by['pacman']}", file=out)
         click.echo(f"Ghosts:        {played_by['ghosts']}", file=out)
         click.echo(f"Layout:        {layout_line(layout)}", file=out)
+        click.echo(f"Rules:         {ruleset}", file=out)
         click.echo(f"Seed:          {b.seed}", file=out)
         return None, cut
     wins = sum(r["win"] for r in records)
@@ -562,7 +575,7 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
         "pacman": pacman.label,
         "ghosts": ghost.label,
         "played_by": played_by,
-        "rules": b.ruleset,
+        "rules": ruleset,
         "seed": b.seed,
         "games": records,
         "average_score": sum(r["score"] for r in records) / len(records),

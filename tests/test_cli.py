@@ -842,3 +842,25 @@ def test_a_game_the_platform_failed_is_said_so_and_never_scored() -> None:
     assert summary_lines([won, broken]) == [
         "Average Score: 500.0", "Scores:        500.0", "Win Rate:      1/1 (1.00)",
         "Record:        Win, Error"]
+
+
+def test_a_cs221_submission_plays_the_cs221_rules_unless_told(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A course folder's `submission.py` (CS221) plays the CS221 rules, whose engine never
+    offers Pacman Stop, unless --rules says otherwise; the summary says which rules played
+    (the eleventh hostile review: it played the classic rules, saying nothing)."""
+    (tmp_path / "submission.py").write_text(
+        "class ExpectimaxAgent:\n"
+        "    def getAction(self, state):\n"
+        "        legal = state.getLegalActions(0)\n"
+        "        assert 'Stop' not in legal, legal\n"
+        "        return legal[0]\n")
+    monkeypatch.chdir(tmp_path)
+    played = run("-p", "ExpectimaxAgent", "-l", "testClassic", "-q", "--seed", "1",
+                 "--max-moves", "20", "--no-sandbox")
+    assert played.exit_code == 0, played.output  # type: ignore[attr-defined]
+    assert "Rules:         cs221" in played.output  # type: ignore[attr-defined]
+    classic = run("-p", "ExpectimaxAgent", "-l", "testClassic", "-q", "--seed", "1",
+                  "--max-moves", "20", "--no-sandbox", "--rules", "classic", "-c")
+    assert "Rules:         classic" in classic.output  # type: ignore[attr-defined]
+    assert "crash" in classic.output + classic.stderr  # type: ignore[attr-defined]
