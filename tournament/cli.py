@@ -969,8 +969,9 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
                 due = parse_time(manifest.deadline)
             except TimeProblem as exc:
                 die(f"{MANIFEST_NAME} of {config.submissions}: deadline: {exc}")
-        # The teams that play: a record of a folder the organizer removed changes no game.
-        playing = {e.name for e in config.entrants}
+        # The teams that play (by folder: an entrant's name may be made from it): a record
+        # of a folder the organizer removed changes no game.
+        playing = {e.folder.name for e in config.entrants if e.folder is not None}
         changes = []
         for team in manifest.teams if manifest is not None else ():
             if team.team not in playing:
