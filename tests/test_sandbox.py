@@ -776,25 +776,23 @@ def test_another_install_of_the_platform_is_out_of_a_teams_view(
 
 def test_the_cpu_limit_is_read_on_the_clock_the_kernel_checks_it_against() -> None:
     """RLIMIT_CPU is checked against a process's profiling clock (whole ticks while it ran);
-    /proc shows its runtime, which on a busy machine can read less than the count the kernel
-    signalled at (an agent that caught SIGXCPU then passed its chosen error for its failure,
-    under a CPU hog). `prof_clock` names that clock of another process: it reads what that
-    process spent, 0.4 s of CPU for one, next to nothing for one that only waits."""
-    def started(seconds: float) -> subprocess.Popen[str]:
-        code = ("import sys, time\nt = time.process_time()\n"
-                f"while time.process_time() - t < {seconds}:\n    pass\n"
-                "print('spent', flush=True)\nsys.stdin.read()\n")
-        return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, text=True)
-
-    busy, idle = started(0.4), started(0)
+    /proc shows its runtime, which on a busy machine can differ from it by far more than a
+    tick either way (an agent that caught SIGXCPU then passed its chosen error for its
+    failure, under a CPU hog). `prof_clock(pid)` names that clock of another process: what
+    the referee reads is what the process itself reads on its own profiling clock."""
+    code = ("import sys, time\nt = time.process_time()\n"
+            "while time.process_time() - t < 0.2:\n    pass\n"
+            "print(time.clock_gettime(-8), flush=True)\n"  # its own CPUCLOCK_PROF
+            "sys.stdin.read()\n")
+    child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
     try:
-        charged = {}
-        for name, child in (("busy", busy), ("idle", idle)):
-            assert child.stdout is not None and child.stdout.readline() == "spent\n"
-            charged[name] = time.clock_gettime(process_module.prof_clock(child.pid))
-        assert charged["busy"] >= 0.25 > charged["idle"], charged
+        assert child.stdout is not None
+        own = float(child.stdout.readline())
+        seen = time.clock_gettime(process_module.prof_clock(child.pid))
+        # The same clock, read a moment later: its print and its read of stdin may add a
+        # tick or two, nothing more.
+        assert own > 0 and own <= seen <= own + 0.1, (own, seen)
     finally:
-        for child in (busy, idle):
-            child.kill()
-            child.wait()
+        child.kill()
+        child.wait()
