@@ -789,7 +789,7 @@ def test_the_cpu_limit_is_read_on_the_clock_the_kernel_checks_it_against() -> No
     try:
         assert child.stdout is not None
         own = float(child.stdout.readline())
-        seen = time.clock_gettime(process_module.prof_clock(child.pid))
+        seen = time.clock_gettime(confine.prof_clock(child.pid))
         # The same clock, read a moment later: its print and its read of stdin may add a
         # tick or two, nothing more.
         assert own > 0 and own <= seen <= own + 0.1, (own, seen)

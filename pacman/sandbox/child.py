@@ -204,7 +204,7 @@ def _keep(pid: int, wfd: int, go_read: int, go_write: int, rfd: int,
         # can be less than the count the kernel signalled it at.
         os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
         with contextlib.suppress(OSError):
-            charged = time.clock_gettime((~pid) << 3)  # process.prof_clock(pid)
+            charged = time.clock_gettime(confine.prof_clock(pid))
         _, status, usage = os.wait4(pid, 0)
     except ChildProcessError:
         os._exit(0)

@@ -62,6 +62,13 @@ FIRST_SLOT_UID = 61000
 _libc: ctypes.CDLL | None = None
 
 
+def prof_clock(pid: int) -> int:
+    """The clock id of process `pid`'s profiling CPU clock (user and system time, counted
+    by ticks: the clock RLIMIT_CPU is checked against): Linux's MAKE_PROCESS_CPUCLOCK(pid,
+    CPUCLOCK_PROF). Read by the referee and by the keeper. Pure."""
+    return (~pid) << 3
+
+
 def libc() -> ctypes.CDLL:
     global _libc
     if _libc is None:

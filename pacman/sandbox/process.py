@@ -136,13 +136,6 @@ class CpuRecord:
     moves: dict[int, list[float]] = field(default_factory=dict)
 
 
-def prof_clock(pid: int) -> int:
-    """The clock id of process `pid`'s profiling CPU clock (user and system time, counted
-    by ticks: the clock RLIMIT_CPU is checked against): Linux's MAKE_PROCESS_CPUCLOCK(pid,
-    CPUCLOCK_PROF). Pure."""
-    return (~pid) << 3
-
-
 def read_paths(ref: AgentRef) -> tuple[str, ...]:
     """What an agent may read: the interpreter, the engine, its team folder, system libraries."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
@@ -885,7 +878,7 @@ class AgentProcess:
         if self.pid is None:
             return None
         try:
-            return time.clock_gettime(prof_clock(self.pid))
+            return time.clock_gettime(confine.prof_clock(self.pid))
         except OSError:
             return None
 
