@@ -8,7 +8,9 @@ import dataclasses
 import errno
 import json
 import os
+import select
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -796,3 +798,61 @@ def test_the_cpu_limit_is_read_on_the_clock_the_kernel_checks_it_against() -> No
     finally:
         child.kill()
         child.wait()
+
+
+def _state_of(pid: int) -> str:
+    """A process's state letter from /proc (R, S, T for stopped...), '' once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
+def _answers(echo: subprocess.Popen[str], word: str) -> bool:
+    """Whether an echoing process answers `word` within 30 s (a stopped or dead one does
+    not: EOF, or no line by the deadline)."""
+    assert echo.stdin is not None and echo.stdout is not None
+    try:
+        echo.stdin.write(word + "\n")
+        echo.stdin.flush()
+    except BrokenPipeError:
+        return False
+    ready, _, _ = select.select([echo.stdout], [], [], 30)
+    return bool(ready) and echo.stdout.readline().strip() == word
+
+
+@sandbox_needed
+def test_a_gone_agents_pid_taken_by_another_process_is_never_signalled(tmp_path: Path) -> None:
+    """The agent's keeper, not the referee, is its parent, and reaps it the moment it dies;
+    the kernel may then give its pid to any process. The referee stops, resumes and kills
+    the agent through a pidfd, so a signal reaches the agent or nothing; signalled by pid (as
+    before), the process that took the pid over was stopped and then killed, and its CPU
+    read as the agent's. The takeover is made here by pointing the referee at a process of
+    the test's own: waiting for the kernel to reuse a pid could take millions of forks."""
+    process = AgentProcess(resolve("RandomGhost", kind="ghost"), 1, load_layout("testClassic"),
+                           1, "classic", 1, Limits(), Placement(root=tmp_path))
+    echo = subprocess.Popen(
+        [sys.executable, "-c", "import sys\nfor line in sys.stdin:\n    print(line, end='', "
+         "flush=True)"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert _answers(echo, "up")
+        process.start()
+        agent = process.pid
+        assert agent is not None and _state_of(agent)
+        assert process._prof_now() is not None  # held: its clock is read
+        os.kill(agent, signal.SIGKILL)  # it dies outside the referee's doing
+        deadline = time.monotonic() + 30
+        while _state_of(agent) and time.monotonic() < deadline:
+            time.sleep(0.01)  # its keeper reaps it
+        assert not _state_of(agent), "the keeper never reaped the agent"
+        process.pid = echo.pid  # the kernel gives its pid to another process
+        process._resume()
+        process._pause()  # as between two moves
+        assert process._prof_now() is None  # the stranger's clock is not the agent's CPU
+        process.kill()
+        process.close()
+        assert _answers(echo, "still here"), "a stranger was stopped or killed"
+    finally:
+        process.close()
+        echo.kill()
+        echo.wait()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import functools
 import os
 import secrets
@@ -282,6 +283,10 @@ class AgentProcess:
         #: Killed (or found dead): its pid is not read again.
         self._killed = False
         self._stat_fd: int | None = None
+        #: The agent's process, held while it lives (`_open_handles`); `_by_pid` where the
+        #: kernel has no pidfds.
+        self._pidfd: int | None = None
+        self._by_pid = False
         #: The confinement plan the child was started with (None before `start`).
         self._plan: confine.Plan | None = None
         self._slot: slots.Slot | None = None
@@ -420,8 +425,53 @@ class AgentProcess:
                 raise SandboxError(
                     f"this sandbox lacks the guarantees {', '.join(g.name for g in lost)} "
                     f"that the run's check found ({why}); no team code ran in it")
+        self._open_handles(self.pid)
+
+    def _open_handles(self, pid: int) -> None:
+        """Take hold of the agent's process: a pidfd, then its /proc stat file. Its keeper (not
+        the referee) is its parent and reaps it the moment it dies, after which the kernel may
+        give its pid to any process: a signal or a read by pid would then reach that one (an
+        innocent process of the machine stopped, killed, or its CPU counted as the agent's).
+        Held by pidfd, a signal reaches the agent or nothing. Taken now, while the agent has
+        just said it is ready and waits for its first request (no team code has run), so
+        the pid is still its own; should it have died in between, both are dropped, and it is
+        signalled no more. By pid only on kernels without pidfds (before 5.3)."""
+        try:
+            self._pidfd = os.pidfd_open(pid)
+        except OSError as exc:
+            self._by_pid = exc.errno in (errno.ENOSYS, errno.EPERM)
+            if not self._by_pid:
+                return
         with contextlib.suppress(OSError):
-            self._stat_fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY)
+            self._stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+        if self._gone():
+            self._close_handles()
+
+    def _gone(self) -> bool:
+        """Whether the agent's process has ended (its pidfd polls readable from its exit
+        on), so that its pid may be another process's. Without a pidfd: never on a kernel
+        that has none (the referee cannot tell), always once the process was not held."""
+        if self._pidfd is None:
+            return not self._by_pid
+        poller = select.poll()
+        poller.register(self._pidfd, select.POLLIN)
+        return bool(poller.poll(0))
+
+    def _close_handles(self) -> None:
+        for fd in (self._pidfd, self._stat_fd):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._pidfd = self._stat_fd = None
+        self._by_pid = False
+
+    def _signal(self, sig: int) -> None:
+        """Send `sig` to the agent's process, and to no other (see `_open_handles`)."""
+        with contextlib.suppress(OSError):
+            if self._pidfd is not None:
+                signal.pidfd_send_signal(self._pidfd, sig)
+            elif self._by_pid and self.pid is not None:
+                os.kill(self.pid, sig)
 
     def _team_view(self) -> tuple[str, str]:
         """The team's folder and the referee's copy of its hashed files that the mounts layer
@@ -566,9 +616,7 @@ class AgentProcess:
         self.cpu.total = self._cpu_total()
 
     def _kill_agent(self) -> None:
-        if self.pid is not None:
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGKILL)
+        self._signal(signal.SIGKILL)
 
     def _end_keeper(self) -> None:
         if self.keeper_pid is not None:
@@ -593,11 +641,12 @@ class AgentProcess:
         self.log = self._log_text()
 
     def _close_fds(self) -> None:
-        for fd in (self._to_child, self._from_child, self._stat_fd, self._log_fd):
+        for fd in (self._to_child, self._from_child, self._log_fd):
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._log_fd = None
+        self._close_handles()
 
     def _remove_home(self) -> None:
         if not self.placement.keep:
@@ -783,14 +832,12 @@ class AgentProcess:
 
     def _pause(self) -> None:
         if self.pid is not None and not self._stopped:
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGSTOP)
+            self._signal(signal.SIGSTOP)
             self._stopped = True
 
     def _resume(self) -> None:
         if self.pid is not None and self._stopped:
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGCONT)
+            self._signal(signal.SIGCONT)
             self._stopped = False
 
     def kill(self) -> None:
@@ -801,9 +848,7 @@ class AgentProcess:
         self.cpu.total = self._cpu_total()
         self.cpu.charged = self._charged()
         self._killed = True
-        if self.pid is not None:
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGKILL)
+        self._signal(signal.SIGKILL)
 
     def _death(self, what: str) -> AgentFault:
         """Why the child is gone, read from outside: its exit status and its cgroup."""
@@ -878,9 +923,12 @@ class AgentProcess:
         if self.pid is None:
             return None
         try:
-            return time.clock_gettime(confine.prof_clock(self.pid))
+            charged = time.clock_gettime(confine.prof_clock(self.pid))
         except OSError:
             return None
+        # Read by pid (there is no pidfd clock): it was the agent's if the agent had not
+        # ended by the time it was read.
+        return None if self._gone() else charged
 
     def _cpu_timeout(self, what: str) -> AgentFault:
         return AgentFault("timeout", f"used more than {self.limits.cpu_seconds} CPU seconds "
