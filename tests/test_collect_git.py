@@ -22,7 +22,7 @@ from tournament.collect import CollectError
 from tournament.collect import collect as collect_any
 from tournament.gitsource import CACHE_FOLDER, cache_path
 from tournament.manifest import read_manifest
-from tournament.sources import RepositoryPolicy
+from tournament.sources import RepositoryPolicy, same_repository
 from tournament.times import parse_time
 
 #: The repositories here are made in the test, on this machine: allowed on purpose.
@@ -506,3 +506,24 @@ def test_the_fetch_file_limit_keeps_a_lower_hard_limit_of_the_organizers() -> No
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "(4096, 4096)"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("git@github.com:Course/Alpha.git", "https://github.com/course/alpha"),
+    ("ssh://git@github.com:22/course/alpha.git/", "https://user@GitHub.com/course/alpha/"),
+    ("ssh://github.com/course/alpha", "git@github.com:/course/alpha"),
+    ("/srv/repos/alpha.git", "/srv/repos/Alpha/"),
+])
+def test_one_repository_spelled_two_ways_is_one(a: str, b: str) -> None:
+    """A student who gave another team's repository in another spelling (ssh rather than
+    https, a user or port added) is said like one who copied the URL as it was."""
+    assert same_repository(a) == same_repository(b)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("git@github.com:course/alpha", "git@gitlab.com:course/alpha"),
+    ("https://github.com/course/alpha", "https://github.com/course/alpha2"),
+    ("https://github.com/course/alpha", "https://github.com/other/alpha"),
+])
+def test_other_repositories_stay_apart(a: str, b: str) -> None:
+    assert same_repository(a) != same_repository(b)

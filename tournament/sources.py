@@ -849,7 +849,7 @@ def read_git_source(path: Path, git_cache: Path, deadline: dt.datetime | None,
         if refusal is not None:
             read.unusable.append(Unusable(source, refusal, team=row.team))
             continue
-        teams_of.setdefault(_same_repository(row.url), []).append(row)
+        teams_of.setdefault(same_repository(row.url), []).append(row)
         try:
             repo, commits = fetch(row, git_cache, git_timeout, repositories.max_bytes)
         except GitProblem as exc:
@@ -885,12 +885,27 @@ def read_git_source(path: Path, git_cache: Path, deadline: dt.datetime | None,
     return read
 
 
-def _same_repository(url: str) -> str:
+def same_repository(url: str) -> str:
     """`url` as one repository's several spellings meet: no trailing `/` or `.git`, case
-    folded (`.../Alpha.git/` and `.../alpha` are one)."""
+    folded (`.../Alpha.git/` and `.../alpha` are one), and a remote one by host and path
+    alone, whatever the scheme, user or port: `git@host:o/r`, `ssh://git@host:22/o/r` and
+    `https://host/o/r` are one repository, so that a student who wrote another team's URL
+    in the other spelling is still said. Pure."""
     text = url.strip().rstrip("/")
     text = text[:-4] if text.lower().endswith(".git") else text
-    return text.rstrip("/").casefold()
+    text = text.rstrip("/")
+    if not is_local_url(text):
+        if "://" in text:
+            text = text.split("://", 1)[1]
+            host, _, path = text.partition("/")
+            host = host.rpartition("@")[2]
+            name, colon, port = host.rpartition(":")
+            host = name if colon and (port.isdigit() or not port) else host
+        else:  # scp-like `user@host:path`
+            host, _, path = text.partition(":")
+            host = host.rpartition("@")[2]
+        text = f"{host}/{path.strip('/')}"
+    return text.casefold()
 
 
 def is_local_url(url: str) -> bool:
