@@ -16,7 +16,7 @@ from tournament.leaderboard import (
     leaderboard,
     wilson_interval,
 )
-from tournament.ranking import rank_groups
+from tournament.ranking import rank_groups, ranked
 from tournament.results import SCORED_COLUMNS
 
 Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal distribution
@@ -193,6 +193,38 @@ def test_ranking_by_mean_score_groups_on_score_intervals() -> None:
     assert rows["steady"]["score_low"] == rows["steady"]["score_high"] == 100
     assert rows["lucky"]["score_low"] <= 100 <= rows["lucky"]["score_high"]
     assert list(board["rank_group"]) == ["1-2", "1-2"]
+
+
+def test_entrants_equal_on_every_key_share_their_rank_in_the_leaderboard() -> None:
+    """The leaderboard's rank, which the report shows and compares with the last report's,
+    is the one marks give bands by: equal results share the first of their positions, the
+    name orders the display only (it gave `aaron` rank 1 and `zed` rank 2)."""
+    results = table(record("zed", 6, 10), record("aaron", 6, 10), record("mid", 3, 10),
+                    record("last", 3, 10), record("end", 1, 10))
+    board = leaderboard(results)
+    assert list(board["entrant"]) == ["aaron", "zed", "last", "mid", "end"]
+    assert list(board["rank"]) == [1, 1, 3, 3, 5]
+
+
+def test_a_ranking_key_equal_but_for_float_noise_is_ordered_by_the_next() -> None:
+    """A fit's equal numbers differ in their last bits: ranks call them equal, so the order
+    must too, and then follow the next key (sorted by the raw numbers, the noise put `b`
+    ahead of `a`, which has the higher second key, and gave them ranks 1 and 2 all the
+    same)."""
+    board = pd.DataFrame({
+        "entrant": ["a", "b", "c"],
+        "win_rate": [0.3, 0.1 + 0.2, 0.9],  # 0.30000000000000004
+        "mean_score": [500.0, 100.0, math.nan],
+        "win_low": [0.1, 0.1, 0.5], "win_high": [0.5, 0.5, 1.0],
+    })
+    out = ranked(board, ["win_rate", "mean_score"])
+    assert list(out["entrant"]) == ["c", "a", "b"]
+    assert list(out["rank"]) == [1, 2, 3]
+    # Missing values rank last, and share among themselves.
+    board["win_rate"] = [math.nan, math.nan, 0.2]
+    board["mean_score"] = [math.nan, math.nan, 1.0]
+    out = ranked(board, ["win_rate", "mean_score"])
+    assert list(out["entrant"]) == ["c", "a", "b"] and list(out["rank"]) == [1, 2, 2]
 
 
 # ---- statistics --------------------------------------------------------------------------

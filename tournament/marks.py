@@ -56,7 +56,7 @@ from tournament.markscheme import (
     Time,
     Wins,
 )
-from tournament.ranking import RATING, ranked, shared_ranks
+from tournament.ranking import RATING, ranked
 from tournament.results import PLAYED_COLUMNS, split_formats
 from tournament.roster import student_key
 from tournament.standings import anchor_of, standings
@@ -381,7 +381,6 @@ def _rank(criterion: Criterion, rule: Rank, games: Any, teams: list[str],
     if rule.among == "teams":
         board = board[board["entrant"].isin(teams)]
     board = ranked(board.drop(columns=["rank", "rank_group"]), config.ranking.by)
-    board["rank"] = shared_ranks(board, config.ranking.by)
     who = _plural(len(board), "team" if rule.among == "teams" else "entrant")
     words = criterion.games.words() if criterion.own_games else ""
     return {team: _banded(criterion, rule.bands, None, board, team, rule.position,
@@ -407,7 +406,6 @@ def _rating(criterion: Criterion, rule: Rating, matches: Any, teams: list[str],
         board = board[board["entrant"].isin(teams)]
     board = ranked(board.drop(columns=["rank", "rank_group"]), [RATING.column],
                    tie=("side", "entrant"))
-    board["rank"] = shared_ranks(board, [RATING.column])
     who = _plural(len(board), "team" if rule.among == "teams" else "entrant")
     out = {}
     for team in teams:
