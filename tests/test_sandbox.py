@@ -856,3 +856,35 @@ def test_a_gone_agents_pid_taken_by_another_process_is_never_signalled(tmp_path:
         process.close()
         echo.kill()
         echo.wait()
+
+
+def test_a_cgroup_kills_only_processes_still_its_members(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Removing a sandbox's cgroup kills what its list of members names. A member that ended
+    between the listing and the kill could have its pid taken by a process of the machine:
+    each is held by pidfd first and the list read again, so only a process still a member
+    is signalled (by pid, as before, the newcomer was killed). The takeover is made by a
+    first listing that names a process of the test's own."""
+    from pacman.sandbox.cgroup import AgentCgroup
+
+    echo = subprocess.Popen(
+        [sys.executable, "-c", "import sys\nfor line in sys.stdin:\n    print(line, end='', "
+         "flush=True)"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    member = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                              stdin=subprocess.PIPE)
+    try:
+        assert _answers(echo, "up")
+        group = tmp_path / "agent-group"
+        group.mkdir()
+        (group / "cgroup.procs").write_text(f"{member.pid}\n")
+        listings = [{member.pid, echo.pid}]  # the first names a pid since taken over
+        real = AgentCgroup.pids
+        monkeypatch.setattr(AgentCgroup, "pids",
+                            lambda self: listings.pop() if listings else real(self))
+        AgentCgroup([group], 1).kill_all()
+        assert member.wait(timeout=30) == -signal.SIGKILL
+        assert _answers(echo, "still here"), "a process outside the group was killed"
+    finally:
+        for process in (echo, member):
+            process.kill()
+            process.wait()

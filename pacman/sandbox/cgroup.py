@@ -13,13 +13,13 @@ a missing CPU controller is reported as such (`cpu_problem`).
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from pacman.sandbox.held import HeldProcess
 from pacman.sandbox.owners import owner_tag, stale
 
 ROOT = Path("/sys/fs/cgroup")
@@ -159,9 +159,17 @@ class AgentCgroup:
             pids = self.pids()
             if not pids:
                 return
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
+            # Held first, then listed again: a member that ended meanwhile, its pid taken
+            # by a process of the machine, is no longer listed and is never signalled.
+            held = [HeldProcess(pid) for pid in pids]
+            try:
+                members = self.pids()
+                for process in held:
+                    if process.pid in members:
+                        process.signal(signal.SIGKILL)
+            finally:
+                for process in held:
+                    process.close()
             time.sleep(0.001)
 
     def remove(self) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import errno
 import functools
 import os
 import secrets
@@ -44,6 +43,7 @@ from pacman.loader import AgentRef
 from pacman.problems import Detail
 from pacman.sandbox import confine, guarantees, slots, wire
 from pacman.sandbox.cgroup import AgentCgroup, sweep_cgroups
+from pacman.sandbox.held import HeldProcess
 from pacman.sandbox.owners import alive, owner_tag, stale
 from pacman.sandbox.zygote import Zygote, ZygoteGone, discard_zygote, zygote
 from pacman.state import GameState
@@ -283,10 +283,11 @@ class AgentProcess:
         #: Killed (or found dead): its pid is not read again.
         self._killed = False
         self._stat_fd: int | None = None
-        #: The agent's process, held while it lives (`_open_handles`); `_by_pid` where the
-        #: kernel has no pidfds.
-        self._pidfd: int | None = None
-        self._by_pid = False
+        #: The agent's and its keeper's processes, held from when each is known to be the
+        #: one meant (`pacman.sandbox.held`): signals never reach a process that took over
+        #: a pid.
+        self._agent: HeldProcess | None = None
+        self._keeper: HeldProcess | None = None
         #: The confinement plan the child was started with (None before `start`).
         self._plan: confine.Plan | None = None
         self._slot: slots.Slot | None = None
@@ -365,6 +366,8 @@ class AgentProcess:
             os.close(log)
             os.close(to_child_r)
             os.close(from_child_w)
+        # Just spawned, it waits for the agent, which waits for its start message.
+        self._keeper = HeldProcess(self.keeper_pid)
         if self.cgroup is not None:
             try:
                 self.cgroup.add(self.keeper_pid)
@@ -428,50 +431,31 @@ class AgentProcess:
         self._open_handles(self.pid)
 
     def _open_handles(self, pid: int) -> None:
-        """Take hold of the agent's process: a pidfd, then its /proc stat file. Its keeper (not
-        the referee) is its parent and reaps it the moment it dies, after which the kernel may
-        give its pid to any process: a signal or a read by pid would then reach that one (an
-        innocent process of the machine stopped, killed, or its CPU counted as the agent's).
-        Held by pidfd, a signal reaches the agent or nothing. Taken now, while the agent has
-        just said it is ready and waits for its first request (no team code has run), so
-        the pid is still its own; should it have died in between, both are dropped, and it is
-        signalled no more. By pid only on kernels without pidfds (before 5.3)."""
-        try:
-            self._pidfd = os.pidfd_open(pid)
-        except OSError as exc:
-            self._by_pid = exc.errno in (errno.ENOSYS, errno.EPERM)
-            if not self._by_pid:
-                return
+        """Take hold of the agent's process (`pacman.sandbox.held`), then of its /proc stat
+        file. Taken now, while the agent has just said it is ready and waits for its first
+        request (no team code has run), so the pid is still its own; should it have died in
+        between, both are let go, and it is signalled no more."""
+        self._agent = HeldProcess(pid)
+        if self._agent.fd is None and not self._agent.by_pid:
+            return
         with contextlib.suppress(OSError):
             self._stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-        if self._gone():
+        if self._agent.gone():
             self._close_handles()
 
-    def _gone(self) -> bool:
-        """Whether the agent's process has ended (its pidfd polls readable from its exit
-        on), so that its pid may be another process's. Without a pidfd: never on a kernel
-        that has none (the referee cannot tell), always once the process was not held."""
-        if self._pidfd is None:
-            return not self._by_pid
-        poller = select.poll()
-        poller.register(self._pidfd, select.POLLIN)
-        return bool(poller.poll(0))
-
     def _close_handles(self) -> None:
-        for fd in (self._pidfd, self._stat_fd):
-            if fd is not None:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-        self._pidfd = self._stat_fd = None
-        self._by_pid = False
+        if self._stat_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._stat_fd)
+        self._stat_fd = None
+        for held in (self._agent, self._keeper):
+            if held is not None:
+                held.close()
 
     def _signal(self, sig: int) -> None:
-        """Send `sig` to the agent's process, and to no other (see `_open_handles`)."""
-        with contextlib.suppress(OSError):
-            if self._pidfd is not None:
-                signal.pidfd_send_signal(self._pidfd, sig)
-            elif self._by_pid and self.pid is not None:
-                os.kill(self.pid, sig)
+        """Send `sig` to the agent's process, and to no other."""
+        if self._agent is not None:
+            self._agent.signal(sig)
 
     def _team_view(self) -> tuple[str, str]:
         """The team's folder and the referee's copy of its hashed files that the mounts layer
@@ -620,9 +604,8 @@ class AgentProcess:
 
     def _end_keeper(self) -> None:
         if self.keeper_pid is not None:
-            if self._keeper_status(2) is None:
-                with contextlib.suppress(OSError):
-                    os.killpg(self.keeper_pid, signal.SIGKILL)
+            if self._keeper_status(2) is None and self._keeper is not None:
+                self._keeper.signal(signal.SIGKILL)
                 self._keeper_status(2)
             if self._zygote is not None:
                 self._zygote.forget(self.keeper_pid)
@@ -928,7 +911,7 @@ class AgentProcess:
             return None
         # Read by pid (there is no pidfd clock): it was the agent's if the agent had not
         # ended by the time it was read.
-        return None if self._gone() else charged
+        return None if self._agent is None or self._agent.gone() else charged
 
     def _cpu_timeout(self, what: str) -> AgentFault:
         return AgentFault("timeout", f"used more than {self.limits.cpu_seconds} CPU seconds "
