@@ -28,6 +28,7 @@ from typing import Any, NoReturn, TextIO
 import click
 
 from pacman import replay as replays
+from pacman.describe import clean
 from pacman.display import Display, WindowClosed, WindowUnavailable, make_display
 from pacman.game import AgentFailure, GameSpec, GameStopped, play, sandboxed
 from pacman.layout import Layout, LayoutError, is_project_layout, load_layout
@@ -50,8 +51,16 @@ FIXED_SEED = 188  # `-f`: the same games every run (the course fixes its seed to
 STOPPED_STATUS = 130
 
 
+def echo(message: str, file: Any = None, err: bool = False) -> None:
+    """Print a line of the command's output, `clean`ed (no terminal escape, no bidirectional
+    control; newlines and tabs kept). Messages quote names from students' files, team.yaml
+    and replays sent by anyone (the twelfth hostile review set the organizer's window title
+    and drew a fake "OK" over a replay's MISMATCH line): every line leaves through here."""
+    click.echo(clean(message), file=file, err=err)
+
+
 def die(message: str, status: int = 2) -> NoReturn:
-    click.echo(f"pacman: error: {message}", err=True)
+    echo(f"pacman: error: {message}", err=True)
     sys.exit(status)
 
 
@@ -414,9 +423,9 @@ def main(
         with platform_stdout() as out:
             summary, stopped = play_batch(batch, out)
             if summary is not None and as_json:
-                click.echo(json.dumps(summary, indent=2), file=out)
+                echo(json.dumps(summary, indent=2), file=out)
     except KeyboardInterrupt:  # between games (a game's own Ctrl-C is reported as it stops)
-        click.echo("pacman: stopped (Ctrl-C was pressed)", err=True)
+        echo("pacman: stopped (Ctrl-C was pressed)", err=True)
         sys.exit(STOPPED_STATUS)
     if stopped:
         sys.exit(STOPPED_STATUS)
@@ -458,7 +467,7 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
     try:
         layout = load_layout(b.layout_ref)
         for warning in layout.warnings:
-            click.echo(f"pacman: warning: {warning}", err=True)
+            echo(f"pacman: warning: {warning}", err=True)
         pacman = resolve(b.pacman_ref, parse_agent_args(b.agent_args), kind="pacman",
                          course=True)
         ghost = resolve(b.ghost_ref, parse_agent_args(b.ghost_args, "--ghostArgs"),
@@ -517,7 +526,7 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
             if exc.__cause__ is not None:
                 traceback.print_exception(exc.__cause__)
             elif exc.trace:
-                click.echo(exc.trace.rstrip("\n"), err=True)
+                echo(exc.trace.rstrip("\n"), err=True)
             status = 2 if exc.kind == "load_error" else 1
             die(f"{exc}\n(use -c to record agent failures as lost games and go on)", status)
         ghosts = result.num_ghosts
@@ -541,15 +550,15 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
         records.append(entry)
         if not b.as_json:
             if entry["outcome"] in FAILURES:
-                click.echo(failure_line(entry), err=True)
-            click.echo(game_line(entry, b.max_moves), file=out)
+                echo(failure_line(entry), err=True)
+            echo(game_line(entry, b.max_moves), file=out)
             if "replay" in entry:
-                click.echo(f"Recorded: {entry['replay']}", file=out)
+                echo(f"Recorded: {entry['replay']}", file=out)
         if stop is not None:
             cut = result.outcome == STOPPED or len(records) < b.num_games
             if result.outcome != STOPPED and cut and not b.as_json:
                 # Its game ended; the games after it are the ones not played.
-                click.echo(f"Stopped ({stop.reason}) after {len(records)} of {b.num_games} "
+                echo(f"Stopped ({stop.reason}) after {len(records)} of {b.num_games} "
                            "games.", file=out)
             break
     if not records:
@@ -561,12 +570,12 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
     }
     if not b.as_json:
         for line in summary_lines(records):
-            click.echo(line, file=out)
-        click.echo(f"Pacman:        {played_by['pacman']}", file=out)
-        click.echo(f"Ghosts:        {played_by['ghosts']}", file=out)
-        click.echo(f"Layout:        {layout_line(layout)}", file=out)
-        click.echo(f"Rules:         {ruleset}", file=out)
-        click.echo(f"Seed:          {b.seed}", file=out)
+            echo(line, file=out)
+        echo(f"Pacman:        {played_by['pacman']}", file=out)
+        echo(f"Ghosts:        {played_by['ghosts']}", file=out)
+        echo(f"Layout:        {layout_line(layout)}", file=out)
+        echo(f"Rules:         {ruleset}", file=out)
+        echo(f"Seed:          {b.seed}", file=out)
         return None, cut
     wins = sum(r["win"] for r in records)
     return {
@@ -597,7 +606,7 @@ def sandbox_check() -> None:
     except SandboxError as exc:
         die(f"the sandbox cannot start on this machine: {exc}", 1)
     for line in format_report(report):
-        click.echo(line)
+        echo(line)
     sys.exit(1 if report.escaped else 0)
 
 
@@ -619,10 +628,10 @@ def run_replay(
     if check:
         mismatch = replays.check(replay)
         if mismatch is not None:
-            click.echo(f"{path}: MISMATCH at {mismatch}")
+            echo(f"{path}: MISMATCH at {mismatch}")
             return 1
         final = replay.scores[-1] if replay.scores else 0
-        click.echo(f"{path}: OK, {len(replay.actions)} moves reproduce (final score {final})")
+        echo(f"{path}: OK, {len(replay.actions)} moves reproduce (final score {final})")
         if export is None:
             return 0
     if export is not None:
@@ -635,7 +644,7 @@ def run_replay(
         display.initialize(state)
         for _, agent, action, after in replays.simulate(replay):
             if isinstance(after, replays.Mismatch):
-                click.echo(f"{path}: the replay stops matching at {after}")
+                echo(f"{path}: the replay stops matching at {after}")
                 display.finish(state, "mismatch")
                 return 1
             state = after
@@ -645,7 +654,7 @@ def run_replay(
         display.finish(state, outcome)
     except WindowClosed:
         return 0
-    click.echo(f"Replayed {len(replay.actions)} moves: {outcome}. Score: {int(state.getScore())}")
+    echo(f"Replayed {len(replay.actions)} moves: {outcome}. Score: {int(state.getScore())}")
     return 0
 
 
@@ -656,7 +665,7 @@ def watch_replay(path: Path, replay: replays.Replay, zoom: float, frame_time: fl
 
     mismatch = replays.check(replay)
     if mismatch is not None:
-        click.echo(f"{path}: the replay stops matching at {mismatch}")
+        echo(f"{path}: the replay stops matching at {mismatch}")
     try:
         watch([path], 0, zoom=zoom, frame_time=frame_time)
     except WindowUnavailable as exc:
@@ -685,13 +694,13 @@ def export_replay(path: Path, out: Path, fps: float, zoom: float) -> int:
             die(f"--export {out}: expected a .gif file, a .png file (a strip of frames) "
                 "or a folder (one PNG per move)")
     except export.ReplayMismatch as exc:
-        click.echo(f"pacman: error: {exc}; nothing written", err=True)
+        echo(f"pacman: error: {exc}; nothing written", err=True)
         return 1
     except replays.ReplayError as exc:
         die(str(exc))
     except OSError as exc:
         die(f"--export {out}: cannot write: {exc.strerror or exc}")
-    click.echo(f"Wrote {out}: {what}")
+    echo(f"Wrote {out}: {what}")
     return 0
 
 

@@ -42,6 +42,10 @@ MAX_MOVES = 500_000
 #: An outcome a replay may name: a word of lower-case letters and underscores (`win`,
 #: `move_limit`, `stopped`...), never text to print as it came.
 OUTCOME_NAME = re.compile(r"[a-z_]{1,40}")
+#: A state digest as `state_hash` writes it (12 hex digits; up to 64 read): a replay may come
+#: from anyone, and a check prints its digests (a "digest" of terminal escapes drew a fake
+#: "OK" over the MISMATCH line, the twelfth hostile review).
+STATE_HASH = re.compile(r"[0-9a-f]{1,64}")
 #: The longest layout name a replay keeps.
 NAME_LIMIT = 100
 
@@ -186,9 +190,10 @@ def from_json(raw: Any, where: str = "<replay>") -> Replay:
     hashes = raw.get("hashes")
     if hashes is not None and (
         not isinstance(hashes, list) or len(hashes) != len(actions)
-        or not all(isinstance(h, str) for h in hashes)
+        or not all(isinstance(h, str) and STATE_HASH.fullmatch(h) for h in hashes)
     ):
-        raise bad("hashes", "a list of strings, one per action")
+        raise bad("hashes", "a list of state digests (hex digits, as `state_hash` writes "
+                  "them), one per action")
     culprit = raw.get("culprit")
     if culprit is not None and (type(culprit) is not int or not 0 <= culprit <= num_ghosts):
         raise bad("culprit", f"null or an agent index from 0 to {num_ghosts}")

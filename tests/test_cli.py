@@ -223,6 +223,11 @@ def test_minimal_replay_is_accepted(tmp_path):
     ('{"format": "pacman-replay", "version": 1, "layout": {"name": "x", '
      '"text": "%%%%\\n%P %\\n%%%%"}, "num_ghosts": 0, "actions": [], "scores": [], '
      '"outcome": "win\\u001b[2J Average Score: 9999"}', "'outcome'"),
+    # A state digest is hex digits: a "digest" of escapes drew a fake "OK" over the
+    # MISMATCH line it was printed in (the twelfth hostile review).
+    ('{"format": "pacman-replay", "version": 1, "layout": {"name": "x", '
+     '"text": "%%%%\\n%P %\\n%%%%"}, "num_ghosts": 0, "actions": [[0, "East"]], '
+     '"scores": [-1], "hashes": ["\\u001b[2J\\u001b[32mOK, 412 moves reproduce"]}', "'hashes'"),
 ])
 def test_malformed_replay_exits_2_naming_the_key(tmp_path, content, needle):
     path = tmp_path / "bad.json"
@@ -864,3 +869,19 @@ def test_a_cs221_submission_plays_the_cs221_rules_unless_told(
                   "--max-moves", "20", "--no-sandbox", "--rules", "classic", "-c")
     assert "Rules:         classic" in classic.output  # type: ignore[attr-defined]
     assert "crash" in classic.output + classic.stderr  # type: ignore[attr-defined]
+
+
+def test_no_line_of_the_pacman_command_carries_a_terminal_escape(tmp_path):
+    """Messages quote names from a team's files: a team.yaml class name written with YAML
+    escapes set the organizer's window title, cleared the screen and printed a red line of
+    the team's choosing (the twelfth hostile review). Every line the command prints is
+    cleaned on its way out."""
+    team = tmp_path / "evil"
+    team.mkdir()
+    (team / "myAgents.py").write_text("class A:\n    pass\n")
+    (team / "team.yaml").write_text(
+        'name: ok\nagent: "myAgents.py:\\e]0;PWNED\\e\\\\\\e[2J\\e[1;31mFAKE\\u202eXYZ"\n')
+    result = CliRunner().invoke(main, ["-p", str(team), "-l", "testClassic", "-q", "-n", "1"])
+    assert result.exit_code == 2, result.output
+    assert "FAKE" in result.output and "PWNED" in result.output  # the name is still shown
+    assert "\x1b" not in result.output and "\u202e" not in result.output

@@ -261,6 +261,28 @@ def test_a_canvas_name_that_reads_as_two_students_uploads_is_refused(tmp_path: P
     assert refused.reason.startswith("a file: its name reads as more than one submission")
 
 
+def test_a_moodle_name_that_reads_as_two_students_uploads_is_refused(tmp_path: Path) -> None:
+    """Found by the twelfth hostile review: Moodle's name part is the student's full name, so
+    student 1001 named `Eve X_1002_assignsubmission_file_` had a folder that read first as
+    student 1002's upload, and it replaced his team's files. Read as Canvas names are: a name
+    whose readings name two students is refused, never given to either."""
+    export = tmp_path / "moodle"
+    write(export / "Bob Victim_1002_assignsubmission_file_" / "multiAgents.py", agent("bob"),
+          when("2024-03-01 10:00"))
+    write(export / "Eve X_1002_assignsubmission_file__1001_assignsubmission_file_"
+          / "multiAgents.py", agent("eve"), when("2024-03-01 11:00"))
+    write(export / "Carl C_1003_assignsubmission_file_" / "multiAgents.py", agent("carl"),
+          when("2024-03-01 09:00"))
+    into = tmp_path / "teams"
+    result = collect([export], into)
+    assert result.new == ["1002", "1003"]
+    assert tree(into / "1002") == {"multiAgents.py": agent("bob")}
+    [refused] = result.entries("refused")
+    assert refused.source.endswith("Eve X_1002_assignsubmission_file__1001_assignsubmission_file_")
+    assert refused.reason.endswith("its name reads as the upload of more than one student "
+                                   "(participant ids 1001, 1002): refused, never given to either")
+
+
 def test_an_export_zipped_without_the_utf8_flag_keeps_its_entries_times(tmp_path: Path) -> None:
     """macOS zips UTF-8 names without the zip's UTF-8 flag. The unpacker reads them as UTF-8;
     the entries' times must be found under the same names, or a late upload's time is
@@ -930,3 +952,41 @@ def test_late_take_of_the_same_files_again_is_not_late(tmp_path: Path) -> None:
     assert bob.late and bob.late_seconds > 0
     assert tree(into / "1002") == {"multiAgents.py": agent("bob-fixed")}
     assert entry(manifest, "roebob_1002_5002_multiAgents.py").status == "superseded"
+
+
+def test_a_students_own_words_carry_no_terminal_escape() -> None:
+    """A Gradescope `:sid:` written with YAML escapes reached a marks warning, the manifest
+    and marks.csv whole: the organizer's window title, a link and the line were the
+    student's (the twelfth hostile review). A student's id, name and address are cleaned and
+    bounded where they are read."""
+    from tournament.sources import STUDENT_TEXT_LIMIT, Student
+
+    student = Student(id="s1\x1b]0;PWNED\x1b\\\x1b]8;;http://evil.example/\x1b\\x",
+                      name="Eve\u202e  X\n", email="e@x\x9b2J")
+    assert (student.id, student.name, student.email) == (
+        "s1]0;PWNED\\]8;;http://evil.example/\\x", "Eve X", "e@x2J")
+    assert len(Student(id="7" * 10_000).id) == STUDENT_TEXT_LIMIT
+
+
+def test_the_tournament_console_draws_no_terminal_escape() -> None:
+    """Whatever renderable holds a student's text, the commands' console draws it cleaned;
+    its own styles still reach a terminal."""
+    import io
+
+    from rich.table import Table
+
+    from tournament.cli import _CleanConsole
+
+    out = io.StringIO()
+    console = _CleanConsole(file=out, force_terminal=True, width=100)
+    table = Table()
+    table.add_column("student")
+    table.add_row("s1\x1b]0;PWNED\x07\x1b[2Jok\u202eXY")
+    console.print("warning: student s1\x1b[2K\x1b[1GAll marks uploaded OK", markup=False,
+                  style="yellow")
+    console.print(table)
+    text = out.getvalue()
+    assert "All marks uploaded OK" in text and "PWNED" in text
+    for sequence in ("\x1b]0;", "\x07", "\x1b[2J", "\x1b[2K", "\x1b[1G", "\u202e"):
+        assert sequence not in text
+    assert "\x1b[33m" in text  # the console's own colour

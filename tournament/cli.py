@@ -15,7 +15,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -25,10 +25,12 @@ from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
 from pacman import __version__
+from pacman.describe import clean
 from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR, PACMAN
 from pacman.replay import ReplayError
 from pacman.teamfolder import TeamFolderError, team_size
@@ -83,13 +85,30 @@ if TYPE_CHECKING:
     from tournament.executors import Executor
     from tournament.validation import ValidationRow
 
-console = Console(highlight=False, soft_wrap=True)
+class _CleanConsole(Console):
+    """The commands' console: every piece of text it draws is `clean`ed (no terminal escape,
+    no bidirectional control), whatever renderable holds it. Names and ids that come from
+    students' files reach these lines (a Gradescope id in a marks warning, the twelfth
+    hostile review), and rich draws ESC, OSC and CSI as they are even with markup off: the
+    terminal's title, links and screen were the student's to rewrite. Cleaned here, at the
+    sink, rather than at each place such text enters. Rich's own control segments (the
+    progress display's cursor moves) are kept."""
+
+    def render(self, renderable: Any, options: Any = None) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control:
+                yield segment
+            else:
+                yield Segment(clean(segment.text), segment.style, segment.control)
+
+
+console = _CleanConsole(highlight=False, soft_wrap=True)
 if not console.is_terminal:
     console.width = 120  # logs and pipes: wide enough for the leaderboard on one line per row
 
 
 def die(message: str, status: int = 2) -> NoReturn:
-    click.echo(f"tournament: error: {message}", err=True)
+    click.echo(clean(f"tournament: error: {message}"), err=True)
     sys.exit(status)
 
 
@@ -464,7 +483,6 @@ def warn_unplayable_teams(config: TournamentConfig, problems: bool = True) -> No
     table names them): it does not stop the others, and its games are recorded as its own
     `load_error` until the folder is fixed. Name too each team folder that plays under
     another name than its own (`team_entrant_name`)."""
-    from pacman.describe import clean
 
     seen = set()
     for entrant in (*config.entrants, *config.ghost_entrants):
@@ -1283,7 +1301,6 @@ def collect(sources: tuple[Path, ...], into: Path, mapping: Path | None, deadlin
 
 def print_collection(result: Any, into: Path, deadline: Any) -> None:
     """The summary of a collection: counts, then every refusal and problem, in full."""
-    from pacman.describe import clean
     from tournament.times import utc_text
 
     if deadline is not None:

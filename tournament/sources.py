@@ -55,6 +55,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pacman.describe import clean
 from pacman.files import kind_of, printable_name, show_name
 from pacman.yamlfile import YamlLimits, YamlProblem, load_yaml
 from tournament.gitsource import (
@@ -99,6 +100,8 @@ _CANVAS_TAIL = re.compile(r"_(?P<user>[0-9]+)_(?P<sub>[0-9]+)_(?P<file>.+)")
 #: Moodle: `<Full Name>_<participant id>_assignsubmission_<plugin>_[<file>]`.
 _MOODLE = re.compile(r"(?P<name>.+?)_(?P<user>[0-9]+)_assignsubmission_(?P<plugin>[a-z]+)_"
                      r"(?P<file>.*)")
+#: What follows a Moodle entry's name part, read from each place it could start.
+_MOODLE_TAIL = re.compile(r"_(?P<user>[0-9]+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)")
 #: Canvas's name for a resubmitted file: `multiAgents-1.py`.
 _RESUBMITTED = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.py)")
 #: Gradescope's submission folders.
@@ -107,6 +110,10 @@ _GRADESCOPE_FOLDER = re.compile(r"submission_\d+")
 _UNIVERSAL_TIME = 0x5455
 #: Junk at an export's top level, never a submission.
 _EXPORT_JUNK = ("__MACOSX", "Thumbs.db", "desktop.ini")
+
+
+#: Characters kept of a student's id, name or e-mail address.
+STUDENT_TEXT_LIMIT = 200
 
 
 @dataclass(frozen=True)
@@ -121,6 +128,14 @@ class Student:
     #: (a Gradescope submitter without `:sid:`): it may match a mapping, but never name a
     #: team folder, which the published report shows.
     private_id: bool = False
+
+    def __post_init__(self) -> None:
+        # A student's own words (a Gradescope id and name, a name in an LMS's file names):
+        # no terminal escape or bidirectional control reaches the manifest, marks.csv or a
+        # warning, and no id runs to pages (the twelfth hostile review set the organizer's
+        # window title and a link from a `:sid:`).
+        for key in ("id", "name", "email"):
+            object.__setattr__(self, key, _text(getattr(self, key))[:STUDENT_TEXT_LIMIT])
 
 
 @dataclass(frozen=True)
@@ -385,7 +400,7 @@ def _upload_of(kind: str, name: str, folder: bool) -> tuple[str, ...] | None:
         match = canvas_reading(name)[0]
         return (CANVAS, match["user"], match["sub"]) if match else None
     if kind == MOODLE:
-        match = _MOODLE.fullmatch(name)
+        match = moodle_reading(name)[0]
         return (MOODLE, match["user"]) if match and match["plugin"] == "file" else None
     if kind == GRADESCOPE:
         return (GRADESCOPE, name) if _GRADESCOPE_FOLDER.fullmatch(name) else None
@@ -612,6 +627,28 @@ def canvas_reading(name: str) -> tuple[re.Match[str] | None, str]:
     return first, ""
 
 
+def moodle_reading(name: str) -> tuple[re.Match[str] | None, str]:
+    """How a Moodle entry's name reads (`_MOODLE`), or None and why not: as `canvas_reading`
+    reads Canvas's. The name part is the student's full name, and the file part is named by
+    the student too, so `Eve X_1002_assignsubmission_file__1001_assignsubmission_file_` (from
+    student 1001) read first as student 1002's upload, and replaced theirs (the twelfth
+    hostile review). A name that reads as more than one upload is refused, never given to
+    either."""
+    first = _MOODLE.fullmatch(name)
+    if first is None:
+        return None, ""
+    readings = {(match["user"], match["plugin"], match["file"])
+                for at in range(1, len(name))
+                if (match := _MOODLE_TAIL.fullmatch(name, at)) is not None}
+    users = sorted({user for user, _, _ in readings}, key=int)
+    if len(users) > 1:
+        return None, (f"its name reads as the upload of more than one student (participant "
+                      f"ids {', '.join(users)}): refused, never given to either")
+    if len(readings) > 1:
+        return None, "its name reads as more than one upload of its student: refused"
+    return first, ""
+
+
 def restored_name(uploaded: str, taken: set[str]) -> str:
     """The name a Canvas resubmission had when the student uploaded it: `multiAgents-1.py`
     is `multiAgents.py` when that is an agent file name not among `taken`; else unchanged."""
@@ -673,11 +710,12 @@ def _read_moodle(root: Path, label: str, entries: list[os.DirEntry[str]],
     read = SourceRead()
     loose: dict[str, list[tuple[os.DirEntry[str], re.Match[str]]]] = {}
     for entry in entries:
-        match = _MOODLE.fullmatch(entry.name)
+        match, refusal = moodle_reading(entry.name)
         source = f"{MOODLE}: {label}: {_shown(entry.name)}"
         if not match:
-            read.unusable.append(Unusable(source, "not named as Moodle names a submission "
-                                          "(<Full Name>_<id>_assignsubmission_file_)"))
+            read.unusable.append(Unusable(source, refusal or (
+                "not named as Moodle names a submission "
+                "(<Full Name>_<id>_assignsubmission_file_)")))
             continue
         if match["plugin"] != "file":
             continue  # online text, comments: no files
@@ -776,9 +814,11 @@ def _gradescope_record(
 
 
 def _text(value: Any) -> str:
+    """A student's text from an export: cleaned (`clean`), its whitespace made single
+    spaces."""
     if value is None or isinstance(value, (dict, list)):
         return ""
-    return " ".join(str(value).split())
+    return " ".join(clean(str(value)).split())
 
 
 # --- plain folders -----------------------------------------------------------------------

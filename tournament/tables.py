@@ -23,6 +23,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from pacman.describe import clean
 from pacman.files import write_atomic
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP's list, and the
@@ -34,9 +35,13 @@ _LINE_BREAKS = str.maketrans({"\r": " ", "\n": " ", "\x0b": " ", "\x0c": " ",
 
 
 def formula_safe(value: object) -> object:
-    """A text that a spreadsheet would run as a formula, quoted to stay text; else as is."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
+    """A text that a spreadsheet would run as a formula, quoted to stay text, and any text
+    `clean`ed (no terminal escape or bidirectional control: a `cat` of the file is the
+    organizer's terminal too); else as is."""
+    if isinstance(value, str):
+        value = clean(value)
+        if value.startswith(FORMULA_STARTS):
+            return "'" + value
     return value
 
 
