@@ -524,7 +524,7 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
             stop, result = stopped, stopped.result
         except AgentFailure as exc:
             if exc.__cause__ is not None:
-                traceback.print_exception(exc.__cause__)
+                echo("".join(traceback.format_exception(exc.__cause__)).rstrip("\n"), err=True)
             elif exc.trace:
                 echo(exc.trace.rstrip("\n"), err=True)
             status = 2 if exc.kind == "load_error" else 1

@@ -885,3 +885,17 @@ def test_no_line_of_the_pacman_command_carries_a_terminal_escape(tmp_path):
     assert result.exit_code == 2, result.output
     assert "FAKE" in result.output and "PWNED" in result.output  # the name is still shown
     assert "\x1b" not in result.output and "\u202e" not in result.output
+
+
+def test_an_in_process_agents_traceback_is_cleaned(tmp_path):
+    """With --no-sandbox the failing agent's own traceback is shown: its exception's text
+    too is cleaned on the way out (the review of the change found it printed raw)."""
+    (tmp_path / "evilAgents.py").write_text(
+        "class Evil:\n"
+        "    def getAction(self, state):\n"
+        "        raise ValueError('\\x1b]0;PWNED\\x07\\x1b[2J\\x1b[31mAll good\\u202eXY')\n")
+    result = CliRunner().invoke(main, ["-p", f"{tmp_path}/evilAgents.py:Evil", "-l",
+                                       "testClassic", "-q", "-n", "1", "--no-sandbox"])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" in result.output and "All good" in result.output
+    assert "\x1b" not in result.output and "\u202e" not in result.output

@@ -524,6 +524,7 @@ def test_one_repository_spelled_two_ways_is_one(a: str, b: str) -> None:
     ("git@github.com:course/alpha", "git@gitlab.com:course/alpha"),
     ("https://github.com/course/alpha", "https://github.com/course/alpha2"),
     ("https://github.com/course/alpha", "https://github.com/other/alpha"),
+    ("https://git.example.edu:8443/course/alpha", "https://git.example.edu/course/alpha"),
 ])
 def test_other_repositories_stay_apart(a: str, b: str) -> None:
     assert same_repository(a) != same_repository(b)

@@ -227,6 +227,38 @@ def test_a_ranking_key_equal_but_for_float_noise_is_ordered_by_the_next() -> Non
     assert list(out["entrant"]) == ["c", "a", "b"] and list(out["rank"]) == [1, 2, 2]
 
 
+def test_the_order_and_ranks_do_not_depend_on_the_rows_order() -> None:
+    """Equality within a billionth chains (a ~ b, b ~ c, a < c): compared pair by pair, the
+    order depended on the rows' order, and an entrant higher by more than the tolerance
+    could rank below a lower one (the review of the change). Blocks are anchored on their
+    first entrant, as rank groups are."""
+    ratings = {"x1": 1000.0, "x2": 1000.0 + 0.9e-6, "x3": 1000.0 + 1.8e-6}
+    seen = set()
+    for names in (["x1", "x2", "x3"], ["x3", "x2", "x1"], ["x2", "x3", "x1"]):
+        board = pd.DataFrame({"entrant": names, "rating": [ratings[n] for n in names],
+                              "group_low": [990.0] * 3, "group_high": [1010.0] * 3})
+        out = ranked(board, ["rating"])
+        seen.add((tuple(out["entrant"]), tuple(out["rank"])))
+    assert seen == {(("x2", "x3", "x1"), (1, 1, 3))}  # names order the display of a tie
+
+
+def test_equal_entrants_rank_groups_do_not_depend_on_their_names() -> None:
+    """Equal win rates from 10 and from 1,000 games have different intervals, and rank
+    groups are anchored in rank order: ordered by name inside a tie, a renamed team moved
+    between groups (and a `position: group` mark with it). Inside a tie, the result known
+    more surely comes first."""
+    seen = set()
+    for name in ("alpha", "zeta"):
+        results = table(record("top", 600, 1000), record(name, 3, 10),
+                        record("beta", 300, 1000))
+        board = leaderboard(results)
+        rows = {("few" if e == name else e): (r, g) for e, r, g in
+                zip(board["entrant"], board["rank"], board["rank_group"])}
+        seen.add(tuple(sorted(rows.items())))
+        assert list(board["entrant"]) == ["top", "beta", name]
+    assert seen == {(("beta", (2, "2-3")), ("few", (2, "2-3")), ("top", (1, "1")))}
+
+
 # ---- statistics --------------------------------------------------------------------------
 
 

@@ -888,3 +888,37 @@ def test_a_cgroup_kills_only_processes_still_its_members(
         for process in (echo, member):
             process.kill()
             process.wait()
+
+
+@pytest.mark.parametrize("error", [errno.EMFILE, errno.ENOSYS, errno.EPERM, errno.ENOMEM])
+def test_a_process_no_pidfd_can_hold_is_still_signalled(
+        monkeypatch: pytest.MonkeyPatch, error: int) -> None:
+    """Only "no such process" means ended. Taken for ended on any failure of pidfd_open (no
+    descriptor left, a seccomp'd container), a live agent was never paused nor killed, and
+    its CPU never read (the review of the change): it is signalled by pid instead."""
+    from pacman.sandbox import held
+
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                             stdin=subprocess.PIPE)
+    try:
+        def refuse(pid: int, flags: int = 0) -> int:
+            raise OSError(error, os.strerror(error))
+
+        monkeypatch.setattr(held.os, "pidfd_open", refuse)
+        process = held.HeldProcess(child.pid)
+        assert process.by_pid and not process.gone()
+        process.signal(signal.SIGKILL)
+        assert child.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_process_that_ended_before_it_was_held_is_never_signalled() -> None:
+    from pacman.sandbox import held
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()  # reaped: its pid is free for any process
+    process = held.HeldProcess(child.pid)
+    assert process.fd is None and not process.by_pid and process.gone()
+    process.signal(signal.SIGKILL)  # nothing to send it to: no error, no stranger reached

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cmp_to_key
 from typing import Any
 
 
@@ -54,58 +53,59 @@ def words(keys: Sequence[str]) -> str:
 
 
 def ranked(table: Any, by: Sequence[str], tie: Sequence[str] = ("entrant",)) -> Any:
-    """`table` sorted by each of `by` in turn (higher first, missing values last; numbers
-    within a billionth count as equal, `_same`), then by `tie` (ascending, so that ties
-    print the same way every time), with `rank` (`shared_ranks`) and `rank_group`
-    (`rank_groups` on the interval of the first key) inserted first.
+    """`table` in rank order, with `rank` and `rank_group` inserted first.
 
-    Sorted and shared by one comparison: sorted by the raw numbers, an entrant a fit's last
-    bit put ahead on the first key would stay ahead of one better on the second, while the
-    ranks call the first key a tie."""
-    keys = list(zip(*(table[key] for key in by))) if len(table) else []
-    names = list(zip(*(table[key] for key in tie))) if len(table) else []
-
-    def compare(i: int, j: int) -> int:
-        for a, b in zip(keys[i], keys[j]):
-            if not _same(a, b):
-                return _higher_first(a, b)
-        return (names[i] > names[j]) - (names[i] < names[j])
-
-    order = sorted(range(len(keys)), key=cmp_to_key(compare))
-    board = table.iloc[order].reset_index(drop=True)
-    board.insert(0, "rank", shared_ranks(board, by))
+    Entrants are cut into tie blocks (`tie_blocks`: equal on every key of `by`, numbers
+    within a billionth counting as equal), the blocks ordered higher first with missing
+    values last. An entrant's `rank` is its block's first position (1, 1, 3): marks given
+    by position, and the report's rank and its change since the last report, must not depend
+    on which of two equal teams sorts first by name (the tenth hostile review: in a complete
+    match design, teams with equal points against the same opponents get exactly equal
+    ratings). Inside a block, the entrant whose interval on the first key lies higher comes
+    first (the result known more surely), then `tie` (ascending) only between entrants equal
+    in that too: so `rank_group` (`rank_groups` on that interval), which depends on the
+    order, does not depend on names either. Pure."""
+    count = len(table)
     first = MEASURES[by[0]]
+    lows, highs = list(table[first.low]), list(table[first.high])
+    names = list(zip(*(table[key] for key in tie))) if tie and count else [()] * count
+    order: list[int] = []
+    ranks: list[int] = []
+    for block in tie_blocks([list(table[key]) for key in by], list(range(count))):
+        block.sort(key=lambda i: (_descending(lows[i]), _descending(highs[i]), names[i]))
+        ranks += [len(order) + 1] * len(block)
+        order += block
+    board = table.iloc[order].reset_index(drop=True)
+    board.insert(0, "rank", ranks)
     board.insert(1, "rank_group", rank_groups(list(board[first.low]), list(board[first.high])))
     return board
+
+
+def tie_blocks(keys: Sequence[Sequence[Any]], rows: list[int]) -> list[list[int]]:
+    """`rows` (indices into each of `keys`' columns) cut into blocks equal on every key, in
+    rank order: by the first key (higher first, missing last), a block holding the rows
+    `_same` as its first (its anchor, as `rank_groups` anchors groups: comparing with the
+    previous row instead would chain small steps, and the order would depend on the rows'
+    order), each block then cut by the next key. Pure."""
+    if not keys or not rows:
+        return [rows] if rows else []
+    column = keys[0]
+    blocks: list[list[int]] = []
+    for row in sorted(rows, key=lambda i: _descending(column[i])):
+        if blocks and _same(column[row], column[blocks[-1][0]]):
+            blocks[-1].append(row)
+        else:
+            blocks.append([row])
+    return [part for block in blocks for part in tie_blocks(keys[1:], block)]
 
 
 def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _higher_first(a: Any, b: Any) -> int:
-    """-1 when `a` ranks before `b` (higher; a missing value ranks after any other)."""
-    if _missing(a) or _missing(b):
-        return (_missing(a) > _missing(b)) - (_missing(a) < _missing(b))
-    return -1 if a > b else 1 if a < b else 0
-
-
-def shared_ranks(board: Any, by: Sequence[str]) -> list[int]:
-    """Each row's position on a board `ranked` by `by`, rows equal on every key of `by`
-    sharing the first of their positions (1, 1, 3; numbers within a billionth are equal):
-    the name that breaks a tie orders the display only. Marks given by position, and the
-    report's rank and its change since the last report, must not depend on which of two
-    equal teams sorts first by name (found by the tenth hostile review: in a complete match
-    design, teams with equal points against the same opponents get exactly equal ratings).
-    Pure."""
-    positions: list[int] = []
-    previous: tuple[Any, ...] | None = None
-    first = 0
-    for position, values in enumerate(zip(*(board[key] for key in by)), start=1):
-        if previous is None or not all(map(_same, values, previous)):
-            first, previous = position, tuple(values)
-        positions.append(first)
-    return positions
+def _descending(value: Any) -> tuple[int, Any]:
+    """A sort key: higher values first, missing ones last."""
+    return (1, 0) if _missing(value) else (0, -value)
 
 
 def _same(a: Any, b: Any) -> bool:

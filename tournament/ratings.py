@@ -106,10 +106,11 @@ def fit_ratings(
     Rated entities are the Pacman and ghost entrants of every match game in `games` (rows with
     an empty `ghost_entrant` are fixed-format games and ignored). An entity all of whose games
     were infra errors is listed with a NaN rating. Sorted by rating, higher first, then by
-    side and entrant; `rank` is the position, `rank_group` the positions of the entities
-    whose intervals overlap (`rank_groups`). Raises ValueError for an anchor that is no rated
-    entity, or has no counted game, and for games that do not connect every entity to the
-    anchor (a rating across unconnected groups would be the prior's guess, not a result).
+    side and entrant (`ranking.ranked`); `rank` is the position, shared by equal ratings,
+    `rank_group` the positions of the entities whose intervals overlap (`rank_groups`).
+    Raises ValueError for an anchor that is no rated entity, or has no counted game, and for
+    games that do not connect every entity to the anchor (a rating across unconnected groups
+    would be the prior's guess, not a result).
     """
     check_confidence(confidence)
     if not prior_draws > 0:

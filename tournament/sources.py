@@ -609,22 +609,13 @@ def canvas_reading(name: str) -> tuple[re.Match[str] | None, str]:
     name more than one student, or more than one submission or late mark of one, is refused,
     never given to either (a student who names a file `hw_2_3_final.py` or
     `pacman_2024_03_01.zip` so loses that upload, with a reason saying why)."""
-    first = _CANVAS.fullmatch(name)
-    if first is None:
-        return None, ""
-    readings = {(match["user"], match["sub"], name[:at].endswith("_LATE"))
-                for at in range(1, len(name))
-                if (match := _CANVAS_TAIL.fullmatch(name, at)) is not None}
-    users = sorted({user for user, _, _ in readings}, key=int)
-    if len(users) > 1:
-        return None, (f"its name reads as the upload of more than one student (user ids "
-                      f"{', '.join(users)}): refused, never given to either")
-    if len(readings) > 1:
+    return _one_reading(
+        name, _CANVAS, _CANVAS_TAIL, "user ids",
+        lambda at, match: (match["sub"], name[:at].endswith("_LATE")),
         # One student, but which submission, or whether Canvas marked it late, depends on
         # the reading: a name part such as `smith_1001_5001_jane` would hide a `_LATE`.
-        return None, ("its name reads as more than one submission of its student (another "
-                      "submission id, or a LATE mark in one reading only): refused")
-    return first, ""
+        "its name reads as more than one submission of its student (another submission id, "
+        "or a LATE mark in one reading only): refused")
 
 
 def moodle_reading(name: str) -> tuple[re.Match[str] | None, str]:
@@ -634,18 +625,30 @@ def moodle_reading(name: str) -> tuple[re.Match[str] | None, str]:
     student 1001) read first as student 1002's upload, and replaced theirs (the twelfth
     hostile review). A name that reads as more than one upload is refused, never given to
     either."""
-    first = _MOODLE.fullmatch(name)
+    return _one_reading(
+        name, _MOODLE, _MOODLE_TAIL, "participant ids",
+        lambda at, match: (match["plugin"], match["file"]),
+        "its name reads as more than one upload of its student: refused")
+
+
+def _one_reading(name: str, whole: re.Pattern[str], tail: re.Pattern[str], ids: str,
+                 rest: Callable[[int, re.Match[str]], object],
+                 several: str) -> tuple[re.Match[str] | None, str]:
+    """`whole`'s reading of an LMS entry's name, read as well from every place where `tail`
+    (the part after the student's name, from `_<user id>_`) could start: None with a reason
+    when the readings name more than one student (`ids`, for the reason), or one student
+    with more than one `rest` of the reading (`several`). Pure."""
+    first = whole.fullmatch(name)
     if first is None:
         return None, ""
-    readings = {(match["user"], match["plugin"], match["file"])
-                for at in range(1, len(name))
-                if (match := _MOODLE_TAIL.fullmatch(name, at)) is not None}
-    users = sorted({user for user, _, _ in readings}, key=int)
+    readings = {(match["user"], rest(at, match)) for at in range(1, len(name))
+                if (match := tail.fullmatch(name, at)) is not None}
+    users = sorted({user for user, _ in readings}, key=int)
     if len(users) > 1:
-        return None, (f"its name reads as the upload of more than one student (participant "
-                      f"ids {', '.join(users)}): refused, never given to either")
+        return None, (f"its name reads as the upload of more than one student ({ids} "
+                      f"{', '.join(users)}): refused, never given to either")
     if len(readings) > 1:
-        return None, "its name reads as more than one upload of its student: refused"
+        return None, several
     return first, ""
 
 
@@ -927,25 +930,31 @@ def read_git_source(path: Path, git_cache: Path, deadline: dt.datetime | None,
 
 def same_repository(url: str) -> str:
     """`url` as one repository's several spellings meet: no trailing `/` or `.git`, case
-    folded (`.../Alpha.git/` and `.../alpha` are one), and a remote one by host and path
-    alone, whatever the scheme, user or port: `git@host:o/r`, `ssh://git@host:22/o/r` and
-    `https://host/o/r` are one repository, so that a student who wrote another team's URL
-    in the other spelling is still said. Pure."""
+    folded (`.../Alpha.git/` and `.../alpha` are one), and a remote one by host, port and
+    path alone, whatever the scheme or user, a scheme's own port left out: `git@host:o/r`,
+    `ssh://git@host:22/o/r` and `https://host/o/r` are one repository, so that a student who
+    wrote another team's URL in the other spelling is still said (`host:8443/o/r` is another
+    server's). Pure."""
     text = url.strip().rstrip("/")
     text = text[:-4] if text.lower().endswith(".git") else text
     text = text.rstrip("/")
     if not is_local_url(text):
         if "://" in text:
-            text = text.split("://", 1)[1]
+            scheme, _, text = text.partition("://")
             host, _, path = text.partition("/")
             host = host.rpartition("@")[2]
             name, colon, port = host.rpartition(":")
-            host = name if colon and (port.isdigit() or not port) else host
+            if colon and port in ("", DEFAULT_PORTS.get(scheme.lower(), "")):
+                host = name
         else:  # scp-like `user@host:path`
             host, _, path = text.partition(":")
             host = host.rpartition("@")[2]
         text = f"{host}/{path.strip('/')}"
     return text.casefold()
+
+
+#: The port each scheme git speaks uses when a URL names none.
+DEFAULT_PORTS = {"ssh": "22", "git+ssh": "22", "https": "443", "http": "80", "git": "9418"}
 
 
 def is_local_url(url: str) -> bool:

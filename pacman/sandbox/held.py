@@ -6,7 +6,12 @@ them the moment they end, after which the kernel may give the pid to any process
 machine, so a signal sent by pid could stop or kill an innocent one. A pidfd names the
 process itself: once it has ended, a signal through it fails instead. Held only while the
 process is known to be the one meant (just spawned, or just listed in its cgroup and found
-there still); by pid only on kernels without pidfds (before 5.3), as before them.
+there still).
+
+Where no pidfd can be had for a process that has not ended (a kernel before 5.3, a container
+whose seccomp profile refuses the call, no descriptor left), it is signalled by pid, as
+before pidfds: losing hold of a live agent (never paused, never killed) would be far worse
+than the small chance of a reused pid.
 """
 
 from __future__ import annotations
@@ -23,18 +28,19 @@ class HeldProcess:
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
-        #: None once closed, or when it had already ended when taken.
+        #: None once closed, when it had already ended when taken, or when no pidfd could
+        #: be had (`by_pid`).
         self.fd: int | None = None
-        #: Signalled by pid: the kernel has no pidfds.
+        #: Signalled by pid: no pidfd could be had, yet it had not ended (see the module).
         self.by_pid = False
         try:
             self.fd = os.pidfd_open(pid)
         except OSError as exc:
-            self.by_pid = exc.errno in (errno.ENOSYS, errno.EPERM)
+            self.by_pid = exc.errno != errno.ESRCH
 
     def gone(self) -> bool:
         """Whether it has ended (its pidfd polls readable from its exit on), so that its pid
-        may be another process's. Without a pidfd: never on a kernel that has none (nothing
+        may be another process's. Without a pidfd: never when signalled by pid (nothing
         tells), always once closed or when it had ended before it was taken."""
         if self.fd is None:
             return not self.by_pid

@@ -417,6 +417,8 @@ class AgentProcess:
                 or len(ready) != 3 or not isinstance(pid_msg[1], int)):
             raise SandboxError(f"unexpected start messages {pid_msg!r:.100}, {ready!r:.100}")
         self.pid = pid_msg[1]
+        # Held at once: from here on every way out (a guarantee lost, below) kills it.
+        self._open_handles(self.pid)
         #: When the child was confined and ready (perf_counter), for the start-up figures.
         self.started_at = time.perf_counter()
         self.active += [str(x) for x in ready[1]]
@@ -428,7 +430,6 @@ class AgentProcess:
                 raise SandboxError(
                     f"this sandbox lacks the guarantees {', '.join(g.name for g in lost)} "
                     f"that the run's check found ({why}); no team code ran in it")
-        self._open_handles(self.pid)
 
     def _open_handles(self, pid: int) -> None:
         """Take hold of the agent's process (`pacman.sandbox.held`), then of its /proc stat
@@ -440,17 +441,32 @@ class AgentProcess:
             return
         with contextlib.suppress(OSError):
             self._stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-        if self._agent.gone():
-            self._close_handles()
+        if self._agent.gone() or self._parent() not in (None, self.keeper_pid):
+            # Ended, or the pid is another process's already (its parent is not the keeper).
+            self._let_go_of_agent()
 
-    def _close_handles(self) -> None:
+    def _parent(self) -> int | None:
+        """The agent's parent as its /proc stat file says (None when it cannot be read)."""
+        if self._stat_fd is None:
+            return None
+        try:
+            fields = os.pread(self._stat_fd, 4096, 0).rpartition(b")")[2].split()
+            return int(fields[1])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def _let_go_of_agent(self) -> None:
         if self._stat_fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self._stat_fd)
         self._stat_fd = None
-        for held in (self._agent, self._keeper):
-            if held is not None:
-                held.close()
+        if self._agent is not None:
+            self._agent.close()
+
+    def _close_handles(self) -> None:
+        self._let_go_of_agent()
+        if self._keeper is not None:
+            self._keeper.close()
 
     def _signal(self, sig: int) -> None:
         """Send `sig` to the agent's process, and to no other."""
