@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import sys
@@ -288,6 +289,23 @@ def test_second_report_shows_rank_changes(tmp_path: Path, results: pd.DataFrame)
     # A third report on the same results: nobody moved.
     index = write_report(changed, config, out)
     assert [marker for marker, _ in leaderboard_rows(index)] == ["="] * 4
+
+
+def test_a_tie_ranked_by_an_older_rule_shows_no_change(tmp_path: Path) -> None:
+    """Reports written before equal entrants shared their rank stored 1 and 2 for a tie;
+    the first report after showed one of the two as moving. The previous board is ranked
+    again by today's rule: equal results, no change shown."""
+    config = make_config(tmp_path, ("aaron", "zed", "low"))
+    out = tmp_path / "report"
+    tied = table(record("zed", 6, 10) + record("aaron", 6, 10) + record("low", 1, 10))
+    write_report(tied, config, out)
+    stored = json.loads((out / PREVIOUS_LEADERBOARD).read_text(encoding="utf-8"))
+    assert [row["rank"] for row in stored] == [1, 1, 3]
+    for position, row in enumerate(stored, start=1):
+        row["rank"] = position  # as the older rule wrote it
+    (out / PREVIOUS_LEADERBOARD).write_text(json.dumps(stored), encoding="utf-8")
+    index = write_report(tied, config, out)
+    assert [marker for marker, _ in leaderboard_rows(index)] == ["="] * 3
 
 
 def test_unreadable_previous_leaderboard_is_ignored(tmp_path: Path, results: pd.DataFrame) -> None:

@@ -56,6 +56,7 @@ from tournament.leaderboard import cell_table, leaderboard
 from tournament.manifest import Manifest
 from tournament.plots import move_times_svg, scores_svg
 from tournament.privacy import Redactor
+from tournament.ranking import ranked
 from tournament.ranking import words as ranking_words
 from tournament.ratings import expected_score
 from tournament.results import split_formats
@@ -162,7 +163,7 @@ def write_report(
     """
     redact = redact or Redactor.for_config(config)
     out_dir.mkdir(parents=True, exist_ok=True)
-    previous = _previous_ranks(out_dir / PREVIOUS_LEADERBOARD)
+    previous = _previous_ranks(out_dir / PREVIOUS_LEADERBOARD, config.ranking.by)
     write_assets(out_dir)
     for name in RETIRED:
         (out_dir / name).unlink(missing_ok=True)
@@ -706,10 +707,14 @@ def _urlquote(text: Any) -> str:
 # ---- ranks across reports ------------------------------------------------------------------
 
 
-def _previous_ranks(path: Path) -> dict[str, int] | None:
+def _previous_ranks(path: Path, by: Sequence[str]) -> dict[str, int] | None:
     """Each entrant's rank in the previous report; None when there was none.
 
-    A file that cannot be read or was edited out of shape counts as no previous report: the
+    Ranked again by today's rule (`ranking.ranked` on the stored columns), so that a change
+    of the rule is not shown as a change of rank: reports written before equal entrants
+    shared their rank stored 1 and 2 for a tie, and the first report after would have shown
+    one of them moving. A file that cannot be read or was edited out of shape counts as no
+    previous report (and one whose columns cannot be ranked gives its stored ranks): the
     change column is a convenience, not worth failing the whole report over.
     """
     try:
@@ -718,14 +723,16 @@ def _previous_ranks(path: Path) -> dict[str, int] | None:
         return None
     if not isinstance(data, list):
         return None
-    return {
-        row["entrant"]: row["rank"]
-        for row in data
-        if isinstance(row, dict)
-        and isinstance(row.get("entrant"), str)
-        and isinstance(row.get("rank"), int)
-        and not isinstance(row.get("rank"), bool)
-    }
+    rows = [row for row in data
+            if isinstance(row, dict) and isinstance(row.get("entrant"), str)
+            and isinstance(row.get("rank"), int) and not isinstance(row.get("rank"), bool)]
+    stored = {row["entrant"]: row["rank"] for row in rows}
+    try:
+        frame = pd.DataFrame(rows).drop(columns=["rank", "rank_group"])
+        board = ranked(frame, by)
+        return {str(e): int(r) for e, r in zip(board["entrant"], board["rank"])}
+    except (KeyError, TypeError, ValueError):
+        return stored
 
 
 def _save_leaderboard(board: Any, out_dir: Path) -> None:
