@@ -355,6 +355,25 @@ def test_cpu_burning_thread_is_stopped_while_idle(arena: Arena) -> None:
     assert pacman.cpu < pacman.wall + idle / 4, (pacman.cpu, pacman.wall, idle)
 
 
+def test_kernel_work_left_behind_an_answer_counts_in_the_agents_own_move(arena: Arena) -> None:
+    """SIGSTOP takes a thread only when it returns from the kernel: a thread left in a long
+    system call ran on while the agent was paused, on its opponent's time (the thirteenth
+    hostile review: a ghost team took 40% of its opponent's search, and made a bystander's
+    games time out). A move now ends when every thread has stopped, so all the CPU the agent
+    uses lies within its own moves' time."""
+    ghost = resolve(f"{arena.team('sleepy_ghost')}/agent.py:ZooAgent", (("delay", "0.1"),),
+                    kind="ghost")
+    spec = arena.spec("kernel_after_answer", limits=LIMITS.with_changes(memory_mb=1024))
+    result = arena.play(GameSpec(**{**spec.__dict__, "ghost": ghost}))
+    assert_played_on(result)
+    pacman = result.timing[0]
+    assert pacman.cpu is not None and pacman.moves >= 10
+    # Each move zeroes 200 MiB in the kernel (tens of milliseconds of CPU): it happened...
+    assert pacman.cpu > 0.01 * pacman.moves, pacman
+    # ...within the moves' time (plus the start-up's CPU), never in the ghosts' turns.
+    assert pacman.cpu < pacman.wall + 0.25, (pacman.cpu, pacman.wall)
+
+
 # --- confinement -------------------------------------------------------------------------------
 
 #: How a file out of reach fails: refused (Landlock, seccomp), read-only (the mounts layer's

@@ -60,6 +60,10 @@ WAIT_SLICE_MS = 30
 DROP_PER_WAKE = 1 << 20
 #: Seconds an agent gets for `final()`; the process is killed after it either way.
 FINAL_LIMIT = 1.0
+#: Seconds an untimed agent's threads get to stop after it answered (`_stopped_by`).
+STOP_LIMIT = 60.0
+#: A thread's states in /proc that run nothing: stopped, traced, dead.
+STOPPED_STATES = (b"T", b"t", b"Z", b"X", b"x")
 SYSTEM_READ_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/localtime",
                      "/dev/urandom", "/dev/zero")
 SIGNAL_NAMES: dict[int, str] = {
@@ -283,6 +287,8 @@ class AgentProcess:
         #: Killed (or found dead): its pid is not read again.
         self._killed = False
         self._stat_fd: int | None = None
+        #: The agent's threads' folder in /proc (`_all_stopped`).
+        self._task_fd: int | None = None
         #: The agent's and its keeper's processes, held from when each is known to be the
         #: one meant (`pacman.sandbox.held`): signals never reach a process that took over
         #: a pid.
@@ -441,6 +447,8 @@ class AgentProcess:
             return
         with contextlib.suppress(OSError):
             self._stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+        with contextlib.suppress(OSError):
+            self._task_fd = os.open(f"/proc/{pid}/task", os.O_RDONLY | os.O_DIRECTORY)
         if self._agent.gone() or self._parent() not in (None, self.keeper_pid):
             # Ended, or the pid is another process's already (its parent is not the keeper).
             self._let_go_of_agent()
@@ -456,10 +464,11 @@ class AgentProcess:
             return None
 
     def _let_go_of_agent(self) -> None:
-        if self._stat_fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._stat_fd)
-        self._stat_fd = None
+        for fd in (self._stat_fd, self._task_fd):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._stat_fd = self._task_fd = None
         if self._agent is not None:
             self._agent.close()
 
@@ -703,9 +712,15 @@ class AgentProcess:
             fault.__cause__ = exc
         finally:
             self._drain_output()
+        ran_on = False
+        if answer is not None and fault is None and not self._stopped_by(deadline):
+            answer, ran_on = None, True
         wall = time.perf_counter() - t0
         if answer is None and fault is None:
             self._kill()
+            if ran_on:
+                raise AgentFault("timeout", f"{what} answered, but its threads ran on past "
+                                 f"{limit:.3f}s; killed")
             raise AgentFault("timeout", cut_off or f"{what} took more than {limit:.3f}s; killed")
         over = account(wall) if account is not None else None
         if over:
@@ -727,6 +742,63 @@ class AgentProcess:
             raise AgentFault("crash", f"broke the sandbox protocol during {what} "
                              "(an answer out of turn)")
         return answer, wall
+
+    def _stopped_by(self, deadline: float | None) -> bool:
+        """Stop the agent, and wait until every thread of it has stopped, by `deadline` (the
+        request's hard limit; `STOP_LIMIT` from now without one): False when it has not.
+
+        A request ends when the agent has stopped, not when it answered: SIGSTOP takes a
+        thread only when it returns from the kernel, so a thread left inside a long system
+        call (populating a large mapping, unmapping one) ran on while the agent was "paused",
+        on the CPU of its opponent's turn and of the other worker's games, which then timed
+        out (the thirteenth hostile review: a ghost team took 40% of its opponent's search and
+        made a bystander's games time out). The time until it has stopped is its own: it
+        counts in its move, against its own limits. Read from /proc through the descriptor
+        of its threads' folder, bound to its process (`_open_handles`); where that cannot be
+        read, the stop is taken as done, as before."""
+        self._pause()
+        now = time.perf_counter()
+        until = deadline if deadline is not None else now + STOP_LIMIT
+        # A thread stops within tens of microseconds once it is scheduled: looked at without
+        # sleeping first (a sleep costs more than that), then less and less often.
+        spin_until, pause = now + 0.0005, 0.0001
+        while not self._all_stopped():
+            now = time.perf_counter()
+            if now >= until:
+                return False
+            if now < spin_until:
+                os.sched_yield()
+                continue
+            time.sleep(pause)
+            pause = min(2 * pause, 0.002)
+        return True
+
+    def _all_stopped(self) -> bool:
+        """Whether no thread of the agent runs (stopped, or ended); True when that cannot be
+        read (its process gone, no /proc). Its main thread first, through the descriptor
+        already open: while that one runs, the others need no look."""
+        if self._task_fd is None:
+            return True
+        try:
+            if self._stat_fd is not None and not self._stopped_state(self._stat_fd):
+                return False
+            for entry in os.scandir(self._task_fd):
+                fd = os.open(f"{entry.name}/stat", os.O_RDONLY, dir_fd=self._task_fd)
+                try:
+                    if not self._stopped_state(fd):
+                        return False
+                finally:
+                    os.close(fd)
+        except OSError:
+            return True
+        return True
+
+    @staticmethod
+    def _stopped_state(stat_fd: int) -> bool:
+        """Whether the thread whose /proc stat file `stat_fd` is runs nothing (raises OSError
+        once it is gone)."""
+        state = os.pread(stat_fd, 4096, 0).rpartition(b")")[2].split()[:1]
+        return not state or state[0] in STOPPED_STATES
 
     def _unread(self) -> bool:
         """Whether the child wrote anything since its last answer (it never should)."""
