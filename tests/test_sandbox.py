@@ -922,3 +922,21 @@ def test_a_process_that_ended_before_it_was_held_is_never_signalled() -> None:
     process = held.HeldProcess(child.pid)
     assert process.fd is None and not process.by_pid and process.gone()
     process.signal(signal.SIGKILL)  # nothing to send it to: no error, no stranger reached
+
+
+@sandbox_needed
+@pytest.mark.parametrize("limits", [UNTIMED, CONTEST], ids=["untimed", "contest"])
+def test_an_agent_whose_threads_never_stop_is_its_own_timeout(
+        monkeypatch: pytest.MonkeyPatch, limits: Limits) -> None:
+    """A move ends when every thread of the agent has stopped; one that never does (a thread
+    held in the kernel) is killed as that agent's timeout, with or without time limits (the
+    review of the change: untimed, the message raised, and the game became the platform's
+    failure). Made here by a referee that never sees the threads stopped."""
+    monkeypatch.setattr(process_module, "STOP_LIMIT", 0.2)
+    monkeypatch.setattr(AgentProcess, "_all_stopped", lambda self: False)
+    spec = GameSpec(load_layout("testClassic"), resolve(f"{ZOO}/honest.py:ZooAgent"),
+                    resolve("RandomGhost", kind="ghost"), seed=1, max_moves=10, limits=limits)
+    result = play(spec)
+    assert result.sandbox[0]
+    assert (result.outcome, result.culprit) == ("timeout", 0), result.message
+    assert "its threads had not stopped" in result.message

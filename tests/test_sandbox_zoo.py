@@ -368,7 +368,7 @@ def test_kernel_work_left_behind_an_answer_counts_in_the_agents_own_move(arena: 
     assert_played_on(result)
     pacman = result.timing[0]
     assert pacman.cpu is not None and pacman.moves >= 10
-    # Each move zeroes 200 MiB in the kernel (tens of milliseconds of CPU): it happened...
+    # Each move zeroes 400 MiB in the kernel (tens of milliseconds of CPU): it happened...
     assert pacman.cpu > 0.01 * pacman.moves, pacman
     # ...within the moves' time (plus the start-up's CPU), never in the ghosts' turns.
     assert pacman.cpu < pacman.wall + 0.25, (pacman.cpu, pacman.wall)

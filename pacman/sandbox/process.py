@@ -688,10 +688,13 @@ class AgentProcess:
         deadline = None if limit is None else t0 + limit
         answer: list[Any] | None = None
         fault: AgentFault | None = None
+        ran_on = False
         try:
             if self._buf or self._unread():
                 raise wire.ProtocolError("it answered before it was asked")
             answer = self._read(deadline) if self._send(request, deadline) else None
+            if answer is not None and not self._stopped_by(deadline):
+                answer, ran_on = None, True
         except _Interrupted as stop:
             # The referee's own waiting was interrupted (the window closed, Ctrl-C): not the
             # agent's doing, so it passes through `_blaming` as it is.
@@ -712,15 +715,14 @@ class AgentProcess:
             fault.__cause__ = exc
         finally:
             self._drain_output()
-        ran_on = False
-        if answer is not None and fault is None and not self._stopped_by(deadline):
-            answer, ran_on = None, True
         wall = time.perf_counter() - t0
         if answer is None and fault is None:
             self._kill()
             if ran_on:
-                raise AgentFault("timeout", f"{what} answered, but its threads ran on past "
-                                 f"{limit:.3f}s; killed")
+                by = (f"by {limit:.3f}s" if limit is not None
+                      else f"{STOP_LIMIT:.0f}s after it answered")
+                raise AgentFault("timeout", f"{what} answered, but its threads had not stopped "
+                                 f"{by} (a move ends when they have); killed")
             raise AgentFault("timeout", cut_off or f"{what} took more than {limit:.3f}s; killed")
         over = account(wall) if account is not None else None
         if over:
@@ -769,6 +771,7 @@ class AgentProcess:
             if now < spin_until:
                 os.sched_yield()
                 continue
+            self._waiting()  # its prints shown, the window pumped, while it takes long
             time.sleep(pause)
             pause = min(2 * pause, 0.002)
         return True
@@ -779,18 +782,26 @@ class AgentProcess:
         already open: while that one runs, the others need no look."""
         if self._task_fd is None:
             return True
-        try:
+        with contextlib.suppress(OSError):  # its process gone: nothing runs
             if self._stat_fd is not None and not self._stopped_state(self._stat_fd):
                 return False
-            for entry in os.scandir(self._task_fd):
-                fd = os.open(f"{entry.name}/stat", os.O_RDONLY, dir_fd=self._task_fd)
-                try:
-                    if not self._stopped_state(fd):
-                        return False
-                finally:
-                    os.close(fd)
+        try:
+            with os.scandir(self._task_fd) as threads:
+                names = [entry.name for entry in threads]
         except OSError:
             return True
+        for name in names:
+            try:
+                fd = os.open(f"{name}/stat", os.O_RDONLY, dir_fd=self._task_fd)
+            except OSError:
+                continue  # that thread ended since the listing: the others still count
+            try:
+                if not self._stopped_state(fd):
+                    return False
+            except OSError:
+                continue
+            finally:
+                os.close(fd)
         return True
 
     @staticmethod

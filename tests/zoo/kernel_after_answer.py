@@ -4,7 +4,7 @@ import time
 
 # Each move leaves a thread inside one long system call: mmap(MAP_POPULATE) zeroes the whole
 # region page by page in the kernel, where SIGSTOP does not reach until the call returns.
-SIZE = 200 << 20
+SIZE = 400 << 20
 PROT_RW, MAP_PRIVATE, MAP_ANONYMOUS, MAP_POPULATE = 3, 0x02, 0x20, 0x8000
 libc = ctypes.CDLL(None, use_errno=True)  # a CDLL call releases the GIL
 libc.mmap.restype = ctypes.c_void_p
