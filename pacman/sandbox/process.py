@@ -458,8 +458,7 @@ class AgentProcess:
         if self._stat_fd is None:
             return None
         try:
-            fields = os.pread(self._stat_fd, 4096, 0).rpartition(b")")[2].split()
-            return int(fields[1])
+            return int(stat_fields(os.pread(self._stat_fd, 4096, 0))[1])
         except (OSError, ValueError, IndexError):
             return None
 
@@ -808,7 +807,7 @@ class AgentProcess:
     def _stopped_state(stat_fd: int) -> bool:
         """Whether the thread whose /proc stat file `stat_fd` is runs nothing (raises OSError
         once it is gone)."""
-        state = os.pread(stat_fd, 4096, 0).rpartition(b")")[2].split()[:1]
+        state = stat_fields(os.pread(stat_fd, 4096, 0))[:1]
         return not state or state[0] in STOPPED_STATES
 
     def _unread(self) -> bool:
@@ -1079,11 +1078,17 @@ class AgentProcess:
         self._drain_output()
         return clean(self._log[-2000:].decode("utf-8", "replace"))
 
+def stat_fields(raw: bytes) -> list[bytes]:
+    """The fields of a /proc stat file after the command name (state, ppid, ...), as bytes:
+    the agent chooses its command name (up to 16 bytes, any of them but NUL, ')' and spaces
+    included), so the fields are read after the last ')' and nothing is ever decoded as
+    text. Pure."""
+    return raw[raw.rfind(b")") + 1:].split()
+
+
 def cpu_seconds_from_stat(raw: bytes) -> float | None:
-    """utime + stime + cutime + cstime from /proc/<pid>/stat, as bytes: the agent chooses its
-    command name (up to 16 bytes, any of them but NUL, ')' and spaces included), so the
-    fields are read after the last ')' and nothing is ever decoded as text."""
-    parts = raw[raw.rfind(b")") + 1:].split()
+    """utime + stime + cutime + cstime from /proc/<pid>/stat (`stat_fields`)."""
+    parts = stat_fields(raw)
     try:
         ticks = sum(int(x) for x in parts[11:15])
     except (ValueError, IndexError):
