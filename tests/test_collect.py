@@ -834,6 +834,33 @@ def test_one_students_upload_never_refuses_the_whole_export(tmp_path: Path) -> N
     assert not result.manifest.problems
 
 
+def test_a_name_in_a_windows_code_page_refuses_only_its_upload(tmp_path: Path) -> None:
+    """A zip tool on Windows writes names in the machine's code page, without the UTF-8 flag
+    (cp850's "\u00dc" is the byte 0x9a): such a name is no text we can write, so the upload
+    it belongs to is refused, naming the member; every other student's is collected. Before,
+    it refused the whole class's export."""
+    export = make_zip(tmp_path / "moodle.zip", {
+        "Ada Lovelace_101_assignsubmission_file_/multiAgents.py": agent("ada"),
+        "Win Dows_102_assignsubmission_file_/multiAgents.py": agent("win"),
+        "Win Dows_102_assignsubmission_file_/Ubung.py": b"x = 1\n",
+        "Grace Hopper_103_assignsubmission_file_/multiAgents.py": agent("grace"),
+    })
+    data = export.read_bytes()
+    assert data.count(b"/Ubung.py") == 2  # the local header and the central directory
+    export.write_bytes(data.replace(b"/Ubung.py", b"/\x9abung.py"))
+    into = tmp_path / "teams"
+    result = collect([export], into)
+    assert result.new == ["101", "103"]
+    assert not (into / "102").exists()
+    [(team, reason)] = [(e.team, e.reason) for e in result.entries("refused")]
+    assert team == "102"
+    assert reason == ("the export's member 'Win Dows_102_assignsubmission_file_/\\udc9abung.py' "
+                      "has a name that is not UTF-8; the rest of its files are not used "
+                      "without it")
+    assert not result.manifest.problems
+    assert "\\udc9a" in (into / MANIFEST_NAME).read_text(encoding="utf-8")
+
+
 def test_a_loose_file_set_aside_refuses_its_upload_never_leaves_it_partial(
         tmp_path: Path) -> None:
     """Canvas's flat files and Moodle's older loose files group an upload by the ids in the

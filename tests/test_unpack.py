@@ -293,7 +293,15 @@ def test_zip_names_with_nul_or_bytes_that_are_not_utf8_are_refused(place: Path) 
     assert refusal(nul, place) == "member 'a\\x00.py' has a control character in its name"
     # Without the UTF-8 flag: bytes of a Windows code page (cp850's "Ü") are not guessed.
     legacy = raw_zip(place.parent / "legacy.zip", [{"name": b"\x9abung.py", "data": b"1"}])
-    assert refusal(legacy, place) == "member '\\x9abung.py' has a name that is not UTF-8"
+    assert refusal(legacy, place) == "member '\\udc9abung.py' has a name that is not UTF-8"
+    # Refused on its own: an export sets it aside and writes the rest.
+    export = raw_zip(place.parent / "export.zip", [{"name": b"s1/\x9abung.py", "data": b"1"},
+                                                   {"name": b"s2/a.py", "data": b"2"}])
+    aside = unpack_export(export, place / "export", SMALL)
+    assert [(a.member, a.parts) for a in aside] == [("s1/\udc9abung.py", ("s1", "\udc9abung.py"))]
+    written = sorted(str(p.relative_to(place / "export"))
+                     for p in (place / "export").rglob("*") if p.is_file())
+    assert written == ["s2/a.py"]
     # With the flag, and not UTF-8 all the same.
     flagged = raw_zip(place.parent / "flagged.zip",
                       [{"name": b"\xff.py", "data": b"1", "flags": 0x800}])

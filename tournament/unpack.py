@@ -555,17 +555,13 @@ def zip_directory(fh: BinaryIO) -> tuple[int, int]:
 
 def zip_member_name(info: zipfile.ZipInfo) -> str:
     """A zip member's name from its bytes: UTF-8 when flagged so; without the flag too when
-    the bytes are UTF-8 (as macOS and most tools write them); anything else is refused (a
-    cp437 reading of a Windows code page's bytes would invent a name nobody wrote)."""
+    the bytes are UTF-8 (as macOS and most tools write them). Other bytes are kept as
+    surrogates (as a tar's are), never guessed as cp437 (a Windows code page's bytes would
+    read as a name nobody wrote): `member_path` then refuses that member on its own, so an
+    export sets one student's such file aside rather than refusing the whole class's."""
     if info.flag_bits & 0x800:
         return info.orig_filename
-    raw = info.orig_filename.encode("cp437")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        shown_raw = raw.decode("utf-8", "backslashreplace")
-        raise ArchiveRefused(f"member '{shown_raw[:_SHOWN]}' has a name that is not UTF-8") \
-            from None
+    return info.orig_filename.encode("cp437").decode("utf-8", "surrogateescape")
 
 
 _ZIP_METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
