@@ -120,7 +120,7 @@ def test_dask_keeps_a_bounded_number_of_games_in_flight(tmp_path: Path) -> None:
 
     def counted() -> Iterator[GameTask]:
         nonlocal made
-        for task in iter_tasks(config, games, hashes, "ab" * 32):
+        for task in iter_tasks(config, games, hashes, "ab" * 32, ()):
             with lock:
                 made += 1
             yield task

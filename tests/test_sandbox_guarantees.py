@@ -257,6 +257,36 @@ def test_recreating_replays_refuses_without_the_guarantees_too(tmp_path: Path) -
         assert "sandbox: {accept_missing: [scratch, own_code, cpu_share]}" in result.output
 
 
+def test_recreating_replays_plays_with_the_layers_the_check_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the fourteenth hostile review: re-creating a replay played the team's code
+    with no expected layers, so a sandbox that came up with fewer than the check found
+    played all the same. Each re-played game's task now carries the checked layers."""
+    from tournament import runner
+    from tournament.config import load_config
+    from tournament.recreate import recreate
+    from tournament.resume import entrant_hashes
+    from tournament.schedule import schedule
+
+    config = load_config(tournament(tmp_path))
+    hashes = entrant_hashes(config)
+    game = schedule(config)[0]
+    row = {"game_id": game.game_id, "outcome": "win", "seed": game.seed,
+           "submission_hash": hashes.of(game)[0], "ghost_hash": hashes.of(game)[1]}
+    handed: list[tuple[str, ...]] = []
+
+    def play_task(task: runner.GameTask, cache: object = None) -> runner.GameOutput:
+        handed.append(task.layers)
+        raise KeyboardInterrupt  # what a played game would be is not this test's
+
+    monkeypatch.setattr(runner, "play_task", play_task)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        list(recreate(config, [row], {game.game_id: game}, hashes, str(scratch), ALL))
+    assert handed == [ALL]
+
+
 def test_a_game_confined_less_than_the_check_found_is_not_scored(tmp_path: Path) -> None:
     assert [g.name for g in guarantees.lost(ALL, [x for x in ALL if x != "mounts"])] == [
         "scratch", "own_code"]

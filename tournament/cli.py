@@ -1498,7 +1498,7 @@ def recreate_replays_of(config: TournamentConfig, games: Any,
         return
     lock_output(config)  # games are played again: not beside a run on the same folder
     # The teams' code plays again: under the same confinement as `run`, or not at all.
-    check_sandbox(config)
+    layers = check_sandbox(config)
     scheduled = {g.game_id: g for g in schedule(config)}
     hashes = entrant_hashes(config)
     try:
@@ -1511,7 +1511,7 @@ def recreate_replays_of(config: TournamentConfig, games: Any,
     kept = 0
     with tempfile.TemporaryDirectory(prefix=".recreating-", dir=config.output) as scratch:
         try:
-            for done in recreate(config, rows, scheduled, hashes, scratch):
+            for done in recreate(config, rows, scheduled, hashes, scratch, layers):
                 if done.path is None:
                     console.print(f"  {done.game_id}: not re-created: {done.why}", markup=False)
                 else:

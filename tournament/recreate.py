@@ -40,11 +40,13 @@ class Recreated:
 
 def recreate(config: TournamentConfig, rows: list[dict[str, Any]],
              scheduled: Mapping[str, ScheduledGame], hashes: Hashes,
-             scratch: str) -> Iterator[Recreated]:
+             scratch: str, layers: tuple[str, ...]) -> Iterator[Recreated]:
     """Play each of `rows` (stored games without a replay) again, one at a time, in this
-    process, yielding what became of each as it is done (the caller shows progress)."""
+    process, yielding what became of each as it is done (the caller shows progress).
+    `layers` are what `check_sandbox` found: each game's sandbox must come up with them, as
+    in `tournament run`, or the game is refused before the team's code runs."""
     from tournament.bundles import TeamCache
-    from tournament.runner import Snapshots, play_task, tasks_for
+    from tournament.runner import Snapshots, iter_tasks, play_task
 
     snapshots = Snapshots.take(config, TeamCache(Path(scratch) / "teams"))
     for row in rows:
@@ -58,8 +60,9 @@ def recreate(config: TournamentConfig, rows: list[dict[str, Any]],
                 or hashes.of(game) != (row["submission_hash"], row.get("ghost_hash") or "")):
             yield Recreated(name, None, "the config or submission changed since it was played")
             continue
-        task = replace(tasks_for(config, [game], hashes.pacman, None, (), hashes.ghosts,
-                                 snapshots)[0], replays="all")
+        [task] = iter_tasks(config, [game], hashes.pacman, None, layers, hashes.ghosts,
+                            snapshots)
+        task = replace(task, replays="all")
         played = play_task(task, snapshots.cache)
         new = played.row
         differences = [f"{key} {_plain(row[key])} stored, {_plain(new[key])} now"  # type: ignore[literal-required]

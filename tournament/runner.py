@@ -339,21 +339,24 @@ def tasks_for(config: TournamentConfig, games: list[ScheduledGame],
               ghost_hashes: dict[str, str] | None = None,
               snapshots: Snapshots | None = None,
               stream: str | None = None) -> list[GameTask]:
-    """`iter_tasks` as a list (for tests and small schedules)."""
+    """`iter_tasks` as a list, for tests and benchmarks (no sandbox check by default); the
+    commands that play teams' code call `iter_tasks` with the layers they checked."""
     return list(iter_tasks(config, games, hashes, secret, layers, ghost_hashes, snapshots,
                            stream))
 
 
 def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
-               hashes: dict[str, str], secret: str | None = None,
-               layers: tuple[str, ...] = (),
+               hashes: dict[str, str], secret: str | None,
+               layers: tuple[str, ...],
                ghost_hashes: dict[str, str] | None = None,
                snapshots: Snapshots | None = None,
                stream: str | None = None) -> Iterator[GameTask]:
     """The tasks of `games`, one at a time as an executor takes them (a run's memory does not
     grow with the number of games); `hashes` maps each Pacman entrant to its submission hash,
     `ghost_hashes` each ghost entrant (computed when not given), `secret` is the tournament's
-    (by default read from, or made in, its results folder) and `snapshots` the run's (taken
+    (None: read from, or made in, its results folder), `layers` what `check_sandbox` found
+    (no default: a command that plays teams' code and forgot them would play it confined by
+    whatever the machine gives at the time, unchecked) and `snapshots` the run's (taken
     now, into the default cache, when not given). A game's random streams are keyed with the
     secret and its entrant's submission (`tournament.secret.game_key`), or, given `stream`,
     with the secret and `stream` for every entrant alike: a tuning's candidates, versions of
