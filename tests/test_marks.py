@@ -987,6 +987,55 @@ def test_a_manifest_whose_lateness_is_no_number_of_seconds_is_refused(
         read_manifest(tmp_path)
 
 
+def test_a_ghost_only_teams_change_after_the_draws_refuses_marks_too(tmp_path: Path) -> None:
+    """Found by the fourteenth hostile review: the check that no team's files changed after
+    the seed's first run looked at Pacman entrants only, so a team playing ghosts only could
+    resubmit once the draws were out, see its match games drawn anew and keep the better
+    ones, and be marked. Its change now refuses the marks as a Pacman team's does."""
+    from tests.test_sandbox_zoo import UNAVAILABLE
+    from tests.test_tournament_run import make_tournament, tournament
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    config_path = make_tournament(tmp_path, {"good": "example"}, games=1,
+                                  layouts="[testClassic]")
+    subs, out = tmp_path / "submissions", tmp_path / "out"
+    (subs / "spooky").mkdir()
+    shutil.copy(subs / "good" / "ghostAgents.py", subs / "spooky")
+    (subs / "spooky" / "team.yaml").write_text("ghost: ghostAgents.py:ExampleGhost\n")
+    text = config_path.read_text().replace(
+        "      agent: GreedyAgent\n",
+        "      agent: GreedyAgent\n  ghost_baselines:\n    - {name: random, agent: RandomGhost}\n")
+    config_path.write_text(text + "matches: {ghosts: 1, games: 1}\n")
+    tournament("run", str(config_path))
+    config = load_config(config_path)
+    assert [e.name for e in config.ghost_entrants if e.kind == "team"] == ["good", "spooky"]
+    assert "spooky" not in [e.name for e in config.entrants]
+
+    def record(team: str, changed_at: str) -> TeamRecord:
+        return TeamRecord(team=team, name=team, source="test", submitted_at=None, late=False,
+                          late_seconds=0, files={}, commit=None, changed_at=changed_at,
+                          members=(Member(f"s-{team}", team),))
+
+    (tmp_path / "wins.yaml").write_text(
+        "criteria: [{name: wins, kind: wins, thresholds: [{at: 1, points: 1}]}]\n")
+    scheme = ["--scheme", str(tmp_path / "wins.yaml")]
+    early = "2025-01-01T00:00:00+00:00"
+    # The deadline passed before the seed's first run; no team changed since: marked.
+    write_manifest(subs, Manifest(teams=(record("good", early), record("spooky", early)),
+                                  deadline="2020-01-01T00:00:00Z"))
+    tournament("marks", str(config_path), *scheme)
+    (out / "marks.csv").unlink()
+    # The ghost-only team's files changed after that run: refused, nothing written.
+    write_manifest(subs, Manifest(
+        teams=(record("good", early), record("spooky", "2999-01-01T00:00:00Z")),
+        deadline="2020-01-01T00:00:00Z"))
+    ran = tournament("marks", str(config_path), *scheme, check=False)
+    assert ran.returncode == 2, ran.stderr
+    assert "team spooky's files changed on 2999-01-01T00:00:00Z, after run " in ran.stderr
+    assert not (out / "marks.csv").exists()
+
+
 def test_no_results_yet_or_a_bad_manifest_is_an_error_that_writes_nothing(
         tmp_path: Path) -> None:
     from tests.test_tournament_run import tournament

@@ -265,6 +265,32 @@ def test_redactor_replaces_whole_prefixes_longest_first() -> None:
     assert redact("lab-pc-77 and xlab-pc-7") == "lab-pc-77 and xlab-pc-7"
 
 
+def test_a_ghost_only_teams_folder_is_redacted_as_its_name(tmp_path: Path) -> None:
+    """Found with the fourteenth hostile review (teams enumerated by their Pacman side only):
+    a team that plays ghosts only has a folder too, and the report's texts must name it as
+    the team, not as the organizer's path."""
+    from tournament.config import load_config
+
+    team = tmp_path / "submissions" / "spooky"
+    team.mkdir(parents=True)
+    (team / "ghostAgents.py").write_text(
+        "from game import Agent\n\n\nclass Spook(Agent):\n"
+        "    def getAction(self, state):\n        return state.getLegalActions(self.index)[0]\n")
+    (team / "team.yaml").write_text("ghost: ghostAgents.py:Spook\n")
+    config_file = tmp_path / "t.yaml"
+    config_file.write_text(
+        "name: cup\nentrants:\n  submissions: submissions\n"
+        "  baselines: [{name: greedy, agent: GreedyAgent}]\n"
+        "  ghost_baselines: [{name: random, agent: RandomGhost}]\n"
+        "grid: {layouts: [testClassic], ghosts: [{agent: RandomGhost, count: 1}]}\n"
+        "matches: {ghosts: 1, games: 1}\noutput: out\n")
+    config = load_config(config_file)
+    assert [e.name for e in config.ghost_entrants if e.kind == "team"] == ["spooky"]
+    redact = Redactor.for_config(config, config_file)
+    assert redact(f"crash in {team.resolve()}/ghostAgents.py line 5") == \
+        "crash in spooky/ghostAgents.py line 5"
+
+
 def test_second_report_shows_rank_changes(tmp_path: Path, results: pd.DataFrame) -> None:
     config = make_config(tmp_path, ("ace", "mid", "low", "newcomer"))
     out = tmp_path / "report"

@@ -485,7 +485,7 @@ def warn_unplayable_teams(config: TournamentConfig, problems: bool = True) -> No
     another name than its own (`team_entrant_name`)."""
 
     seen = set()
-    for entrant in (*config.entrants, *config.ghost_entrants):
+    for entrant in config.all_entrants:
         if entrant.folder is not None and entrant.folder.name != entrant.name \
                 and entrant.name not in seen:
             seen.add(entrant.name)
@@ -508,7 +508,7 @@ def check_copy_room(config: TournamentConfig, workers: int) -> None:
     from tournament.runner import copy_room_problem, game_copies
 
     sizes: dict[Path, tuple[int, int]] = {}
-    for entrant in (*config.entrants, *config.ghost_entrants):
+    for entrant in config.all_entrants:
         if entrant.folder is not None and entrant.folder not in sizes:
             with contextlib.suppress(TeamFolderError):  # that team's own load_error
                 sizes[entrant.folder] = team_size(entrant.folder)
@@ -539,7 +539,7 @@ def check_sandbox(config: TournamentConfig, teams: bool | None = None) -> tuple[
     if teams is None:
         from tournament.runner import plays_files
 
-        teams = any(plays_files(e) for e in (*config.entrants, *config.ghost_entrants))
+        teams = any(plays_files(e) for e in config.all_entrants)
     if not teams:
         return ()
     try:
@@ -579,7 +579,7 @@ def check_baseline_files(config: TournamentConfig, snapshots: Any = None) -> Non
     layout = config.grid.layouts[0]
     limits = config.limits
     problems = []
-    for entrant in (*config.entrants, *config.ghost_entrants):
+    for entrant in config.all_entrants:
         if entrant.kind != "baseline":
             continue
         for key, value in entrant.args:
@@ -989,7 +989,7 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
                 die(f"{MANIFEST_NAME} of {config.submissions}: deadline: {exc}")
         # The teams that play (by folder: an entrant's name may be made from it): a record
         # of a folder the organizer removed changes no game.
-        playing = {e.folder.name for e in config.entrants if e.folder is not None}
+        playing = set(config.team_folders().values())
         changes = []
         for team in manifest.teams if manifest is not None else ():
             if team.team not in playing:
@@ -1387,7 +1387,7 @@ def replay_command(config_path: Path, team: str | None, layout: str | None,
     results = current_results(config, store)
     store.close()
     problems = filter_problems(
-        entrants=[e.name for e in (*config.entrants, *config.ghost_entrants)],
+        entrants=[e.name for e in config.all_entrants],
         layouts=[choice.name for choice in config.grid.layouts],
         depths=config.grid.depths,
         game_ids=results["game_id"],

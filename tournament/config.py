@@ -311,6 +311,18 @@ class TournamentConfig:
         """The number of parallel games: `workers`, or the machine's core count."""
         return self.workers if self.workers is not None else os.cpu_count() or 1
 
+    @property
+    def all_entrants(self) -> tuple[Entrant, ...]:
+        """Every entrant of both sides, Pacman's first. What concerns every team (its files,
+        its folder, its marks) goes through here: a team may play ghosts only, and loops
+        over `entrants` alone left such teams out (review 14)."""
+        return (*self.entrants, *self.ghost_entrants)
+
+    def team_folders(self) -> dict[str, str]:
+        """Entrant name -> the name of its folder (a team's, the manifest's `team`), both
+        sides; entrants without a folder (built-in baselines) are not in it."""
+        return {e.name: e.folder.name for e in self.all_entrants if e.folder is not None}
+
     def entrant(self, name: str) -> Entrant:
         """The Pacman entrant `name`."""
         for entrant in self.entrants:
@@ -410,7 +422,7 @@ def _agent_folders(config: TournamentConfig) -> dict[Path, str]:
     (snapshotted whole; a file agent's snapshot is its file alone), and the submissions
     folder."""
     out: dict[Path, str] = {}
-    for entrant in (*config.entrants, *config.ghost_entrants):
+    for entrant in config.all_entrants:
         folder = entrant.folder
         if folder is None and Path(entrant.ref).is_absolute() and Path(entrant.ref).is_dir():
             folder = Path(entrant.ref)  # a baseline played from a folder, snapshotted whole

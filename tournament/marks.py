@@ -126,7 +126,7 @@ class TeamMark:
 
 def teams_of(config: TournamentConfig) -> list[str]:
     """The entrants that get marks: teams (of either side), never baselines, by name."""
-    return sorted({e.name for e in (*config.entrants, *config.ghost_entrants)
+    return sorted({e.name for e in config.all_entrants
                    if e.kind == "team"})
 
 
@@ -136,7 +136,7 @@ def evaluate(scheme: Scheme, results: Any, config: TournamentConfig,
     scored = results[results["outcome"] != INFRA_ERROR]
     teams = teams_of(config)
     measured = {c.name: _measure(c, scored, teams, config) for c in scheme.criteria}
-    folders = _folders(config)
+    folders = config.team_folders()
     marks = []
     for team in teams:
         games = int((scored["entrant"] == team).sum())
@@ -573,11 +573,6 @@ def _elo(value: float) -> str:
     return "0" if rounded == 0 else f"{rounded:+d}"
 
 
-def _folders(config: TournamentConfig) -> dict[str, str]:
-    """Team entrant name -> its folder's name (the manifest's `team`)."""
-    return {e.name: e.folder.name for e in (*config.entrants, *config.ghost_entrants)
-            if e.folder is not None}
-
 
 # ---- the tables written --------------------------------------------------------------------
 
@@ -600,7 +595,7 @@ def student_table(marks: Sequence[TeamMark], config: TournamentConfig,
                   manifest: Manifest | None) -> Any:
     """marks.csv: a row per student of each team, as the manifest lists its members (a team
     it lists none for, or without a manifest, gets one row with an empty student id)."""
-    folders = _folders(config)
+    folders = config.team_folders()
     rows = []
     listed: set[str] = set()
     for mark in marks:

@@ -78,7 +78,7 @@ class Redactor:
         team's name), the output folder, the config's folder, the platform's checkout, the
         Python installation, the temporary folder and the home folder."""
         prefixes: list[tuple[Path, str]] = [
-            (entrant.folder, entrant.name) for entrant in config.entrants
+            (entrant.folder, entrant.name) for entrant in config.all_entrants
             if entrant.folder is not None
         ]
         prefixes.append((config.output, "<output>"))

@@ -190,7 +190,7 @@ def write_report(
                                    *stale]))
     slugs = _slugs(entrants)
     context["slugs"] = slugs
-    histories = team_histories(results, entrants, runs, manifest, _team_folders(config))
+    histories = team_histories(results, entrants, runs, manifest, config.team_folders())
     context["runs_known"] = bool(runs)
     frames = _write_frames(results, config, out_dir, redact)
     kept = sum(1 for f in frames.values() if f.frames is not None)
@@ -418,14 +418,9 @@ INDEX_RUNS = 5
 MANIFEST_TEXT_LIMIT = 200
 
 
-def _team_folders(config: TournamentConfig) -> dict[str, str]:
-    """Entrant -> its team folder's name (how the manifest knows it), for teams."""
-    return {e.name: e.folder.name for e in (*config.entrants, *config.ghost_entrants)
-            if e.folder is not None}
-
 
 def _is_team(config: TournamentConfig, name: str) -> bool:
-    return name in _team_folders(config)
+    return name in config.team_folders()
 
 
 def _run_view(run: RunRecord) -> dict[str, Any]:
