@@ -954,6 +954,27 @@ def test_the_course_scheme_on_a_real_tiny_tournament(tmp_path: Path) -> None:
         assert list(csv.DictReader(fh)) == rows
     assert (tmp_path / "lms" / "q5-teams.csv").read_bytes() == \
         (out / "marks-teams.csv").read_bytes()
+    # Again: a marks table of ours is replaced. Found by the fourteenth hostile review: any
+    # other file was too (the results store, a team's agent), so a slip of --out lost the
+    # results. An existing file that is no marks table, or a path where an agent plays from,
+    # is now refused: exit 2, nothing written or replaced.
+    tournament("marks", str(config_path), "--scheme", str(scheme), "--out",
+               str(tmp_path / "lms" / "q5.csv"))
+    agent_file = subs / "good" / "multiAgents.py"
+    before = {path: path.read_bytes()
+              for path in (out / "results.sqlite", agent_file, config_path, scheme)}
+    for target, why in ((out / "results.sqlite", "exists and is not a marks table"),
+                        (agent_file, "is inside the folder of entrant good"),
+                        (subs / "good" / "marks.csv", "is inside the folder of entrant good"),
+                        (config_path, "exists and is not a marks table"),
+                        (scheme, "exists and is not a marks table")):
+        refused = tournament("marks", str(config_path), "--scheme", str(scheme), "--out",
+                             str(target), check=False)
+        assert refused.returncode == 2, (target, refused.stdout)
+        assert f"--out: {target}" in refused.stderr and why in refused.stderr, refused.stderr
+        assert {path: path.read_bytes() for path in before} == before
+        assert not (subs / "good" / "marks.csv").exists()
+        assert not list(subs.glob("good/*-teams*"))
 
     # A bad scheme: exit 2, every problem with its key path, nothing written.
     (out / "marks.csv").unlink()

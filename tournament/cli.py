@@ -955,6 +955,7 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
     from tournament.manifest import MANIFEST_NAME, ManifestError, read_manifest
     from tournament.marks import (
         evaluate,
+        output_problems,
         published_draws,
         student_table,
         students_in_several_teams,
@@ -971,6 +972,9 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
         die(f"the marking scheme has problems:\n{exc}")
     out = out_path if out_path is not None else config.output / "marks.csv"
     teams_out = out.with_name(f"{out.stem}-teams{out.suffix or '.csv'}")
+    misplaced = output_problems(config, [out, teams_out])
+    if misplaced:
+        die("\n".join(misplaced))
     manifest = None
     if config.submissions is not None:
         try:

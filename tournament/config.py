@@ -378,7 +378,7 @@ def parse_config(data: object, source: str, base: Path) -> TournamentConfig:
                                    "cluster:)"])
     config = checked.build(base)
     misplaced = apart_from_agents({"output": config.output, "secret_file": config.secret_file},
-                                  _agent_folders(config))
+                                  agent_folders(config))
     misplaced += apart_from_agents({"entrants.submissions": config.submissions},
                                    sandbox_readable())
     if misplaced:
@@ -417,7 +417,7 @@ def apart_from_agents(paths: Mapping[str, Path | None],
     return out
 
 
-def _agent_folders(config: TournamentConfig) -> dict[Path, str]:
+def agent_folders(config: TournamentConfig) -> dict[Path, str]:
     """The folders a tournament's agents play from: each team's and each baseline folder's
     (snapshotted whole; a file agent's snapshot is its file alone), and the submissions
     folder."""

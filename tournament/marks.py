@@ -31,12 +31,13 @@ import datetime
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from pacman.outcomes import FAILURES, INFRA_ERROR, PACMAN
-from tournament.config import TournamentConfig
+from tournament.config import TournamentConfig, agent_folders, apart_from_agents
 from tournament.leaderboard import bootstrap_mean_interval, leaderboard
 from tournament.manifest import SUPERSEDED, Manifest
 from tournament.markscheme import (
@@ -60,6 +61,7 @@ from tournament.ranking import RATING, ranked
 from tournament.results import PLAYED_COLUMNS, split_formats
 from tournament.roster import student_key
 from tournament.standings import anchor_of, standings
+from tournament.tables import csv_header
 from tournament.times import duration_text, utc_text
 
 #: The bootstrap's seed for a `beats` interval: fixed, so the same games give the same mark.
@@ -572,6 +574,36 @@ def _elo(value: float) -> str:
     rounded = round(float(value))
     return "0" if rounded == 0 else f"{rounded:+d}"
 
+
+
+def output_problems(config: TournamentConfig, paths: Sequence[Path]) -> list[str]:
+    """Why `tournament marks` may not write its tables to `paths` (marks.csv, then
+    marks-teams.csv), in words; [] when it may. A path is named on the command line, so
+    it meets the rules the config's `output` meets (never where an agent plays from or
+    any sandbox reads: the marks would be every team's to read, and a team's files
+    would change), and an existing file is replaced only when it is a marks table of ours
+    (its header says so): a slip of `--out` must not replace the results store, the
+    secret, the config or a team's agent."""
+    problems = [f"--out: {why}" for _, why in
+                apart_from_agents({str(path): path for path in paths}, agent_folders(config))]
+    for path, ours in zip(paths, (_is_student_header, _is_team_header)):
+        if path.exists() or path.is_symlink():
+            header = csv_header(path)
+            if header is None or not ours(header):
+                problems.append(f"--out: {path} exists and is not a marks table written by "
+                                "`tournament marks`; it is not replaced: name another file, "
+                                "or move that one away")
+    return problems
+
+
+def _is_student_header(header: list[str]) -> bool:
+    return tuple(header) == STUDENT_COLUMNS
+
+
+def _is_team_header(header: list[str]) -> bool:
+    tail = len(TEAM_COLUMNS) - 1
+    return (len(header) >= len(TEAM_COLUMNS) and header[0] == TEAM_COLUMNS[0]
+            and tuple(header[-tail:]) == TEAM_COLUMNS[1:])
 
 
 # ---- the tables written --------------------------------------------------------------------

@@ -84,6 +84,32 @@ def write_csv(frame: Any, path: Path, *, keep_unchanged: bool = False) -> None:
     write_atomic(path, text, newline="")
 
 
+def csv_header(path: Path, limit: int = 64 * 1024) -> list[str] | None:
+    """The first row of the CSV file at `path` (its first `limit` bytes read at most), or
+    None when `path` is no regular file or does not start with a line of CSV text: what a
+    command checks before it replaces a file someone named on its command line."""
+    import csv
+
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        with open(path, "rb") as fh:
+            start = fh.read(limit)
+    except OSError:
+        return None
+    line, newline, _ = start.partition(b"\n")
+    try:
+        text = line.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    if not newline or "\0" in text:
+        return None
+    try:
+        return next(csv.reader([text.rstrip("\r")]), None)
+    except csv.Error:
+        return None
+
+
 def markdown(frame: Any) -> str:
     """A GitHub-flavoured Markdown table of `frame`, one row per line whatever the cells."""
     header = "| " + " | ".join(markdown_cell(c) for c in frame.columns) + " |"
