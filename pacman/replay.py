@@ -169,6 +169,11 @@ def from_json(raw: Any, where: str = "<replay>") -> Replay:
     actions_raw = raw.get("actions")
     if not isinstance(actions_raw, list):
         raise bad("actions", "a list of [agent_index, action]")
+    if len(actions_raw) > MAX_MOVES:
+        # Within MAX_BYTES a game of Stops runs to 1.7 million moves, which the window and
+        # the exports (a state a move) would hold in gigabytes: no game played lasts longer.
+        raise bad("actions", f"at most {MAX_MOVES:,} moves (the longest game played), got "
+                  f"{len(actions_raw):,}")
     actions = []
     for i, item in enumerate(actions_raw):
         if (

@@ -228,6 +228,12 @@ def test_minimal_replay_is_accepted(tmp_path):
     ('{"format": "pacman-replay", "version": 1, "layout": {"name": "x", '
      '"text": "%%%%\\n%P %\\n%%%%"}, "num_ghosts": 0, "actions": [[0, "East"]], '
      '"scores": [-1], "hashes": ["\\u001b[2J\\u001b[32mOK, 412 moves reproduce"]}', "'hashes'"),
+    # More moves than any game lasts (the fourteenth hostile review: 1.7 million Stops fit in
+    # the bytes allowed, and an 8-frame strip of them took 2.2 GB).
+    ('{"format": "pacman-replay", "version": 1, "layout": {"name": "x", '
+     '"text": "%%%%\\n%P %\\n%%%%"}, "num_ghosts": 0, "actions": ['
+     + ", ".join(['[0, "Stop"]'] * 500_001) + '], "scores": [' + ", ".join(["0"] * 500_001)
+     + "]}", "at most 500,000 moves"),
 ])
 def test_malformed_replay_exits_2_naming_the_key(tmp_path, content, needle):
     path = tmp_path / "bad.json"
