@@ -66,6 +66,10 @@ def entry(manifest, source_end: str):  # type: ignore[no-untyped-def]
 # --- Canvas ----------------------------------------------------------------------------------
 
 
+#: Bob's team.yaml, resubmitted: Canvas renames it `team-1.yaml` as it does the agent file.
+BOB_TEAM = b"agent: multiAgents.py:TestAgent\n"
+
+
 def canvas_export(tmp: Path) -> Path:
     """Canvas's "Download submissions" zip: flat names, a LATE mark, a resubmitted `-1`
     file, a student's zip with a top folder and macOS junk, a zip slip, a symbolic link, a
@@ -73,6 +77,7 @@ def canvas_export(tmp: Path) -> Path:
     members = {
         "smithjane_1001_5001_multiAgents.py": agent("jane"),
         "roebob_1002_5002_multiAgents-1.py": agent("bob"),
+        "roebob_1002_5002_team-1.yaml": BOB_TEAM,
         "doejohn_LATE_1003_5003_multiAgents.py": agent("john"),
         "leeann_1004_5004_proj2.zip": zip_bytes(tmp, {
             "proj2/multiAgents.py": agent("ann"), "proj2/.DS_Store": b"\0\0",
@@ -102,7 +107,7 @@ def test_canvas_export_with_mapping(tmp_path: Path) -> None:
                      clock=clock("2024-03-05 12:00"))
     # Two students of one team each uploaded: the newer counts, under the course's name.
     assert sorted(result.new) == sorted([NIGHT, "Zipped"])
-    assert tree(into / NIGHT) == {"multiAgents.py": agent("bob")}
+    assert tree(into / NIGHT) == {"multiAgents.py": agent("bob"), "team.yaml": BOB_TEAM}
     # A student's zip: unpacked, its one top folder flattened, its junk left out.
     assert tree(into / "Zipped") == {"multiAgents.py": agent("ann")}
     manifest = read_manifest(into)
@@ -112,12 +117,15 @@ def test_canvas_export_with_mapping(tmp_path: Path) -> None:
     assert night.name == "Night Shift"
     assert [(m.id, m.name) for m in night.members] == [("1001", "Jane Smith"),
                                                         ("1002", "Bob Roe")]
-    assert night.source == "canvas: submissions.zip: roebob_1002_5002_multiAgents-1.py"
+    assert night.source == ("canvas: submissions.zip: roebob_1002_5002_multiAgents-1.py "
+                            "and 1 more")
     assert night.submitted_at == "2024-03-01T11:00:00Z"
     assert (night.late, night.late_seconds, night.commit) == (False, 0.0, None)
-    assert night.files == {"multiAgents.py": sha(agent("bob"))}
+    assert night.files == {"multiAgents.py": sha(agent("bob")), "team.yaml": sha(BOB_TEAM)}
     assert night.changed_at == "2024-03-05T12:00:00Z"
     assert any("multiAgents-1.py saved as multiAgents.py" in n for n in night.notes)
+    # Every file Canvas renamed, not only the agent's (the fourteenth hostile review).
+    assert any("team-1.yaml saved as team.yaml" in n for n in night.notes)
     zipped = manifest.team("Zipped")
     assert zipped is not None
     assert "left out as junk: .DS_Store, __MACOSX/" in zipped.notes

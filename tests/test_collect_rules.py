@@ -235,7 +235,11 @@ def test_restored_names_and_archive_stems() -> None:
     assert restored_name("multiAgents-1.py", {"multiAgents-1.py"}) == "multiAgents.py"
     assert restored_name("submission-12.py", set()) == "submission.py"
     assert restored_name("multiAgents-1.py", {"multiAgents.py"}) == "multiAgents-1.py"
-    assert restored_name("helpers-1.py", set()) == "helpers-1.py"
+    # Every file Canvas renamed, not only agent files (the fourteenth hostile review).
+    assert restored_name("helpers-1.py", set()) == "helpers.py"
+    assert restored_name("team-2.yaml", {"team-2.yaml"}) == "team.yaml"
+    assert restored_name("team-1.yaml", {"team.yaml"}) == "team-1.yaml"
+    assert restored_name("notes-1", set()) == "notes-1"
     assert restored_name("multiAgents.py", set()) == "multiAgents.py"
     assert archive_stem("alpha.tar.gz") == "alpha"
     assert archive_stem("Alpha.ZIP") == "Alpha"

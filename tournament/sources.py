@@ -103,7 +103,7 @@ _MOODLE = re.compile(r"(?P<name>.+?)_(?P<user>[0-9]+)_assignsubmission_(?P<plugi
 #: What follows a Moodle entry's name part, read from each place it could start.
 _MOODLE_TAIL = re.compile(r"_(?P<user>[0-9]+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)")
 #: Canvas's name for a resubmitted file: `multiAgents-1.py`.
-_RESUBMITTED = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.py)")
+_RESUBMITTED = re.compile(r"(?P<stem>.+)-\d+(?P<suffix>\.[A-Za-z0-9]+)")
 #: Gradescope's submission folders.
 _GRADESCOPE_FOLDER = re.compile(r"submission_\d+")
 #: The zip extra field of Info-ZIP's extended timestamp (`UT`): times in UTC.
@@ -653,15 +653,18 @@ def _one_reading(name: str, whole: re.Pattern[str], tail: re.Pattern[str], ids: 
 
 
 def restored_name(uploaded: str, taken: set[str]) -> str:
-    """The name a Canvas resubmission had when the student uploaded it: `multiAgents-1.py`
-    is `multiAgents.py` when that is an agent file name not among `taken`; else unchanged."""
+    """The name a Canvas resubmission had when the student uploaded it: Canvas renames every
+    file of a resubmission whose name an earlier one used, `team.yaml` to `team-1.yaml` as
+    `multiAgents.py` to `multiAgents-1.py`, so `<stem>-<n>.<ext>` is `<stem>.<ext>` when
+    that is not among `taken`; else unchanged. Every file, not only agent files: a helper
+    module or `team.yaml` left renamed broke a team that had worked (its imports failed, its
+    ghosts and options were gone; the fourteenth hostile review), while a student's own
+    `x-1.py` is no module name Python imports. Pure."""
     match = _RESUBMITTED.fullmatch(uploaded)
     if not match:
         return uploaded
     original = match["stem"] + match["suffix"]
-    if (original.endswith("gents.py") or original == "submission.py") and original not in taken:
-        return original
-    return uploaded
+    return original if original not in taken else uploaded
 
 
 def _read_canvas(root: Path, label: str, entries: list[os.DirEntry[str]],
