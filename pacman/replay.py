@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pacman import __version__
 from pacman.actions import is_direction
 from pacman.describe import clean
 from pacman.files import FileProblem, read_text_bounded, write_atomic
 from pacman.game import GameResult
+from pacman.identity import platform_id
 from pacman.layout import Layout, LayoutError, parse_layout
 from pacman.outcomes import ENDINGS
 from pacman.rules import RULESETS
@@ -102,7 +102,7 @@ def to_json(result: GameResult, layout: Layout) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": VERSION,
-        "platform": f"pacman-arena {__version__}",
+        "platform": f"pacman-arena {platform_id()}",
         "layout": {"name": layout.name, "text": layout.text},
         "rules": result.ruleset,
         "num_ghosts": result.num_ghosts,

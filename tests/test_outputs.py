@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pacman import __version__
+from pacman.identity import platform_id
 from tests.test_tournament_run import make_tournament
 from tournament.bundles import TeamCache
 from tournament.config import load_config
@@ -58,6 +59,11 @@ def test_only_the_output_of_the_task_asked_for_is_kept(
     assert "seed" in mismatch(team_task, forged)
     old = dataclasses.replace(good, row={**row, "version": "0.0.1"})  # type: ignore[typeddict-item]
     assert "install the same version" in mismatch(team_task, old)
+    # The same release from other code (a checkout updated since): refused too (the
+    # fourteenth hostile review: the release name alone passed any checkout).
+    assert row["version"] == platform_id() != __version__
+    updated = dataclasses.replace(good, row={**row, "version": f"{__version__}+0123456789ab"})  # type: ignore[typeddict-item]
+    assert "install the same version" in mismatch(team_task, updated)
     # A faulty worker's output (another checkout, say): never stored as a result.
     short = {k: v for k, v in row.items() if k != "warnings"}
     assert "columns missing: warnings" in mismatch(team_task, dataclasses.replace(
@@ -72,7 +78,7 @@ def test_only_the_output_of_the_task_asked_for_is_kept(
         keeper = Keeper(tmp_path, store)
         kept = keeper.keep(team_task, dataclasses.replace(good, replay='{"x": 1}',
                                                           logs=((".log", "hello"),)))
-        assert kept["outcome"] == good.row["outcome"] and kept["version"] == __version__
+        assert kept["outcome"] == good.row["outcome"] and kept["version"] == platform_id()
         assert kept["replay"] is not None and Path(kept["replay"]).read_text() == '{"x": 1}'
         assert Path(kept["replay"]).is_relative_to(tmp_path / "replays")
         logs = [p for p in (tmp_path / "logs").rglob("*") if p.is_file()]

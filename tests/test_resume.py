@@ -10,12 +10,15 @@ import subprocess
 import textwrap
 from pathlib import Path
 
+from pacman.identity import platform_id
 from tests.commands import TOURNAMENT
-from tournament.resume import SETTINGS_META, Hashes, changed_settings, plan
+from tournament.resume import SETTINGS_META, Hashes, changed_settings, plan, platforms_words
 from tournament.schedule import Cell, MatchCell, ScheduledGame
 from tournament.store import StoredGame
 
 REPO = Path(__file__).resolve().parents[1]
+#: The platform the stored games of these tests were played by: this one.
+P = platform_id()
 
 
 def games(*ids: str) -> list[ScheduledGame]:
@@ -26,12 +29,12 @@ def games(*ids: str) -> list[ScheduledGame]:
 def test_each_game_is_done_missing_stale_or_to_retry() -> None:
     scheduled = games("a@x#0", "a@y#0", "b@x#0", "b@y#0", "c@x#0", "c@y#0")
     stored = {
-        "a@x#0": StoredGame("ha", "", "win", 7),          # done
-        "a@y#0": StoredGame("ha", "", "infra_error", 7),  # the platform failed it: again
-        "b@x#0": StoredGame("old", "", "loss", 7),        # another submission: stale
-        "c@x#0": StoredGame("hc", "", "crash", 7),        # the entrant's own failure: done
-        "z@x#0": StoredGame("hz", "", "win", 7),          # no longer scheduled: not in it
-        "c@y#0": StoredGame("hc", "", "win", 8),          # another seed: stale
+        "a@x#0": StoredGame("ha", "", "win", 7, P),          # done
+        "a@y#0": StoredGame("ha", "", "infra_error", 7, P),  # the platform failed it: again
+        "b@x#0": StoredGame("old", "", "loss", 7, P),        # another submission: stale
+        "c@x#0": StoredGame("hc", "", "crash", 7, P),        # the entrant's own failure: done
+        "z@x#0": StoredGame("hz", "", "win", 7, P),          # no longer scheduled: not in it
+        "c@y#0": StoredGame("hc", "", "win", 8, P),          # another seed: stale
     }
     split = plan(scheduled, stored, Hashes({"a": "ha", "b": "hb", "c": "hc"}, {}))
     assert [g.game_id for g in split.done] == ["a@x#0", "c@x#0"]
@@ -49,9 +52,9 @@ def test_a_match_game_is_stale_when_either_side_changed() -> None:
                  for p, g in (("a", "x"), ("a", "y"), ("b", "x"))]
     hashes = Hashes({"a": "ha", "b": "hb"}, {"x": "hx", "y": "hy", "a": "not a's Pacman"})
     stored = {
-        scheduled[0].game_id: StoredGame("ha", "hx", "win", 7),       # both sides as they are now
-        scheduled[1].game_id: StoredGame("ha", "old", "win", 7),      # the ghost team changed
-        scheduled[2].game_id: StoredGame("old", "hx", "loss", 7),     # the Pacman changed
+        scheduled[0].game_id: StoredGame("ha", "hx", "win", 7, P),    # both sides as they are now
+        scheduled[1].game_id: StoredGame("ha", "old", "win", 7, P),   # the ghost team changed
+        scheduled[2].game_id: StoredGame("old", "hx", "loss", 7, P),  # the Pacman changed
     }
     split = plan(scheduled, stored, hashes)
     assert split.done == scheduled[:1]
@@ -61,6 +64,27 @@ def test_a_match_game_is_stale_when_either_side_changed() -> None:
     assert counts["a", "pacman"] == {"done": 1, "missing": 0, "stale": 1, "infra": 0}
     assert ("a", "ghosts") not in counts  # a ghost entrant of that name played no game
 
+
+
+def test_a_game_another_platform_played_is_stale() -> None:
+    """Found by the fourteenth hostile review: the platform's identity was a release name
+    that an update of the checkout kept, so games the old code played stayed counted beside
+    the new code's. A game another platform played (`pacman.identity`) is stale, whatever
+    its submissions, and the plan says which platforms played how many."""
+    scheduled = games("a@x#0", "a@y#0", "b@x#0")
+    stored = {
+        "a@x#0": StoredGame("ha", "", "win", 7, P),
+        "a@y#0": StoredGame("ha", "", "win", 7, "0.1.0"),
+        "b@x#0": StoredGame("hb", "", "loss", 7, "0.1.0+0123456789ab"),
+    }
+    split = plan(scheduled, stored, Hashes({"a": "ha", "b": "hb"}, {}))
+    assert [g.game_id for g in split.done] == ["a@x#0"]
+    assert [g.game_id for g in split.stale] == ["a@y#0", "b@x#0"]
+    assert split.other_platforms == {"0.1.0": 1, "0.1.0+0123456789ab": 1}
+    assert platforms_words(split) == (
+        f"2 stored games were played by another version of the platform (0.1.0, "
+        f"0.1.0+0123456789ab) than this one ({P})")
+    assert platforms_words(plan(scheduled[:1], stored, Hashes({"a": "ha"}, {}))) is None
 
 
 def one_baseline(layouts: str, ghost: str, max_moves: int, games: int) -> str:
@@ -137,6 +161,31 @@ def test_a_folder_never_mixes_games_of_other_settings(tmp_path: Path) -> None:
     added = run()
     assert added.returncode == 0, added.stdout + added.stderr
     assert "2 already stored" in added.stdout
+
+
+def test_games_of_an_earlier_platform_are_played_again(tmp_path: Path) -> None:
+    """After an update of the platform's code (a `git pull` for a rules or sandbox fix), the
+    stored games of the old code are not counted: the reading commands say so, and a run
+    plays them again, recording this platform."""
+    config = tmp_path / "t.yaml"
+    config.write_text(one_baseline("[testClassic]", "RandomGhost", 300, 2))
+    assert run_config(config).returncode == 0
+    store = tmp_path / "out" / "results.sqlite"
+    with contextlib.closing(sqlite3.connect(store)) as db, db:
+        db.execute("UPDATE games SET version = '0.1.0'")
+    shown = subprocess.run([*TOURNAMENT, "leaderboard", str(config)],
+                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert (f"warning: 2 stored games were played by another version of the platform (0.1.0) "
+            f"than this one ({P}) (not counted here); tournament run {config} plays them "
+            "again") in " ".join(shown.stdout.split()), shown.stdout
+    again = run_config(config)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "0 already stored, 2 to play (2 stale, 0 to retry)" in again.stdout
+    assert (f"2 stored games were played by another version of the platform (0.1.0) than "
+            f"this one ({P}): they are played again") in " ".join(again.stdout.split())
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        assert db.execute("SELECT DISTINCT version FROM games").fetchall() == [(P,)]
 
 
 GHOST_FILE = """\

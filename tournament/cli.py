@@ -31,6 +31,7 @@ from rich.text import Text
 
 from pacman import __version__
 from pacman.describe import clean
+from pacman.identity import platform_id
 from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR, PACMAN
 from pacman.replay import ReplayError
 from pacman.teamfolder import TeamFolderError, team_size
@@ -69,6 +70,7 @@ from tournament.resume import (
     check_settings,
     current_results,
     entrant_hashes,
+    platforms_words,
     settings_problem,
     store_outdated,
     store_plan,
@@ -198,6 +200,9 @@ def run(config_path: Path, workers: int | None) -> None:
         console.print(f"[bold]{escape(config.name)}[/]: {total} games; {len(split.done)} "
                       f"already stored, {len(todo)} to play ({len(split.stale)} stale, "
                       f"{len(split.infra)} to retry)")
+        replaced = platforms_words(split)
+        if replaced is not None:
+            console.print(f"{replaced}: they are played again", markup=False)
         warn_unplayable_teams(config)
         if todo:
             layers = check_sandbox(config)
@@ -286,7 +291,7 @@ def playing(config: TournamentConfig, tuning: str | None = None) -> Iterator[Pla
             check_settings(config, store, where, "" if tuning is None else "protocol.")
         except SettingsChanged as exc:
             die(str(exc))
-        run_id = store.open_run(__version__, config.seed)
+        run_id = store.open_run(platform_id(), config.seed)
         yield Playing(cache, cluster, store, run_id)
     except BaseException as exc:
         ended = exc
@@ -363,11 +368,11 @@ def connect_cluster(config: TournamentConfig) -> Any:
     except ClusterError as exc:
         die(str(exc))
     others = sorted(f"{worker} ({version})" for worker, version in versions.items()
-                    if version != __version__)
+                    if version != platform_id())
     if others:
         cluster.close()
-        die(f"workers of another pacman-arena version than this one ({__version__}): "
-            f"{', '.join(others)}; install the same version on every worker")
+        die(f"workers of another pacman-arena version than this one ({platform_id()}): "
+            f"{', '.join(others)}; install the same version (the same code) on every worker")
     count, threads = cluster.threads()
     console.print(f"Dask cluster at {config.scheduler}: {count} workers, {threads} threads"
                   + ("" if count else " (games wait until a worker joins)"), markup=False)
@@ -440,6 +445,10 @@ def warn_outdated(config: TournamentConfig, config_path: Path, store: Store,
         if problem is not None:
             console.print(f"warning: {problem}; what is shown here counts them as the "
                           "config's", markup=False, style="yellow")
+        replaced = platforms_words(store_plan(config, store))
+        if replaced is not None:
+            console.print(f"warning: {replaced} (not counted here); tournament run "
+                          f"{config_path} plays them again", markup=False, style="yellow")
     for found in store_outdated(config, store):
         team = (config.entrant(found.entrant) if found.side == PACMAN
                 else config.ghost_entrant(found.entrant)).kind == "team"

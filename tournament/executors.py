@@ -525,10 +525,11 @@ def _play_games(source: int, sink: int) -> None:
 
 
 def _version() -> str:
-    """The platform version a worker runs (sent to workers by `DaskExecutor.versions`)."""
-    from pacman import __version__ as version
+    """The platform a worker runs (`pacman.identity`; sent to workers by
+    `DaskExecutor.versions`)."""
+    from pacman.identity import platform_id
 
-    return version
+    return platform_id()
 
 
 #: Seconds between the organizer's looks at the cluster while it waits for games.

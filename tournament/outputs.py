@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pacman import __version__
 from pacman import replay as replays
 from pacman.files import write_atomic
+from pacman.identity import platform_id
 from pacman.outcomes import INFRA_ERROR, OUTCOMES
 from tournament.results import GameRow, row_problem
 from tournament.runner import LOG_SUFFIXES, GameOutput, GameTask, make_row, replay_path
@@ -55,10 +55,10 @@ def mismatch(task: GameTask, output: GameOutput) -> str:
     for name, value in expected_fields(task).items():
         if row.get(name) != value:
             return f"the worker's row has {name} {row.get(name)!r:.60}, expected {value!r:.60}"
-    if row.get("version") != __version__:
+    if row.get("version") != platform_id():
         return (f"played by pacman-arena {row.get('version')!r:.40} on {row.get('host')!r:.60}, "
-                f"but the organizer runs {__version__}: install the same version on every "
-                "worker")
+                f"but the organizer runs {platform_id()}: install the same version (the same "
+                "code) on every worker")
     if row.get("outcome") not in OUTCOMES:
         return f"the worker's row has the unknown outcome {row.get('outcome')!r:.40}"
     return ""

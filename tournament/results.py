@@ -94,7 +94,9 @@ class GameRow(TypedDict):
     replay: Annotated[str | None, "The replay file kept for the game (per `record.replays`): "
                       "a path, absolute or relative to the output folder; NULL when none was "
                       "kept."]
-    version: Annotated[str, "The platform version (`pacman.__version__`) that played it."]
+    version: Annotated[str, "The platform that played it: its release and a digest of its "
+                       "code (`pacman.identity.platform_id`). A row another platform played "
+                       "is stale: not counted, played again by the next run."]
     finished_at: Annotated[str, "When the game's row was made, UTC, ISO 8601 to the second "
                            "(`2025-03-01T09:12:44+00:00`)."]
     ghost_entrant: Annotated[str, "The ghost entrant of a match game; empty for a "

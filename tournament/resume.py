@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pacman.identity import platform_id
 from pacman.outcomes import GHOSTS, INFRA_ERROR, PACMAN
 from tournament.config import TournamentConfig
 from tournament.schedule import ScheduledGame, schedule
@@ -32,6 +33,9 @@ class Plan:
     missing: list[ScheduledGame] = field(default_factory=list)
     stale: list[ScheduledGame] = field(default_factory=list)
     infra: list[ScheduledGame] = field(default_factory=list)
+    #: Of the stale games, how many each other platform played (`pacman.identity`): the
+    #: platform was updated since, so they are played again.
+    other_platforms: dict[str, int] = field(default_factory=dict)
 
     @property
     def todo(self) -> list[ScheduledGame]:
@@ -86,15 +90,23 @@ def entrant_hashes(config: TournamentConfig) -> Hashes:
 
 
 def plan(games: list[ScheduledGame], stored: Mapping[str, StoredGame],
-         hashes: Hashes) -> Plan:
+         hashes: Hashes, platform: str | None = None) -> Plan:
     """Split `games` by `stored` (`Store.hashes`) against the entrants' current `hashes`: a
     game is stale when it was played with another submission (either side's, for a match
-    game) or another seed (the config's seed changed: same game id, another game)."""
+    game), another seed (the config's seed changed: same game id, another game) or by
+    another platform than `platform` (this process's, `pacman.identity`, when None: the
+    code that played it has changed since, and a run with today's code would not have
+    played that game)."""
+    platform = platform if platform is not None else platform_id()
     split = Plan()
     for game in games:
         found = stored.get(game.game_id)
         if found is None:
             split.missing.append(game)
+        elif found.version != platform:
+            split.stale.append(game)
+            split.other_platforms[found.version] = split.other_platforms.get(
+                found.version, 0) + 1
         elif ((found.submission_hash, found.ghost_hash) != hashes.of(game)
               or found.seed != game.seed):
             split.stale.append(game)
@@ -143,6 +155,17 @@ def outdated(split: Plan, stored: Mapping[str, StoredGame],
     counts = split.counts()
     return [Outdated(name, side, n, counts[name, side]["done"] + counts[name, side]["infra"])
             for (name, side), n in games.items()]
+
+
+def platforms_words(split: Plan) -> str | None:
+    """What a plan's games of other platforms are, in words for a line of output; None when
+    it has none."""
+    if not split.other_platforms:
+        return None
+    games = sum(split.other_platforms.values())
+    return (f"{games} stored game{'s' if games != 1 else ''} {'were' if games != 1 else 'was'} "
+            f"played by another version of the platform "
+            f"({', '.join(sorted(split.other_platforms))}) than this one ({platform_id()})")
 
 
 def store_outdated(config: TournamentConfig, store: Store) -> list[Outdated]:

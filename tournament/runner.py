@@ -28,6 +28,7 @@ from pacman import __version__
 from pacman import replay as replays
 from pacman.describe import clean
 from pacman.game import MESSAGE_LIMIT, GameResult, GameSpec, play
+from pacman.identity import platform_id
 from pacman.layout import Layout, load_layout, parse_layout
 from pacman.limits import Limits
 from pacman.loader import AgentRef, FolderAgent, SubmissionError, resolve
@@ -723,7 +724,7 @@ def make_row(task: GameTask, result: GameResult | None, replay: str | None,
         "sandbox": ",".join(result.sandbox[0]) if result is not None else "",
         "host": socket.gethostname(),
         "replay": replay,
-        "version": __version__,
+        "version": platform_id(),
         "finished_at": utc_now(),
         "ghost_entrant": task.ghost_entrant,
         "ghost_hash": task.ghost_hash,

@@ -43,7 +43,7 @@ RUN_COLUMNS: tuple[tuple[str, str, str], ...] = (
      "When it ended, in the same form; NULL while it runs, or when it was killed before it "
      "could say (SIGKILL, a lost machine)."),
     ("version", "TEXT NOT NULL",
-     "The platform version (`pacman.__version__`) of the organizer's process."),
+     "The platform (`pacman.identity.platform_id`) of the organizer's process."),
     ("ended", "TEXT",
      f"How it ended: `{FINISHED}` (it played every game it set out to, possibly none), "
      f"`{STOPPED}` (Ctrl-C) or `{FAILED}` (an error stopped it: the sandbox check, the "

@@ -29,6 +29,8 @@ class StoredGame(NamedTuple):
     ghost_hash: str
     outcome: str
     seed: int
+    #: The platform that played it (`pacman.identity.platform_id`).
+    version: str
 
 
 class StoreError(RuntimeError):
@@ -185,9 +187,10 @@ class Store:
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def hashes(self) -> dict[str, StoredGame]:
-        """game_id -> its submissions' hashes, outcome and seed, for every stored game."""
-        rows = self.conn.execute("SELECT game_id, submission_hash, ghost_hash, outcome, seed "
-                                 "FROM games")
+        """game_id -> its submissions' hashes, outcome, seed and platform, for every stored
+        game."""
+        rows = self.conn.execute("SELECT game_id, submission_hash, ghost_hash, outcome, seed, "
+                                 "version FROM games")
         return {row[0]: StoredGame(*row[1:]) for row in rows}
 
     def frame(self, game_ids: Iterable[str] | None = None) -> Any:
