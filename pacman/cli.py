@@ -325,7 +325,7 @@ def _record_word(outcome: str) -> str:
                 "else classic].")
 @click.option("--max-moves", type=int, default=None,
               help="Moves of all agents together before a game is stopped [default: no limit, "
-                   "as the course].")
+                   "as the course; with -r, 500,000, the most a replay holds].")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
 @click.pass_context
 def main(
@@ -390,6 +390,10 @@ def main(
         die("-k/--numghosts: expected a number of ghosts >= 0")
     if max_moves is not None and not 1 <= max_moves <= replays.MAX_MOVES:
         die(f"--max-moves: expected 1 to {replays.MAX_MOVES:,} (the most a replay holds)")
+    if record and max_moves is None:
+        # A recorded game must be one a replay can hold, or its file could never be read
+        # back (`pacman.replay.from_json` refuses longer ones). No course game comes near.
+        max_moves = replays.MAX_MOVES
     limits = build_limits(
         contest_limits, catch,
         {"move_soft": ("--move-limit", move_soft),

@@ -905,3 +905,18 @@ def test_an_in_process_agents_traceback_is_cleaned(tmp_path):
     assert result.exit_code == 1, result.output
     assert "Traceback" in result.output and "All good" in result.output
     assert "\x1b" not in result.output and "\u202e" not in result.output
+
+
+def test_a_recorded_game_stops_where_a_replay_can_still_hold_it(tmp_path, monkeypatch):
+    """Found by the review of the replays' move bound: without --max-moves a game has no
+    limit (as the course), so a recorded one could outgrow what a replay may hold and be
+    written but never read back. Recorded, it stops at the replay's bound (here lowered)."""
+    from pacman import replay as replays
+
+    monkeypatch.setattr(replays, "MAX_MOVES", 40)
+    result = CliRunner().invoke(main, ["-l", "mediumClassic", "-p", "GreedyAgent", "-k", "0", "-q",
+                                       "-r", "--record-dir", str(tmp_path), "--fixRandomSeed"])
+    assert result.exit_code == 0, result.output
+    assert "Game stopped at the move limit (40 moves)" in result.output
+    [recorded] = tmp_path.glob("*.json")
+    assert len(replays.load(recorded).actions) == 40

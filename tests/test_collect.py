@@ -867,6 +867,21 @@ def test_a_name_in_a_windows_code_page_refuses_only_its_upload(tmp_path: Path) -
                       "without it")
     assert not result.manifest.problems
     assert "\\udc9a" in (into / MANIFEST_NAME).read_text(encoding="utf-8")
+    # The review of that change: an export re-zipped on Windows writes the LMS's own folder
+    # names in the code page too. That upload is tied to no team, so it is a problem, said,
+    # not a student silently missing.
+    rezipped = make_zip(tmp_path / "rezipped.zip", {
+        "Ada Lovelace_101_assignsubmission_file_/multiAgents.py": agent("ada"),
+        "Jurgen Muller_102_assignsubmission_file_/multiAgents.py": agent("jm"),
+    })
+    rezipped.write_bytes(rezipped.read_bytes().replace(b"Jurgen Muller", b"J\x81rgen M\x81ller"))
+    result = collect([rezipped], tmp_path / "teams-rezipped")
+    assert result.new == ["101"]
+    [problem] = result.manifest.problems
+    assert problem == (
+        "rezipped.zip: the export's member 'J\\udc81rgen M\\udc81ller_102_assignsubmission_file_/"
+        "multiAgents.py' has a name that is not UTF-8, and no submission read holds it: whoever "
+        "uploaded it has nothing collected from it")
 
 
 def test_a_loose_file_set_aside_refuses_its_upload_never_leaves_it_partial(

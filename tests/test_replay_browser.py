@@ -6,6 +6,7 @@ No window is opened: the command calls `tournament.cli.open_viewer`, which the t
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -164,14 +165,18 @@ def test_replay_of_prefers_the_recorded_file_then_a_recreated_one(tmp_path: Path
     assert replay_of({**row, "replay": "replays/a.json"}, tmp_path) == Replay(recorded, "yes")
     assert replay_of({**row, "replay": "replays/gone.json"}, tmp_path) == Replay(None, "missing")
     assert replay_of({**row, "replay": float("nan")}, tmp_path) == Replay(None, "no")
-    again = recreated_replay(tmp_path, row["game_id"], "abc123", row["seed"])
-    assert again == tmp_path / "recreated-replays/alpha/smallClassic/d2/RandomGhost2/classic" \
-        / "3-abc123-1003.json"
+    again = recreated_replay(tmp_path, row)
+    assert again.parent == tmp_path / "recreated-replays/alpha/smallClassic/d2/RandomGhost2" \
+        / "classic"
+    assert re.fullmatch(r"3-abc123-1003-[0-9a-f]{12}\.json", again.name)
     again.parent.mkdir(parents=True)
     again.write_text("{}")
     assert replay_of(row, tmp_path) == Replay(again, "re-created")
-    # Another version of the team (another hash) does not see this version's replay.
-    assert replay_of({**row, "submission_hash": "def456"}, tmp_path) == Replay(None, "no")
+    # Another version of the team (another hash) does not see this version's replay, nor
+    # does another ghost team's, nor a game another platform played (the review of the
+    # platform's identity: after an update, the old code's replay was shown for the new game).
+    for changed in ({"submission_hash": "def456"}, {"ghost_hash": "9e"}, {"version": "0.2.0"}):
+        assert replay_of({**row, **changed}, tmp_path) == Replay(None, "no"), changed
     assert [r.status for r in replays_of(pd.DataFrame([row, game("beta", 3)]), tmp_path)] == \
         ["re-created", "no"]
 

@@ -289,6 +289,9 @@ def test_a_ghost_only_teams_folder_is_redacted_as_its_name(tmp_path: Path) -> No
     redact = Redactor.for_config(config, config_file)
     assert redact(f"crash in {team.resolve()}/ghostAgents.py line 5") == \
         "crash in spooky/ghostAgents.py line 5"
+    # With games of others and none of its own, the index names it among those without.
+    index = write_report(table(record("greedy", 4, 10)), config, tmp_path / "report")
+    assert "No games yet for spooky, random." in index.read_text()
 
 
 def test_second_report_shows_rank_changes(tmp_path: Path, results: pd.DataFrame) -> None:

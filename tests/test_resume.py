@@ -179,6 +179,21 @@ def test_games_of_an_earlier_platform_are_played_again(tmp_path: Path) -> None:
     assert (f"warning: 2 stored games were played by another version of the platform (0.1.0) "
             f"than this one ({P}) (not counted here); tournament run {config} plays them "
             "again") in " ".join(shown.stdout.split()), shown.stdout
+    reported = subprocess.run([*TOURNAMENT, "report", str(config)],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert reported.returncode == 0, reported.stdout + reported.stderr
+    assert "warning: 2 stored games were played by another version" in reported.stdout
+    # Marks are never zeros "with its current files" for every team: refused, nothing written.
+    (tmp_path / "wins.yaml").write_text(
+        "criteria: [{name: wins, kind: wins, thresholds: [{at: 1, points: 1}]}]\n")
+    marked = subprocess.run([*TOURNAMENT, "marks", str(config), "--scheme",
+                             str(tmp_path / "wins.yaml")],
+                            capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert marked.returncode == 2, marked.stdout + marked.stderr
+    assert ("2 stored games were played by another version of the platform (0.1.0) than this "
+            f"one ({P}): they count for no one until tournament run {config} plays them "
+            "again; mark then") in " ".join(marked.stderr.split())
+    assert not (tmp_path / "out" / "marks.csv").exists()
     again = run_config(config)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "0 already stored, 2 to play (2 stale, 0 to retry)" in again.stdout

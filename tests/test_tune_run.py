@@ -220,6 +220,16 @@ def test_ctrl_c_keeps_what_is_stored_and_the_same_command_resumes_without_replay
         assert (folder / "out" / name).read_text() == (reference / "out" / name).read_text()
     weights = (folder / "out" / "weights.yaml").read_text()
     assert "For features=feats.py:phi." in weights
+    # After an update of the platform's code, the stored games are not the tuning's: the
+    # same command says so and plays each again; the same code ends where it ended.
+    with contextlib.closing(sqlite3.connect(database)) as conn, conn:
+        conn.execute("UPDATE games SET version = '0.1.0'")
+    again = tournament("tune", "tune.yaml", cwd=folder)
+    assert (f"{total} stored games were played by another version of the platform (0.1.0) "
+            "than this one") in " ".join(again.stdout.split())
+    assert runs(database)[-1] == ("finished", total)
+    for name in ("candidates.csv", "comparison.csv", "weights.yaml"):
+        assert (folder / "out" / name).read_text() == (reference / "out" / name).read_text()
 
 
 TEAM_AGENT = """\

@@ -16,6 +16,7 @@ mistaken for what the run itself wrote.
 from __future__ import annotations
 
 import difflib
+import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal, NamedTuple, TypeAlias
@@ -143,17 +144,22 @@ class Replay(NamedTuple):
     status: str
 
 
-def recreated_replay(output: Path, game_id: str, submission_hash: str, seed: int) -> Path:
-    """Where a re-created replay of a stored game lives.
+def recreated_replay(output: Path, row: dict[str, Any]) -> Path:
+    """Where a re-created replay of a stored game (its results `row`) lives.
 
-    The submission hash and seed are in the name, so a file re-created for one version of a
-    team is never shown for a later version's game with the same id. It is kept apart from
-    `replays/` because an entrant may well be called `recreated`.
+    Everything that decides the game besides its id is in the name: the Pacman's submission
+    hash and the seed as they are, the ghost team's hash and the platform that played it
+    (`pacman.identity`) as a digest, so a file re-created for one version of a team, or by
+    the code before an update, is never shown for a later game with the same id. It is kept
+    apart from `replays/` because an entrant may well be called `recreated`.
     """
-    entrant, _, rest = game_id.partition("@")
+    entrant, _, rest = str(row["game_id"]).partition("@")
     cell, _, index = rest.partition("#")
+    others = "|".join("" if _missing(row.get(key)) else str(row[key])
+                      for key in ("ghost_hash", "version"))
+    played = hashlib.sha256(others.encode("utf-8", "backslashreplace")).hexdigest()[:12]
     return Path(output, RECREATED_FOLDER, entrant, *cell.split("/"),
-                f"{index}-{submission_hash}-{seed}.json")
+                f"{index}-{row['submission_hash']}-{int(row['seed'])}-{played}.json")
 
 
 def replay_of(row: dict[str, Any], output: Path) -> Replay:
@@ -171,8 +177,7 @@ def replay_of(row: dict[str, Any], output: Path) -> Replay:
             return Replay(path, "yes")
         status = "missing"
     if not _missing(row.get("submission_hash")) and not _missing(row.get("seed")):
-        again = recreated_replay(output, str(row["game_id"]), str(row["submission_hash"]),
-                                 int(row["seed"]))
+        again = recreated_replay(output, row)
         if again.is_file():
             return Replay(again, "re-created")
     return Replay(None, status)

@@ -29,7 +29,6 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from pacman import __version__
 from pacman.describe import clean
 from pacman.identity import platform_id
 from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR, PACMAN
@@ -65,11 +64,14 @@ from tournament.recreate import recreate
 from tournament.results import GameRow, split_formats
 from tournament.resume import (
     PLAN_LISTS,
+    Plan,
     SettingsChanged,
     check_owner,
     check_settings,
     current_results,
     entrant_hashes,
+    outdated,
+    plan,
     platforms_words,
     settings_problem,
     store_outdated,
@@ -146,7 +148,7 @@ class _Commands(click.Group):
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="tournament")
+@click.version_option(platform_id(), prog_name="tournament")
 def main() -> None:
     """Run Pacman tournaments: every entrant on the same games, results kept as they finish."""
     stop_on_sigterm(click.get_current_context())
@@ -439,17 +441,18 @@ def warn_outdated(config: TournamentConfig, config_path: Path, store: Store,
     were played while the team's files changed. Before all that (reading commands only: a run
     refuses instead), a warning when the stored games were played with other settings than
     the config's (`tournament.resume.settings_problem`): tables that count them would mix
-    them with the config's."""
+    them with the config's; and when games were played by another platform
+    (`warn_other_platforms`). One plan of the store serves all of it."""
+    stored = store.hashes()
+    hashes = entrant_hashes(config)
+    split = plan(schedule(config), stored, hashes)
     if not during_run:
         problem, _ = settings_problem(config, store, str(store.path))
         if problem is not None:
             console.print(f"warning: {problem}; what is shown here counts them as the "
                           "config's", markup=False, style="yellow")
-        replaced = platforms_words(store_plan(config, store))
-        if replaced is not None:
-            console.print(f"warning: {replaced} (not counted here); tournament run "
-                          f"{config_path} plays them again", markup=False, style="yellow")
-    for found in store_outdated(config, store):
+        warn_other_platforms(config_path, split)
+    for found in outdated(split, stored, hashes):
         team = (config.entrant(found.entrant) if found.side == PACMAN
                 else config.ghost_entrant(found.entrant)).kind == "team"
         who = ("team" if team else "baseline") if found.side == PACMAN else \
@@ -467,6 +470,16 @@ def warn_outdated(config: TournamentConfig, config_path: Path, store: Store,
                     f"of its {what}{none} (not counted here); tournament run {config_path} "
                     "plays the current ones")
         console.print(line, markup=False, style="yellow")
+
+
+def warn_other_platforms(config_path: Path, split: Plan) -> None:
+    """A warning when stored games of the schedule were played by another platform (the
+    checkout was updated since, `pacman.identity`): no table counts them until a run plays
+    them again."""
+    replaced = platforms_words(split)
+    if replaced is not None:
+        console.print(f"warning: {replaced} (not counted here); tournament run "
+                      f"{config_path} plays them again", markup=False, style="yellow")
 
 
 def lock_output(config: TournamentConfig) -> None:
@@ -660,6 +673,12 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
     try:
         with playing(base, tuning=config.name) as held:
             cache, store, run_id = held.cache, held.store, held.run_id
+            replaced = platforms_words(Plan(other_platforms={
+                version: count for version, count in store.platforms().items()
+                if version != platform_id()}))
+            if replaced is not None:
+                console.print(f"{replaced}: each is played again when the tuning needs it",
+                              markup=False)
             try:
                 secret = checked_secret(base, store)
             except ValueError as exc:  # a SecretError
@@ -1017,6 +1036,12 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
         if problem is not None and not published_seeds:
             die(problem)
         split = store_plan(config, store)
+        replaced = platforms_words(split)
+        if replaced is not None:
+            # Not marks of 0 "with its current files" for every team: their files did not
+            # change, the platform did (the review of the platform's identity).
+            die(f"{replaced}: they count for no one until tournament run {config_path} plays "
+                "them again; mark then")
         marks = evaluate(scheme, current_results(config, store, split), config, manifest)
         students = student_table(marks, config, manifest)
         write_csv(team_table(marks, scheme), teams_out)
@@ -1082,7 +1107,9 @@ def report(config_path: Path, pictures: str, recreate_replays: bool) -> None:
     config = load(config_path)
     manifest = read_collected(config)
     store = open_store(config)
-    results = current_results(config, store)
+    split = store_plan(config, store)
+    warn_other_platforms(config_path, split)
+    results = current_results(config, store, split)
     out_dir = config.output / "report"
     if recreate_replays:
         missing = results[[replay_of(r, config.output).file is None
@@ -1397,7 +1424,9 @@ def replay_command(config_path: Path, team: str | None, layout: str | None,
     if not database.is_file():
         die(f"no results yet ({database} does not exist): tournament run {config_path}", 1)
     store = open_store(config)
-    results = current_results(config, store)
+    split = store_plan(config, store)
+    warn_other_platforms(config_path, split)
+    results = current_results(config, store, split)
     store.close()
     problems = filter_problems(
         entrants=[e.name for e in config.all_entrants],

@@ -72,8 +72,7 @@ def recreate(config: TournamentConfig, rows: list[dict[str, Any]],
             why = "; ".join(differences) or f"no replay ({new['outcome']}: {new['message']})"
             yield Recreated(name, None, f"the game did not end as stored: {why}")
             continue
-        target = recreated_replay(config.output, name, str(row["submission_hash"]),
-                                  int(row["seed"]))
+        target = recreated_replay(config.output, row)
         write_atomic(target, played.replay)
         yield Recreated(name, target)
 

@@ -205,7 +205,9 @@ def write_report(
         "games": len(results),
         "board": None,
         "previous": previous,
-        "absent": [e.name for e in config.entrants if e.name not in slugs] if len(results) else [],
+        # Both sides: a team that plays ghosts only and has no game is absent too.
+        "absent": (list(dict.fromkeys(e.name for e in config.all_entrants if e.name not in slugs))
+                   if len(results) else []),
         "heatmap": None,
         "standings": None,
         "ranked_by": "",

@@ -385,11 +385,20 @@ def without_set_aside(read: SourceRead, root: Path, inner: Path, label: str, kin
                 f"the export's {members[hit[0]][2].reason}{more}; the rest of its files are "
                 f"not used without it"))
         submissions.append(submission)
-    unusable = list(read.unusable) + [
-        Unusable(f"{label}: {_shown(member.member)}", f"left out of the export: {member.reason}",
-                 team=upload[1] if upload is not None and upload[0] == FOLDER else None)
-        for index, (_, upload, member) in enumerate(members) if index not in claimed]
-    return SourceRead(submissions=submissions, unusable=unusable, problems=list(read.problems))
+    unusable = list(read.unusable)
+    problems = list(read.problems)
+    for index, (_, upload, member) in enumerate(members):
+        if index in claimed:
+            continue
+        team = upload[1] if upload is not None and upload[0] == FOLDER else None
+        unusable.append(Unusable(f"{label}: {_shown(member.member)}",
+                                 f"left out of the export: {member.reason}", team=team))
+        if team is None:
+            # Tied to no team: a student's whole upload may be in it (a folder named in a
+            # code page by a re-zipped export), so it is said as a problem, not only listed.
+            problems.append(f"{label}: the export's {member.reason}, and no submission read "
+                            "holds it: whoever uploaded it has nothing collected from it")
+    return SourceRead(submissions=submissions, unusable=unusable, problems=problems)
 
 
 def _upload_of(kind: str, name: str, folder: bool) -> tuple[str, ...] | None:

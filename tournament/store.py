@@ -193,6 +193,11 @@ class Store:
                                  "version FROM games")
         return {row[0]: StoredGame(*row[1:]) for row in rows}
 
+    def platforms(self) -> dict[str, int]:
+        """How many stored games each platform (`pacman.identity`) played."""
+        rows = self.conn.execute("SELECT version, COUNT(*) FROM games GROUP BY version")
+        return {str(version): int(count) for version, count in rows}
+
     def frame(self, game_ids: Iterable[str] | None = None) -> Any:
         """The results as a DataFrame (only `game_ids` when given), sorted by game id."""
         frame = pd.read_sql_query("SELECT * FROM games ORDER BY game_id", self.conn)
