@@ -618,7 +618,8 @@ def test_a_results_file_of_the_previous_schema_is_extended_not_refused(tmp_path:
         frame = store.frame()
         assert list(frame.columns) == [name for name, _ in COLUMNS]
         assert (frame.loc[0, "ghost_entrant"], frame.loc[0, "ghost_hash"]) == ("", "")
-        assert store.hashes() == {"a@c#0": ("h", "", "win", values["seed"])}
+        # (Every old column holds 0 here: the platform too, as TEXT.)
+        assert store.hashes() == {"a@c#0": ("h", "", "win", values["seed"], "0")}
 
 
 def test_a_match_game_copies_two_teams_files_and_the_room_check_counts_both(
