@@ -27,8 +27,10 @@ DESCRIPTIONS = {
     "scratch_mb": "MiB of the agent's scratch folder (a tmpfs of its own, at most 64 files "
                   "per MiB), counted as its memory",
 }
-#: Limits counted in whole numbers (the others are seconds), with their least value.
-COUNTS = {"move_warnings": 0, "output_kb": 0, "processes": 1, "memory_mb": 64, "scratch_mb": 1}
+#: Limits counted in whole numbers (the others are seconds), with their least value. A
+#: sandbox is two processes before the agent starts one (its keeper and the agent): with one,
+#: no sandbox could start, and every game would be the platform's failure, played again.
+COUNTS = {"move_warnings": 0, "output_kb": 0, "processes": 2, "memory_mb": 64, "scratch_mb": 1}
 #: Limits that always apply (the others may be None, switched off).
 ALWAYS = ("move_warnings", "output_kb", "processes", "scratch_mb")
 #: Files per MiB of scratch space (tmpfs inodes).

@@ -195,6 +195,15 @@ def assert_played_on(result: GameResult) -> None:
     assert result.scores == resimulated_scores(result)
 
 
+def test_a_numeric_library_starts_no_thread_per_host_cpu(arena: Arena) -> None:
+    """numpy's OpenBLAS started a thread per host CPU at import: with more CPUs than the
+    agent's `processes` (any host of 64 CPUs, by default), `import numpy` failed as the team's
+    `load_error`. Told of one CPU, it plays within the least `processes` there is (2: the
+    keeper and the agent), whatever the host."""
+    limits = LIMITS.with_changes(processes=2)
+    assert_played_on(arena.play(arena.spec("numpy_user", limits=limits)))
+
+
 # --- failing at load time -------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, words", [

@@ -203,6 +203,11 @@ def engine_view() -> tuple[str, ...]:
     return tuple(sorted(shown))
 
 
+#: What numeric libraries read for how many threads to start (OpenBLAS, OpenMP, MKL,
+#: numexpr, Apple's Accelerate): one, as the agent has one CPU (`_environment`).
+ONE_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                        "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
 #: Folders of a team walked to find its `__pycache__`s.
 MAX_WALKED = 5000
 
@@ -545,11 +550,17 @@ class AgentProcess:
             self.missing["cgroup"] = f"cgroup: {exc}"
 
     def _environment(self) -> dict[str, str]:
+        """The agent's whole environment. Numeric libraries start a thread per CPU of the
+        host when imported (numpy's OpenBLAS up to 64): on a large server that is more
+        than the agent's `processes`, and `import numpy` failed as the team's `load_error`
+        (the fifteenth hostile review), while the threads could only share the one CPU the
+        agent is given. So they are told of one CPU, as the agent has."""
         return {
             "PATH": "/usr/bin:/bin",
             "HOME": str(self.workdir),
             "TMPDIR": str(self.workdir),
             "LANG": "C.UTF-8",
+            **dict.fromkeys(ONE_THREAD_VARIABLES, "1"),
         }
 
     def load(self, keeper: TimeKeeper) -> tuple[bool, bool]:
