@@ -36,11 +36,13 @@ import dataclasses
 import difflib
 import functools
 import hashlib
+import importlib.machinery
 import importlib.util
 import inspect
 import os
 import sys
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -228,6 +230,37 @@ def parse_agent_args(text: str | None, flag: str = "-a") -> tuple[tuple[str, str
 _loaded: dict[tuple[str, float], ModuleType] = {}
 
 
+class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """A team's module compiled from its source, never from a `.pyc`: a compiled file beside
+    it (in its `__pycache__`) could run other code than the source its hash covers. Raising
+    `OSError` from `path_stats` is how importlib's `SourceLoader.get_code` is told that no
+    bytecode is to be trusted; the source is then compiled (and, with
+    `sys.dont_write_bytecode`, nothing written)."""
+
+    def path_stats(self, path: str) -> Mapping[str, Any]:
+        raise OSError("a team's bytecode is never read")
+
+
+def source_only_hook(root: str) -> Callable[[str], Any]:
+    """A `sys.path_hooks` entry that finds modules under the folder `root` (a team's) from
+    their sources only (`SourceOnlyLoader`; no `.pyc`, no extension module), and leaves
+    every other folder (the interpreter's, the libraries', whose bytecode caches are the
+    installation's) to the usual finders, so those keep their compiled files: scoping
+    `sys.pycache_prefix` to the whole interpreter made every game compile numpy and pandas
+    from source on the agent's own clock (the fifteenth hostile review)."""
+    hook = importlib.machinery.FileFinder.path_hook(
+        (SourceOnlyLoader, importlib.machinery.SOURCE_SUFFIXES))
+    top = os.path.realpath(root)
+
+    def finder(path: str) -> Any:
+        where = os.path.realpath(path or ".")
+        if where != top and not where.startswith(top.rstrip(os.sep) + os.sep):
+            raise ImportError("not the team's folder")
+        return hook(path)
+
+    return finder
+
+
 def load_file(path: Path) -> ModuleType:
     """Execute a course-style agent file once per process and return its module."""
     path = path.resolve()
@@ -246,7 +279,8 @@ def load_file(path: Path) -> ModuleType:
         sys.path.insert(0, folder)
     digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
     module_name = f"arena_agent_{path.stem}_{digest}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
+    spec = importlib.util.spec_from_file_location(
+        module_name, path, loader=SourceOnlyLoader(module_name, str(path)))
     if spec is None or spec.loader is None:
         raise SubmissionError(f"{path}: cannot be imported as a Python module")
     module = importlib.util.module_from_spec(spec)

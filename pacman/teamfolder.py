@@ -20,7 +20,8 @@ refuses, with an error naming the entry, any of:
   reached one folder at a time, and copied beneath a sandbox's own folder).
 
 Every file counts for the hash, `__pycache__` included, but a sandbox never reads a team's
-`__pycache__` (it sets its own `sys.pycache_prefix`, see `pacman.sandbox.child`), so a
+`__pycache__` (the team's modules are compiled from their sources only,
+`pacman.loader.SourceOnlyLoader`), so a
 compiled file there cannot stand in for the source beside it. The platform never writes into
 a team's folder (see `pacman.loader.load_file`). With the mounts layer, a sandbox sees its team
 folder as a copy of `team_files` (but `__pycache__`) and nothing else, so what it can read of

@@ -800,6 +800,16 @@ def test_a_compiled_file_never_runs_in_place_of_its_source(arena: Arena) -> None
     assert "SOURCE" in result.logs[0] and "COMPILED" not in result.logs[0]
 
 
+def test_a_library_is_imported_from_its_own_compiled_files(arena: Arena) -> None:
+    """Only the team's modules are compiled from source (`pacman.loader.source_only_hook`);
+    a library's bytecode cache is the installation's, read as it is."""
+    import fractions
+
+    result = play_folder(arena, arena.team("library_user", folder="library_user"))
+    [line] = [line for line in result.logs[0].splitlines() if line.startswith("CACHED ")]
+    assert line.split() == ["CACHED", str(fractions.__cached__), "PREFIX", "None"]
+
+
 def test_a_team_cannot_play_the_platforms_own_baselines(arena: Arena) -> None:
     result = arena.play(arena.spec("borrow_baseline"))
     assert_failed(result, "load_error", "ModuleNotFoundError",

@@ -311,7 +311,7 @@ def _serve(
     from pacman import problems
     from pacman.actions import action_name
     from pacman.describe import exception_text, safe_text
-    from pacman.loader import SubmissionError, describe_signature, load_file
+    from pacman.loader import SubmissionError, describe_signature, load_file, source_only_hook
 
     reserve = bytearray(1 << 20)  # freed on MemoryError so the answer can still be built
     cpu = time.process_time
@@ -358,16 +358,18 @@ def _serve(
         elif op == "load":
             ref = message[2]
             random.seed(int(message[3]))
-            # Compiled files are looked for (and never written) in a folder of the scratch
-            # only: a `.pyc` in the team's __pycache__ must not run in place of its source.
+            # Nothing compiled is written, and the team's modules are compiled from their
+            # sources only (`source_only_hook`): a `.pyc` in its __pycache__ must not run in
+            # place of its source. The libraries' own compiled files are used as they are.
             sys.dont_write_bytecode = True
-            sys.pycache_prefix = os.path.join(os.getcwd(), ".no-pycache")
             sys.meta_path.insert(0, PlatformOnly())
             source = ref.get("path")
             if source:
                 folder = os.path.dirname(source)
                 sys.path.insert(0, folder)
                 root = root or folder
+                sys.path_hooks.insert(0, source_only_hook(root))
+                sys.path_importer_cache.clear()
             try:
                 # A built-in's module was imported before confinement (`main`).
                 module = (load_file(__import__("pathlib").Path(source)) if source
