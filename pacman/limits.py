@@ -31,6 +31,8 @@ DESCRIPTIONS = {
 #: sandbox is two processes before the agent starts one (its keeper and the agent): with one,
 #: no sandbox could start, and every game would be the platform's failure, played again.
 COUNTS = {"move_warnings": 0, "output_kb": 0, "processes": 2, "memory_mb": 64, "scratch_mb": 1}
+#: Limits in seconds that the kernel enforces in whole seconds only (RLIMIT_CPU).
+WHOLE_SECONDS = ("cpu_seconds",)
 #: Limits that always apply (the others may be None, switched off).
 ALWAYS = ("move_warnings", "output_kb", "processes", "scratch_mb")
 #: Files per MiB of scratch space (tmpfs inodes).
@@ -82,6 +84,11 @@ def limit_problem(name: str, value: object) -> str:
         return f"expected a number of seconds, got {value!r}"
     if not (math.isfinite(value) and value > 0):
         return f"expected a positive number of seconds, got {value!r}"
+    if name in WHOLE_SECONDS and value != int(value):
+        # Rounded, 2.4 s killed an agent at 2 s while its message said 2.4 (the fifteenth
+        # hostile review); rounded up, it would allow more than it says.
+        return (f"expected a whole number of seconds (the kernel counts CPU time in whole "
+                f"seconds), got {value!r}")
     return ""
 
 

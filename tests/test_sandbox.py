@@ -312,12 +312,23 @@ def run(*args: str) -> object:
     return CliRunner().invoke(main, list(args))
 
 
+def test_a_sandbox_needs_two_processes_at_least() -> None:
+    """The keeper and the agent: with one, no sandbox could start, and every game would be
+    the platform's failure, played again on every run (the fifteenth hostile review)."""
+    from pacman.limits import Limits
+
+    with pytest.raises(ValueError, match="processes: expected at least 2, got 1"):
+        Limits(processes=1)
+
+
 @pytest.mark.parametrize("flags, words", [
     (["--move-limit", "0"], "--move-limit: expected a positive number of seconds"),
     (["--move-warnings", "-2"], "--move-warnings: expected at least 0"),
     (["--memory", "20"], "--memory: expected at least 64"),
     (["--timeout", "-1"], "--timeout: expected a positive number"),
     (["--cpu-time", "inf"], "--cpu-time: expected a positive number"),
+    # Rounded, 2.4 s killed at 2 s while its message said 2.4 (the fifteenth hostile review).
+    (["--cpu-time", "2.4"], "--cpu-time: expected a whole number of seconds"),
 ])
 def test_bad_limit_flags_exit_2(flags: list[str], words: str) -> None:
     result = run("-p", "GreedyAgent", "-q", *flags)

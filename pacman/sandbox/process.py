@@ -980,7 +980,7 @@ class AgentProcess:
         says what the kernel enforces."""
         if self.limits.cpu_seconds is None:
             return None
-        return max(1, round(self.limits.cpu_seconds * len(self.indices)))
+        return int(self.limits.cpu_seconds) * len(self.indices)  # whole (`limit_problem`)
 
     def _cpu_spent(self, what: str) -> AgentFault | None:
         """The timeout of an agent whose process used its CPU limit, as the kernel counts it
