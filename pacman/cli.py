@@ -36,6 +36,7 @@ from pacman.limits import CONTEST, UNTIMED, Limits, limit_problem
 from pacman.loader import (
     AgentRef,
     SubmissionError,
+    code_option_file,
     describe_signature,
     options_in_source,
     parse_agent_args,
@@ -460,6 +461,20 @@ class Batch:
     as_json: bool
 
 
+def refuse_code_files(ref: AgentRef, flag: str) -> None:
+    """A built-in agent runs a function its options name from a file (`evalFn=my.py:f`,
+    `features=feats.py:phi`) in this process: outside the sandbox, where `--timeout` cannot
+    stop an endless loop and the file reads what this user reads (the fifteenth hostile
+    review). Such a file is someone's code, so it runs only with `--no-sandbox`, which says
+    that it is trusted; ValueError naming the option otherwise."""
+    for key, value in ref.args:
+        if (found := code_option_file(key, value)) is not None:
+            raise ValueError(
+                f"{flag} {key}={value}: the built-in {ref.name} would run {found[0]} in this "
+                "process, outside the sandbox; add --no-sandbox to run it so (your own "
+                "code), or play an agent of the file's own, which plays sandboxed")
+
+
 def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
     """Play the games, print a line per game and the summary on `out`; return the JSON
     summary, and whether the batch was stopped before its end.
@@ -479,6 +494,9 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
         check_options(pacman, sandboxed=not pacman.builtin and b.sandbox is not False)
         check_options(ghost, sandboxed=not ghost.builtin and b.sandbox is not False,
                       flag="--ghostArgs")
+        for ref, flag in ((pacman, "-a"), (ghost, "--ghostArgs")):
+            if ref.builtin and b.sandbox is not False:
+                refuse_code_files(ref, flag)
         # A built-in checks its option values when built: report them before any game.
         if pacman.builtin:
             pacman.build(0)

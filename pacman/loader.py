@@ -229,6 +229,19 @@ def parse_agent_args(text: str | None, flag: str = "-a") -> tuple[tuple[str, str
 
 _loaded: dict[tuple[str, float], ModuleType] = {}
 
+#: Options of the built-in agents whose value may name a file of code (`features=feats.py:phi`,
+#: `evalFn=my.py:f`): someone's code, which the built-in runs wherever it plays.
+CODE_OPTIONS = ("features", "evalFn")
+
+
+def code_option_file(key: str, value: str) -> tuple[str, str] | None:
+    """The file and function that option `key=value` names, or None when it names none:
+    another option, a built-in name, or a module. Pure."""
+    where, sep, function = value.rpartition(":")
+    if key not in CODE_OPTIONS or not sep or not where.endswith(".py"):
+        return None
+    return where, function
+
 
 class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     """A team's module compiled from its source, never from a `.pyc`: a compiled file beside

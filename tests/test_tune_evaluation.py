@@ -190,9 +190,21 @@ def test_the_pacman_command_takes_inline_weights_and_feature_functions(
                  "--max-moves", "300",
                  "-a", "depth=1,evalFn=better,weights=food_left:-12;trapped:-150")
     assert out.returncode == 0, out.stderr
+    # A file of code a built-in runs plays in this process: only when said to be trusted
+    # (the fifteenth hostile review: it read what the user reads, and --timeout could not
+    # stop an endless loop in it).
+    own = f"depth=1,features={features_file}:phi,weights=score:1;dots:-10"
     out = pacman("-l", "testClassic", "-p", "ExpectimaxAgent", "-k", "1", "-q", "-n", "1",
-                 "--max-moves", "300",
-                 "-a", f"depth=1,features={features_file}:phi,weights=score:1;dots:-10")
+                 "--max-moves", "300", "-a", own)
+    assert out.returncode == 2
+    assert (f"-a features={features_file}:phi: the built-in ExpectimaxAgent would run "
+            f"{features_file} in this process, outside the sandbox; add --no-sandbox") \
+        in " ".join(out.stderr.split())
+    out = pacman("-l", "testClassic", "-p", "RandomAgent", "-g", "AnytimeGhost", "-k", "1",
+                 "-q", "--ghostArgs", f"evalFn={features_file}:phi")
+    assert out.returncode == 2 and "--ghostArgs evalFn=" in out.stderr
+    out = pacman("-l", "testClassic", "-p", "ExpectimaxAgent", "-k", "1", "-q", "-n", "1",
+                 "--max-moves", "300", "--no-sandbox", "-a", own)
     assert out.returncode == 0, out.stderr
     out = pacman("-l", "testClassic", "-p", "ExpectimaxAgent", "-k", "1", "-q", "-n", "1",
                  "--max-moves", "300",

@@ -54,6 +54,7 @@ from pacman.errors import OptionError
 from pacman.layout import PROJECT_LAYOUTS, LayoutError, available_layouts, load_layout
 from pacman.limits import ALWAYS, COUNTS, DESCRIPTIONS, Limits, limit_problem
 from pacman.loader import (
+    CODE_OPTIONS,
     TEAM_YAML,
     AgentRef,
     FolderAgent,
@@ -82,7 +83,6 @@ from tournament.checking import show as _show
 from tournament.checking import text as _text
 from tournament.checking import whole as _whole
 from tournament.optionfiles import (
-    CODE_OPTIONS,
     absolute_options,
     code_files,
     code_problem,

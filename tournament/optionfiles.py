@@ -27,10 +27,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from pacman.agents.evaluation import is_inline_weights, weights_text
+from pacman.loader import CODE_OPTIONS, code_option_file
 from pacman.yamlfile import YamlProblem, load_yaml
 
-#: Options whose value may name a function in a file (`file.py:function`) or a module.
-CODE_OPTIONS = ("features", "evalFn")
 #: The option whose value may name a YAML file of weights.
 WEIGHTS_OPTION = "weights"
 
@@ -101,10 +100,8 @@ def absolute_options(args: tuple[tuple[str, str], ...], base: Path
 def function_file(key: str, value: str) -> tuple[Path, str] | None:
     """The file and function option `key=value` names (`features=feats.py:phi`), or None
     when it names none: another option, a built-in name, or the platform's module."""
-    where, sep, function = value.rpartition(":")
-    if key not in CODE_OPTIONS or not sep or not where.endswith(".py"):
-        return None
-    return Path(where), function
+    found = code_option_file(key, value)
+    return None if found is None else (Path(found[0]), found[1])
 
 
 def code_files(args: tuple[tuple[str, str], ...]) -> set[Path]:

@@ -31,7 +31,7 @@ from pacman.game import MESSAGE_LIMIT, GameResult, GameSpec, play
 from pacman.identity import platform_id
 from pacman.layout import Layout, load_layout, parse_layout
 from pacman.limits import Limits
-from pacman.loader import AgentRef, FolderAgent, SubmissionError, resolve
+from pacman.loader import CODE_OPTIONS, AgentRef, FolderAgent, SubmissionError, resolve
 from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR, PACMAN
 from pacman.rules import DEATH_PENALTY, TIME_PENALTY
 from pacman.sandbox import guarantees
@@ -40,7 +40,6 @@ from pacman.teamfolder import TeamFolderError, team_digest
 from tournament.bundles import TeamCache, default_cache, snapshot_digest
 from tournament.config import Entrant, TournamentConfig
 from tournament.optionfiles import (
-    CODE_OPTIONS,
     WEIGHTS_OPTION,
     function_file,
     inline_weights,
