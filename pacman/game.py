@@ -103,9 +103,11 @@ def sandboxed(ref: AgentRef, sandbox: bool | None) -> bool:
     """Whether `ref` plays in a sandbox given `GameSpec.sandbox`: agents from files do unless
     told otherwise, and so does a built-in that plays with files (`team`: a tuning's feature
     function, whose crash, endless loop or death must be that game's typed failure blamed on
-    Pacman, not a worker's); other built-ins (and agents named by module) are trusted and play
+    Pacman, not a worker's) or on the sources (`on_sources`, a clock-bound baseline in a
+    tournament); other built-ins (and agents named by module) are trusted and play
     in-process."""
-    return (ref.path is not None or bool(ref.builtin and ref.team)) and sandbox is not False
+    return ((ref.path is not None or bool(ref.builtin and (ref.team or ref.on_sources)))
+            and sandbox is not False)
 
 
 @dataclass

@@ -152,6 +152,11 @@ class AgentRef:
     #: Whether `team` is a tournament's snapshot (`tournament.runner.placed`), which only the
     #: platform writes: a snapshot its sandbox cannot copy is the platform's failure.
     snapshot: bool = False
+    #: A built-in that plays sandboxed, on the engine's sources, as teams do: a tournament
+    #: sets it for one that searches on a clock (`ON_A_CLOCK`), which in-process would run
+    #: the compiled build where one is and search deeper in a second than the teams it meets
+    #: (the fifteenth hostile review: 1.77x the successors a second).
+    on_sources: bool = False
 
     def load_class(self) -> type:
         if self.path is None:

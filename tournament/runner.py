@@ -500,7 +500,8 @@ def _builtin_with_files(ref: AgentRef, snapshots: Snapshots) -> tuple[AgentRef |
                 team = snap.id
                 value = f"{snap.id}/{where.name}:{function}"
         args.append((key, value))
-    ref = dataclasses.replace(ref, args=tuple(args))
+    ref = dataclasses.replace(ref, args=tuple(args),
+                              on_sources=bool(getattr(ref.load_class(), "ON_A_CLOCK", False)))
     if not team:
         return ref, ""
     return dataclasses.replace(ref, team=team), ""

@@ -55,6 +55,11 @@ TABLE_SIZE = 400_000
 class AnytimeAgent(Agent):
     """Deepens its search until its time per move runs out."""
 
+    #: It searches on a clock (seconds a move): its strength is the engine's speed, so a
+    #: tournament plays it on the engine's sources, sandboxed, as the teams it meets play
+    #: (`pacman.loader.AgentRef.on_sources`), whichever build the organizer runs.
+    ON_A_CLOCK = True
+
     def __init__(
         self,
         timeLimit: float | str = 1.0,

@@ -244,6 +244,11 @@ class AnytimeGhost(SearchGhost):
     ghosts sharing one table, over the ghost-side evaluation (`ghost_evaluation`: options
     `territory` and `chase` are its weights)."""
 
+    #: It searches on a clock (seconds a move): its strength is the engine's speed, so a
+    #: tournament plays it on the engine's sources, sandboxed, as the teams it meets play
+    #: (`pacman.loader.AgentRef.on_sources`), whichever build the organizer runs.
+    ON_A_CLOCK = True
+
     def __init__(
         self,
         index: int,

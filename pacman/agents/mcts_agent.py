@@ -79,6 +79,11 @@ def _flag(owner: str, option: str, value: object) -> bool:
 class MCTSAgent(Agent):
     """Pacman by UCT: random rollouts valued by an evaluation function, within a time limit."""
 
+    #: It searches on a clock (seconds a move): its strength is the engine's speed, so a
+    #: tournament plays it on the engine's sources, sandboxed, as the teams it meets play
+    #: (`pacman.loader.AgentRef.on_sources`), whichever build the organizer runs.
+    ON_A_CLOCK = True
+
     def __init__(
         self,
         timeLimit: float | str | None = 0.2,
