@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -408,10 +409,11 @@ def test_a_baseline_on_a_clock_plays_sandboxed_on_the_sources_as_teams_do(
         tmp_path: Path) -> None:
     """Found by the fifteenth hostile review: in-process, a baseline that searches on a clock
     ran the compiled build where one was and searched deeper in a second than the sandboxed
-    teams it met, so results depended on the organizer's build. It now plays sandboxed, on
-    the sources (the zygote's environment), as teams do; a depth-bound one stays in-process
-    (the same moves either way), and so does the same clock-bound agent in `pacman`."""
-    from tests.test_sandbox_zoo import UNAVAILABLE
+    teams it met, so results depended on the organizer's build. Where code from files plays,
+    it now plays sandboxed, on the sources (the zygote's environment), as teams do; a
+    depth-bound one stays in-process (the same moves either way), and among built-ins alone
+    (a tuning's candidates) every one plays on the same build, in-process."""
+    from tests.test_sandbox_zoo import UNAVAILABLE, ZOO
     from tests.test_tournament_run import ACCEPT
     from tournament.bundles import TeamCache
     from tournament.config import load_config
@@ -420,31 +422,43 @@ def test_a_baseline_on_a_clock_plays_sandboxed_on_the_sources_as_teams_do(
 
     if UNAVAILABLE:
         pytest.skip(f"no sandbox here: {UNAVAILABLE}")
-    config_file = tmp_path / "t.yaml"
-    config_file.write_text(textwrap.dedent(f"""\
-        name: clocks
-        sandbox: {{accept_missing: [{ACCEPT}]}}
-        entrants:
-          baselines:
-            - {{name: anytime, agent: AnytimeAgent, args: {{timeLimit: 0.02}}}}
-            - {{name: greedy, agent: GreedyAgent}}
-        grid:
-          layouts: [testClassic]
-          ghosts: [{{agent: AnytimeGhost, count: 1}}]
-          max_moves: 40
-        output: out
-        """))
-    config = load_config(config_file)
-    (tmp_path / "cache").mkdir()
-    snapshots = Snapshots.take(config, TeamCache(tmp_path / "cache"))
-    pacman_hashes, ghost_hashes = snapshots.hashes(config)
-    tasks = {task.game.entrant: task for task in iter_tasks(
-        config, schedule(config), pacman_hashes, "ab" * 32, (), ghost_hashes, snapshots)}
-    assert tasks["anytime"].pacman is not None and tasks["anytime"].pacman.on_sources
-    assert tasks["greedy"].pacman is not None and not tasks["greedy"].pacman.on_sources
-    assert all(task.ghost is not None and task.ghost.on_sources for task in tasks.values())
-    row = play_task(tasks["anytime"], snapshots.cache).row
+
+    def tasks(teams: bool) -> tuple[dict[str, Any], Any]:
+        config_file = tmp_path / "t.yaml"
+        config_file.write_text(textwrap.dedent(f"""\
+            name: clocks
+            sandbox: {{accept_missing: [{ACCEPT}]}}
+            entrants:
+              {"submissions: submissions" if teams else ""}
+              baselines:
+                - {{name: anytime, agent: AnytimeAgent, args: {{timeLimit: 0.02}}}}
+                - {{name: greedy, agent: GreedyAgent}}
+            grid:
+              layouts: [testClassic]
+              ghosts: [{{agent: AnytimeGhost, count: 1}}]
+              max_moves: 40
+            output: out
+            """))
+        config = load_config(config_file)
+        cache = tmp_path / f"cache-{teams}"
+        cache.mkdir()
+        snapshots = Snapshots.take(config, TeamCache(cache))
+        pacman_hashes, ghost_hashes = snapshots.hashes(config)
+        return ({task.game.entrant: task for task in iter_tasks(
+            config, schedule(config), pacman_hashes, "ab" * 32, (), ghost_hashes, snapshots)},
+            snapshots)
+
+    alone, _ = tasks(teams=False)
+    assert not any(t.pacman.on_sources or t.ghost.on_sources for t in alone.values())
+    (tmp_path / "submissions" / "honest").mkdir(parents=True)
+    (tmp_path / "submissions" / "honest" / "agent.py").write_text((ZOO / "honest.py").read_text())
+    (tmp_path / "submissions" / "honest" / "team.yaml").write_text("agent: agent.py:ZooAgent\n")
+    met, snapshots = tasks(teams=True)
+    assert met["anytime"].pacman is not None and met["anytime"].pacman.on_sources
+    assert met["greedy"].pacman is not None and not met["greedy"].pacman.on_sources
+    assert all(task.ghost is not None and task.ghost.on_sources for task in met.values())
+    row = play_task(met["anytime"], snapshots.cache).row
     assert row["outcome"] not in ("infra_error", "load_error", "crash"), row["message"]
     assert row["sandbox"], "the clock-bound baseline played in-process"
-    greedy = play_task(tasks["greedy"], snapshots.cache).row
+    greedy = play_task(met["greedy"], snapshots.cache).row
     assert greedy["outcome"] != "infra_error" and greedy["sandbox"] == "", greedy

@@ -374,6 +374,16 @@ def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
     pacmen = {e.name: e for e in config.entrants}
     rivals = {e.name: e for e in config.ghost_entrants}
     layouts: dict[str, tuple[str, str]] = {}
+    # Code from files plays sandboxed, on the engine's sources: a built-in that searches on
+    # a clock then plays so too (`on_sources`), or it would search deeper in its second than
+    # the code it is measured against wherever the compiled build is. (Among built-ins alone,
+    # a tuning's candidates say, every one plays on the same build.)
+    meets_files = any(plays_files(e) for e in config.all_entrants)
+
+    def clocked(ref: AgentRef) -> AgentRef:
+        if meets_files and ref.builtin and getattr(ref.load_class(), "ON_A_CLOCK", False):
+            return dataclasses.replace(ref, on_sources=True)
+        return ref
 
     def side(entrant: Entrant, args: tuple[tuple[str, str], ...], kind: str,
              digest: str) -> tuple[AgentRef | None, str]:
@@ -395,7 +405,7 @@ def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
             # the files hashed here, or none (a load_error).
             files = (files_hash(entrant, snapshots.get(label, entrant), digest)
                      if entrant.folder is not None else "")
-            ref = dataclasses.replace(ref, entrant=entrant.name, team_hash=files)
+            ref = clocked(dataclasses.replace(ref, entrant=entrant.name, team_hash=files))
         return ref, problem
 
     fixed_ghosts: dict[str, AgentRef] = {}
@@ -418,7 +428,7 @@ def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
                 ref, why = _resolved(cell.ghost, (), base, "ghost", snapshots)
                 if ref is None:
                     raise RuntimeError(f"the grid's ghosts {cell.ghost!r}: {why}")
-                fixed_ghosts[cell.ghost] = ref
+                fixed_ghosts[cell.ghost] = clocked(ref)
             ghost = fixed_ghosts[cell.ghost]
             key = game_key(secret, hashes[entrant.name] if stream is None else stream)
         if cell.layout not in layouts:
@@ -500,8 +510,7 @@ def _builtin_with_files(ref: AgentRef, snapshots: Snapshots) -> tuple[AgentRef |
                 team = snap.id
                 value = f"{snap.id}/{where.name}:{function}"
         args.append((key, value))
-    ref = dataclasses.replace(ref, args=tuple(args),
-                              on_sources=bool(getattr(ref.load_class(), "ON_A_CLOCK", False)))
+    ref = dataclasses.replace(ref, args=tuple(args))
     if not team:
         return ref, ""
     return dataclasses.replace(ref, team=team), ""
