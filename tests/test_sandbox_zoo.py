@@ -800,6 +800,21 @@ def test_a_compiled_file_never_runs_in_place_of_its_source(arena: Arena) -> None
     assert "SOURCE" in result.logs[0] and "COMPILED" not in result.logs[0]
 
 
+def test_a_failing_final_is_said_as_in_process(arena: Arena) -> None:
+    """A sandboxed agent's `final()` that raised was dropped in silence; now, as in-process:
+    the game's outcome stands and its message says it, and without `catch` the failure
+    ends the batch as the agent's crash."""
+    from pacman.game import AgentFailure
+
+    spec = arena.spec("final_raises")
+    result = arena.play(spec)
+    assert result.outcome in ("win", "loss", "move_limit"), (result.outcome, result.message)
+    assert 'final() raised RuntimeError: "bug in final"' in result.message
+    with pytest.raises(AgentFailure, match="bug in final") as failed:
+        play(spec, placement=Placement(root=arena.sandboxes), catch=False)
+    assert (failed.value.kind, failed.value.culprit) == ("crash", 0)
+
+
 def test_a_library_is_imported_from_its_own_compiled_files(arena: Arena) -> None:
     """Only the team's modules are compiled from source (`pacman.loader.source_only_hook`);
     a library's bytecode cache is the installation's, read as it is."""

@@ -609,10 +609,12 @@ class AgentProcess:
         return action, clean(description, 80), wall
 
     def final(self, state: GameState, index: int) -> None:
-        with contextlib.suppress(AgentFault):
-            answer, _ = self._ask(["final", wire.state_fields(state), index], FINAL_LIMIT,
-                                  "final()")
-            self._expect(answer, "final", "ok", 2)
+        """`final(state)` in the agent; its failure (a raise, `FINAL_LIMIT` passed) is an
+        `AgentFault`, which the game reports as the in-process handle's (the game's outcome
+        stands; without -c it ends the batch, as the course's would)."""
+        answer, _ = self._ask(["final", wire.state_fields(state), index], FINAL_LIMIT,
+                              "final()")
+        self._expect(answer, "final", "ok", 2)
 
     def close(self) -> None:
         """Kill the agent and everything it started; collect its log; remove its folders.
@@ -1251,10 +1253,20 @@ class SandboxedHandle:
         return action
 
     def final(self, state: GameState) -> None:
-        if self.has_final:
-            for index in self.indices:
+        """As the in-process handle: every agent's `final` is called, and the first failure
+        is raised after them (before, a sandboxed agent's failing `final` was dropped in
+        silence: the fifteenth hostile review)."""
+        if not self.has_final:
+            return
+        first: AgentFault | None = None
+        for index in self.indices:
+            try:
                 with _blaming(index, self.process):
                     self.process.final(state, index)
+            except AgentFault as fault:
+                first = first or fault
+        if first is not None:
+            raise first
 
     def close(self) -> None:
         """Close the process; record per index. The process's CPU total is recorded on the
