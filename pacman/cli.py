@@ -17,6 +17,7 @@ import inspect
 import json
 import math
 import os
+import random
 import secrets
 import sys
 import traceback
@@ -483,6 +484,10 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
     batch: it is reported and recorded as far as it went (outcome `stopped`, its replay kept),
     then the summary of what was played; the command exits 130, as for Ctrl-C.
     """
+    # The course seeds `random` before it imports the agents' files: draws a file makes as it
+    # is imported in this process (--no-sandbox, a built-in's checks) then repeat with -f
+    # (a sandbox's process is seeded before it imports, `pacman.sandbox.child`).
+    random.seed(b.seed)
     try:
         layout = load_layout(b.layout_ref)
         for warning in layout.warnings:

@@ -920,3 +920,25 @@ def test_a_recorded_game_stops_where_a_replay_can_still_hold_it(tmp_path, monkey
     assert "Game stopped at the move limit (40 moves)" in result.output
     [recorded] = tmp_path.glob("*.json")
     assert len(replays.load(recorded).actions) == 40
+
+
+def test_fixed_seed_repeats_draws_a_file_makes_as_it_is_imported(tmp_path):
+    """The course seeds `random` before it imports the agents' files; with --no-sandbox the
+    file was imported before any seed, so -f did not repeat its import-time draws (the
+    fifteenth hostile review)."""
+    (tmp_path / "multiAgents.py").write_text(
+        "import random\nfrom game import Agent\n"
+        "ORDER = random.sample(range(1000), 5)\n"
+        "print('ORDER', ORDER)\n"
+        "class ShuffleAgent(Agent):\n"
+        "    def getAction(self, s):\n"
+        "        return s.getLegalActions()[0]\n")
+    lines = []
+    for _ in range(2):
+        out = subprocess.run([*PACMAN, "-p", "ShuffleAgent", "-l", "testClassic", "-q", "-n", "1",
+                              "-f", "--no-sandbox"], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        lines.append([line for line in (out.stdout + out.stderr).splitlines()
+                      if line.startswith("ORDER")])
+    assert lines[0] == lines[1] and len(lines[0]) == 1
