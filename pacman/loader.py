@@ -42,7 +42,7 @@ import inspect
 import os
 import sys
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -239,6 +239,12 @@ _loaded: dict[tuple[str, float], ModuleType] = {}
 CODE_OPTIONS = ("features", "evalFn")
 
 
+def platform_module(module: str) -> bool:
+    """Whether `module` is the platform's own code (`pacman.agents.evaluation`), trusted and
+    played in-process as a built-in evaluation is."""
+    return any(module == own or module.startswith(own + ".") for own in ("pacman", "tournament"))
+
+
 def code_option_file(key: str, value: str) -> tuple[str, str] | None:
     """The file and function that option `key=value` names, or None when it names none:
     another option, a built-in name, or a module. Pure."""
@@ -259,21 +265,31 @@ class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
         raise OSError("a team's bytecode is never read")
 
 
-def source_only_hook(root: str) -> Callable[[str], Any]:
-    """A `sys.path_hooks` entry that finds modules under the folder `root` (a team's) from
+def _within(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` or lies below it (both resolved already). Pure."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def source_only_hook(root: str, libraries: Iterable[str]) -> Callable[[str], Any]:
+    """A `sys.path_hooks` entry that finds the team's modules, under the folder `root`, from
     their sources only (`SourceOnlyLoader`; no `.pyc`, no extension module), and leaves
-    every other folder (the interpreter's, the libraries', whose bytecode caches are the
-    installation's) to the usual finders, so those keep their compiled files: scoping
-    `sys.pycache_prefix` to the whole interpreter made every game compile numpy and pandas
-    from source on the agent's own clock (the fifteenth hostile review)."""
+    every other folder to the usual finders, so that libraries keep their compiled files:
+    scoping `sys.pycache_prefix` to the whole interpreter made every game compile numpy and
+    pandas from source on the agent's own clock (the fifteenth hostile review).
+    `libraries` are the folders the interpreter searched before the team's was added (its
+    own, its site folders, the platform's): a virtual environment kept in a course folder
+    lies under `root` and is still a library, whose extension modules must load (the
+    review of this change found `import numpy` failing there)."""
     hook = importlib.machinery.FileFinder.path_hook(
         (SourceOnlyLoader, importlib.machinery.SOURCE_SUFFIXES))
     top = os.path.realpath(root)
+    known = [os.path.realpath(folder or ".") for folder in libraries]
+    inside = [folder for folder in known if folder != top and _within(folder, top)]
 
     def finder(path: str) -> Any:
         where = os.path.realpath(path or ".")
-        if where != top and not where.startswith(top.rstrip(os.sep) + os.sep):
-            raise ImportError("not the team's folder")
+        if not _within(where, top) or any(_within(where, library) for library in inside):
+            raise ImportError("not the team's own folder")
         return hook(path)
 
     return finder

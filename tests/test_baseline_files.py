@@ -409,10 +409,10 @@ def test_a_baseline_on_a_clock_plays_sandboxed_on_the_sources_as_teams_do(
         tmp_path: Path) -> None:
     """Found by the fifteenth hostile review: in-process, a baseline that searches on a clock
     ran the compiled build where one was and searched deeper in a second than the sandboxed
-    teams it met, so results depended on the organizer's build. Where code from files plays,
-    it now plays sandboxed, on the sources (the zygote's environment), as teams do; a
-    depth-bound one stays in-process (the same moves either way), and among built-ins alone
-    (a tuning's candidates) every one plays on the same build, in-process."""
+    teams it met, so results depended on the organizer's build. It now plays sandboxed, on
+    the sources (the zygote's environment), as teams do, with teams or without (a folder
+    first played by built-ins alone must not mix the two ways in one baseline's games); a
+    depth-bound one stays in-process (the same moves either way)."""
     from tests.test_sandbox_zoo import UNAVAILABLE, ZOO
     from tests.test_tournament_run import ACCEPT
     from tournament.bundles import TeamCache
@@ -449,7 +449,7 @@ def test_a_baseline_on_a_clock_plays_sandboxed_on_the_sources_as_teams_do(
             snapshots)
 
     alone, _ = tasks(teams=False)
-    assert not any(t.pacman.on_sources or t.ghost.on_sources for t in alone.values())
+    assert alone["anytime"].pacman.on_sources and not alone["greedy"].pacman.on_sources
     (tmp_path / "submissions" / "honest").mkdir(parents=True)
     (tmp_path / "submissions" / "honest" / "agent.py").write_text((ZOO / "honest.py").read_text())
     (tmp_path / "submissions" / "honest" / "team.yaml").write_text("agent: agent.py:ZooAgent\n")

@@ -772,32 +772,40 @@ def plant_compiled(source: Path, impostor: Path, text: str) -> None:
                        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
 
 
-def play_folder(arena: Arena, folder: Path) -> GameResult:
+def play_folder(arena: Arena, folder: Path, layers: tuple[str, ...] = LAYERS) -> GameResult:
     """A short game of the ZooAgent in `folder`/agent.py, which must play on."""
     result = arena.play(GameSpec(load_layout("smallClassic"),
                                  resolve(f"{folder}/agent.py:ZooAgent"),
                                  resolve("RandomGhost", kind="ghost"), seed=1, max_moves=9,
-                                 limits=LIMITS))
+                                 limits=LIMITS), layers=layers)
     assert_played_on(result)
     return result
 
 
-def test_a_compiled_file_never_runs_in_place_of_its_source(arena: Arena) -> None:
+@pytest.mark.parametrize("layers", [LAYERS, without("mounts")], ids=["all", "no-mounts"])
+def test_a_compiled_file_never_runs_in_place_of_its_source(arena: Arena,
+                                                           layers: tuple[str, ...]) -> None:
     # Found by the hostile review: an unchecked hash-based .pyc in __pycache__ ran instead of
-    # the .py beside it, so the code reviewed was not the code that played.
+    # the .py beside it, so the code reviewed was not the code that played. Without the
+    # mounts layer the team's __pycache__ is in its view: the source-only loading of its
+    # modules (its agent file and a helper it imports) holds there on its own.
     folder = arena.team("honest", folder="compiled")
     (folder / "agent.py").write_text(
+        "from helper import word\n"
         "class ZooAgent:\n"
         "    def getAction(self, state):\n"
-        "        print('SOURCE')\n"
+        "        print('SOURCE', word())\n"
         "        return state.getLegalActions(0)[0]\n")
+    (folder / "helper.py").write_text("def word():\n    return 'HELPER-SOURCE'\n")
     plant_compiled(folder / "agent.py", arena.root / "hidden.py",
                    "class ZooAgent:\n"
                    "    def getAction(self, state):\n"
                    "        print('COMPILED')\n"
                    "        return state.getLegalActions(0)[0]\n")
-    result = play_folder(arena, folder)
-    assert "SOURCE" in result.logs[0] and "COMPILED" not in result.logs[0]
+    plant_compiled(folder / "helper.py", arena.root / "hidden_helper.py",
+                   "def word():\n    return 'HELPER-COMPILED'\n")
+    result = play_folder(arena, folder, layers)
+    assert "SOURCE HELPER-SOURCE" in result.logs[0] and "COMPILED" not in result.logs[0]
 
 
 def test_a_failing_final_is_said_as_in_process(arena: Arena) -> None:

@@ -203,6 +203,14 @@ def test_the_pacman_command_takes_inline_weights_and_feature_functions(
     out = pacman("-l", "testClassic", "-p", "RandomAgent", "-g", "AnytimeGhost", "-k", "1",
                  "-q", "--ghostArgs", f"evalFn={features_file}:phi")
     assert out.returncode == 2 and "--ghostArgs evalFn=" in out.stderr
+    # A module by name is someone's code too; the platform's own is not.
+    out = pacman("-l", "testClassic", "-p", "ExpectimaxAgent", "-k", "1", "-q", "-n", "1",
+                 "-a", "depth=1,evalFn=student_eval:better")
+    assert out.returncode == 2 and "would run student_eval in this process" in out.stderr
+    out = pacman("-l", "testClassic", "-p", "ExpectimaxAgent", "-k", "1", "-q", "-n", "1",
+                 "--max-moves", "100",
+                 "-a", "depth=1,evalFn=pacman.agents.evaluation:scoreEvaluationFunction")
+    assert out.returncode == 0, out.stderr
     out = pacman("-l", "testClassic", "-p", "ExpectimaxAgent", "-k", "1", "-q", "-n", "1",
                  "--max-moves", "300", "--no-sandbox", "-a", own)
     assert out.returncode == 0, out.stderr

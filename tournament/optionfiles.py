@@ -27,17 +27,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from pacman.agents.evaluation import is_inline_weights, weights_text
-from pacman.loader import CODE_OPTIONS, code_option_file
+from pacman.loader import CODE_OPTIONS, code_option_file, platform_module
 from pacman.yamlfile import YamlProblem, load_yaml
 
 #: The option whose value may name a YAML file of weights.
 WEIGHTS_OPTION = "weights"
-
-
-def platform_module(module: str) -> bool:
-    """Whether `module` is the platform's own code (`pacman.agents.evaluation`), trusted and
-    played in-process as a built-in evaluation is."""
-    return any(module == own or module.startswith(own + ".") for own in ("pacman", "tournament"))
 
 
 def module_source(module: str) -> Path | None:

@@ -375,13 +375,12 @@ def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
     rivals = {e.name: e for e in config.ghost_entrants}
     layouts: dict[str, tuple[str, str]] = {}
     # Code from files plays sandboxed, on the engine's sources: a built-in that searches on
-    # a clock then plays so too (`on_sources`), or it would search deeper in its second than
-    # the code it is measured against wherever the compiled build is. (Among built-ins alone,
-    # a tuning's candidates say, every one plays on the same build.)
-    meets_files = any(plays_files(e) for e in config.all_entrants)
-
+    # a clock plays so too (`on_sources`), or it would search deeper in its second than the
+    # code it is measured against wherever the compiled build is. Always, not only where
+    # files play: a folder whose games were first played by built-ins alone, then with
+    # teams, would mix the two ways in one baseline's games (the review of this change).
     def clocked(ref: AgentRef) -> AgentRef:
-        if meets_files and ref.builtin and getattr(ref.load_class(), "ON_A_CLOCK", False):
+        if ref.builtin and getattr(ref.load_class(), "ON_A_CLOCK", False):
             return dataclasses.replace(ref, on_sources=True)
         return ref
 

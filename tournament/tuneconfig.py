@@ -41,7 +41,14 @@ from pacman.describe import clean
 from pacman.errors import OptionError
 from pacman.layout import load_layout
 from pacman.limits import Limits
-from pacman.loader import BUILTIN_PREFIX, AgentRef, SubmissionError, builtin_names, resolve
+from pacman.loader import (
+    BUILTIN_PREFIX,
+    AgentRef,
+    SubmissionError,
+    builtin_names,
+    platform_module,
+    resolve,
+)
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.yamlfile import ORGANIZER_FILE, YamlProblem, load_yaml
@@ -89,7 +96,6 @@ from tournament.optionfiles import (
     beside_problem,
     imports_beside,
     module_source,
-    platform_module,
     stood_for,
 )
 

@@ -363,12 +363,14 @@ def _serve(
             # place of its source. The libraries' own compiled files are used as they are.
             sys.dont_write_bytecode = True
             sys.meta_path.insert(0, PlatformOnly())
+            libraries = list(sys.path)  # the interpreter's own, before any team folder
             source = ref.get("path")
             if source:
                 folder = os.path.dirname(source)
                 sys.path.insert(0, folder)
                 root = root or folder
-                sys.path_hooks.insert(0, source_only_hook(root))
+            if root:  # an agent's file, or a built-in's files (a tuning's features)
+                sys.path_hooks.insert(0, source_only_hook(root, libraries))
                 sys.path_importer_cache.clear()
             try:
                 # A built-in's module was imported before confinement (`main`).
