@@ -823,6 +823,18 @@ def test_a_failing_final_is_said_as_in_process(arena: Arena) -> None:
     assert (failed.value.kind, failed.value.culprit) == ("crash", 0)
 
 
+def test_a_name_that_is_no_class_is_said_without_the_harnesss_traceback(arena: Arena) -> None:
+    """`-p better` where the file binds `better` to a function: the harness's own check
+    finds no class; its traceback (the harness's code) is not shown as the agent's."""
+    folder = arena.team("honest", folder="function")
+    (folder / "agent.py").write_text("def better(state):\n    return 0\n")
+    result = arena.play(GameSpec(load_layout("smallClassic"), resolve(f"{folder}/agent.py:better"),
+                                 resolve("RandomGhost", kind="ghost"), seed=1, max_moves=9,
+                                 limits=LIMITS))
+    assert_failed(result, "load_error", "defines no class 'better'")
+    assert "child.py" not in result.trace and "Traceback" not in result.trace
+
+
 def test_a_library_is_imported_from_its_own_compiled_files(arena: Arena) -> None:
     """Only the team's modules are compiled from source (`pacman.loader.source_only_hook`);
     a library's bytecode cache is the installation's, read as it is."""

@@ -389,7 +389,10 @@ def _serve(
                     where = detail.where or os.path.basename(source or "")
                     answer[4] = f"{where}: {cause.msg}"[:MESSAGE_LIMIT]
                 elif cause is None:
+                    # The harness's own finding (no class of that name): no traceback, which
+                    # would show the harness's code as the team's (the fifteenth review).
                     answer[4] = str(exc)[:MESSAGE_LIMIT]
+                    answer[5] = ""
             except BaseException as exc:
                 answer = error("load_error", exc)
             else:
