@@ -532,8 +532,6 @@ def _failures_words(kinds: Sequence[str]) -> str:
     return " or ".join(_FAILURE_WORDS.get(kind, kind) for kind in kinds)
 
 
-
-
 def _plural(n: int, what: str) -> str:
     return f"{n} {what}{'' if n == 1 else 's'}"
 
@@ -573,7 +571,6 @@ def _signed_pct(rate: float) -> str:
 def _elo(value: float) -> str:
     rounded = round(float(value))
     return "0" if rounded == 0 else f"{rounded:+d}"
-
 
 
 def output_problems(config: TournamentConfig, paths: Sequence[Path]) -> list[str]:

@@ -420,7 +420,6 @@ INDEX_RUNS = 5
 MANIFEST_TEXT_LIMIT = 200
 
 
-
 def _is_team(config: TournamentConfig, name: str) -> bool:
     return name in config.team_folders()
 
@@ -487,7 +486,6 @@ def _files_view(history: TeamHistory, collected: bool, team: bool,
             "commit": _shown(record.commit, redact),
         }
     return view
-
 
 
 def _render(template: str, context: Mapping[str, Any]) -> str:
@@ -740,11 +738,7 @@ def _save_leaderboard(board: Any, out_dir: Path) -> None:
     os.replace(temporary, out_dir / PREVIOUS_LEADERBOARD)
 
 
-
-
 # ---- formatting ----------------------------------------------------------------------------
-
-
 
 
 def _missing(value: Any) -> bool:
@@ -782,8 +776,6 @@ def _depth(depth: Any) -> str:
     return "default" if _missing(depth) else str(int(depth))
 
 
-
-
 def _percent(value: Any) -> str:
     return "\u2013" if _missing(value) else f"{value:.0%}"
 
@@ -807,10 +799,6 @@ def _side(side: str) -> str:
 def _colour(rate: float) -> str:
     """Red (0) through yellow to green (1), light enough for dark text on top."""
     return f"hsl({120 * min(max(rate, 0.0), 1.0):.0f}, 70%, 80%)"
-
-
-
-
 
 
 def _seconds(value: Any) -> str:
