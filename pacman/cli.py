@@ -35,15 +35,13 @@ from pacman.game import AgentFailure, GameSpec, GameStopped, play, sandboxed
 from pacman.layout import Layout, LayoutError, is_project_layout, load_layout
 from pacman.limits import CONTEST, UNTIMED, Limits, limit_problem
 from pacman.loader import (
-    CODE_OPTIONS,
     AgentRef,
     SubmissionError,
-    code_option_file,
     describe_signature,
     options_in_source,
     parse_agent_args,
-    platform_module,
     resolve,
+    someones_code,
 )
 from pacman.outcomes import FAILURES, INFRA_ERROR, STOPPED
 from pacman.rules import RULESETS
@@ -471,13 +469,9 @@ def refuse_code_files(ref: AgentRef, flag: str) -> None:
     review). Such a file is someone's code, so it runs only with `--no-sandbox`, which says
     that it is trusted; ValueError naming the option otherwise."""
     for key, value in ref.args:
-        where, sep, _ = value.rpartition(":")
-        if key not in CODE_OPTIONS or not sep or not where:
-            continue
-        if code_option_file(key, value) is not None or not platform_module(where):
-            # A module by name too (`evalFn=student_eval:better`): importable from this
-            # process's path, it is someone's code as much as a file (the review of this
-            # change).
+        # A module by name too (`evalFn=student_eval:better`): importable from this
+        # process's path, it is someone's code as much as a file (the review of this change).
+        if (where := someones_code(key, value)) is not None:
             raise ValueError(
                 f"{flag} {key}={value}: the built-in {ref.name} would run {where} in this "
                 "process, outside the sandbox; add --no-sandbox (which plays every agent in "

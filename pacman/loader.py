@@ -254,6 +254,15 @@ def code_option_file(key: str, value: str) -> tuple[str, str] | None:
     return where, function
 
 
+def someones_code(key: str, value: str) -> str | None:
+    """Where option `key=value` names code that is not the platform's (a file, or a module
+    by name), or None: another option, a built-in name, or the platform's own module. Pure."""
+    where, sep, _ = value.rpartition(":")
+    if key not in CODE_OPTIONS or not sep or not where:
+        return None
+    return where if where.endswith(".py") or not platform_module(where) else None
+
+
 class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     """A team's module compiled from its source, never from a `.pyc`: a compiled file beside
     it (in its `__pycache__`) could run other code than the source its hash covers. Raising

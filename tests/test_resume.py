@@ -81,10 +81,11 @@ def test_a_game_another_platform_played_is_stale() -> None:
     assert [g.game_id for g in split.done] == ["a@x#0"]
     assert [g.game_id for g in split.stale] == ["a@y#0", "b@x#0"]
     assert split.other_platforms == {"0.1.0": 1, "0.1.0+0123456789ab": 1}
-    assert platforms_words(split) == (
+    assert platforms_words(split.other_platforms) == (
         f"2 stored games were played by another version of the platform (0.1.0, "
         f"0.1.0+0123456789ab) than this one ({P})")
-    assert platforms_words(plan(scheduled[:1], stored, Hashes({"a": "ha"}, {}))) is None
+    alone = plan(scheduled[:1], stored, Hashes({"a": "ha"}, {}))
+    assert alone.other_platforms == {} and platforms_words(alone.other_platforms) is None
 
 
 def one_baseline(layouts: str, ghost: str, max_moves: int, games: int) -> str:

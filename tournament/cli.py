@@ -202,7 +202,7 @@ def run(config_path: Path, workers: int | None) -> None:
         console.print(f"[bold]{escape(config.name)}[/]: {total} games; {len(split.done)} "
                       f"already stored, {len(todo)} to play ({len(split.stale)} stale, "
                       f"{len(split.infra)} to retry)")
-        replaced = platforms_words(split)
+        replaced = platforms_words(split.other_platforms)
         if replaced is not None:
             console.print(f"{replaced}: they are played again", markup=False)
         warn_unplayable_teams(config)
@@ -476,7 +476,7 @@ def warn_other_platforms(config_path: Path, split: Plan) -> None:
     """A warning when stored games of the schedule were played by another platform (the
     checkout was updated since, `pacman.identity`): no table counts them until a run plays
     them again."""
-    replaced = platforms_words(split)
+    replaced = platforms_words(split.other_platforms)
     if replaced is not None:
         console.print(f"warning: {replaced} (not counted here); tournament run "
                       f"{config_path} plays them again", markup=False, style="yellow")
@@ -673,9 +673,9 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
     try:
         with playing(base, tuning=config.name) as held:
             cache, store, run_id = held.cache, held.store, held.run_id
-            replaced = platforms_words(Plan(other_platforms={
-                version: count for version, count in store.platforms().items()
-                if version != platform_id()}))
+            replaced = platforms_words({version: count for version, count
+                                        in store.platforms().items()
+                                        if version != platform_id()})
             if replaced is not None:
                 console.print(f"{replaced}: each is played again when the tuning needs it",
                               markup=False)
@@ -1036,7 +1036,7 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
         if problem is not None and not published_seeds:
             die(problem)
         split = store_plan(config, store)
-        replaced = platforms_words(split)
+        replaced = platforms_words(split.other_platforms)
         if replaced is not None:
             # Not marks of 0 "with its current files" for every team: their files did not
             # change, the platform did (the review of the platform's identity).

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from pacman.agents.evaluation import is_inline_weights, weights_text
-from pacman.loader import CODE_OPTIONS, code_option_file, platform_module
+from pacman.loader import CODE_OPTIONS, code_option_file, platform_module, someones_code
 from pacman.yamlfile import YamlProblem, load_yaml
 
 #: The option whose value may name a YAML file of weights.
@@ -267,8 +267,8 @@ def code_problem(key: str, value: str) -> str | None:
 
     found = function_file(key, value)
     if found is None:
-        where = value.rpartition(":")[0]
-        if key not in CODE_OPTIONS or not where or platform_module(where):
+        where = someones_code(key, value)
+        if where is None:
             return None
         # `absolute_options` made every module with a source file its file: this one has
         # none to play from a snapshot, and importing it would run its package here.

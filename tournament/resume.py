@@ -157,15 +157,15 @@ def outdated(split: Plan, stored: Mapping[str, StoredGame],
             for (name, side), n in games.items()]
 
 
-def platforms_words(split: Plan) -> str | None:
-    """What a plan's games of other platforms are, in words for a line of output; None when
-    it has none."""
-    if not split.other_platforms:
+def platforms_words(others: Mapping[str, int]) -> str | None:
+    """Stored games of other platforms (platform -> how many, as `Plan.other_platforms`), in
+    words for a line of output; None when there are none."""
+    if not others:
         return None
-    games = sum(split.other_platforms.values())
+    games = sum(others.values())
     return (f"{games} stored game{'s' if games != 1 else ''} {'were' if games != 1 else 'was'} "
             f"played by another version of the platform "
-            f"({', '.join(sorted(split.other_platforms))}) than this one ({platform_id()})")
+            f"({', '.join(sorted(others))}) than this one ({platform_id()})")
 
 
 def store_outdated(config: TournamentConfig, store: Store) -> list[Outdated]:
