@@ -176,6 +176,12 @@ class AgentRef:
             return cls(**dict(self.args))
         return cls(index, **dict(self.args))
 
+    def on_a_clock(self) -> bool:
+        """Whether this is a built-in that searches on a clock (`ON_A_CLOCK`), which a
+        tournament plays sandboxed on the sources (`on_sources`): the one test of it, for the
+        tasks and for the sandbox check before they play."""
+        return self.builtin and bool(getattr(self.load_class(), "ON_A_CLOCK", False))
+
     @property
     def label(self) -> str:
         """The reference as text (`path/file.py:Class`, a built-in's name): it resolves to

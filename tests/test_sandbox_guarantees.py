@@ -128,6 +128,96 @@ def test_an_organizer_may_accept_a_missing_guarantee_by_name(tmp_path: Path) -> 
     assert result.exit_code == 2 and "cpu_share" in result.output
 
 
+def builtins_only(root: Path, baselines: str, ghost: str = "RandomGhost") -> Path:
+    """A config of built-ins alone: no team, no file."""
+    root.mkdir(parents=True, exist_ok=True)
+    config = root / "t.yaml"
+    config.write_text(textwrap.dedent(f"""\
+        name: Built-ins cup
+        entrants:
+          baselines: [{baselines}]
+        grid: {{layouts: [testClassic], ghosts: [{{agent: {ghost}, count: 1}}], max_moves: 20}}
+        games_per_cell: 1
+        workers: 1
+        output: out
+        """))
+    return config
+
+
+@pytest.mark.usefixtures("weak_machine")
+@pytest.mark.parametrize("baselines, ghost", [
+    ("{name: anytime, agent: AnytimeAgent, args: {timeLimit: 0.02}}", "RandomGhost"),
+    ("{name: mcts, agent: MCTSAgent, args: {timeLimit: 0.02}}", "RandomGhost"),
+    ("{name: greedy, agent: GreedyAgent}", "AnytimeGhost"),
+])
+def test_builtins_on_a_clock_are_checked_as_teams_are(tmp_path: Path, baselines: str,
+                                                      ghost: str) -> None:
+    """A built-in that searches on a clock plays sandboxed on the sources (`on_sources`), so
+    the run stops up front where the sandbox lacks a guarantee, as for a team; unchecked, it
+    played on whatever the machine gave, and where no sandbox started every game was an
+    unscored infra_error."""
+    config = builtins_only(tmp_path, baselines, ghost)
+    result = CliRunner().invoke(tournament_main, ["run", str(config)])
+    assert result.exit_code == 2, result.output
+    assert "sandbox: {accept_missing: [scratch, own_code, cpu_share]}" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_builtins_played_in_process_need_no_sandbox(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_sandbox(limits: object = None) -> check.CheckReport:
+        raise SandboxError("no children here")
+
+    monkeypatch.setattr(check, "run_check", no_sandbox)
+    config = builtins_only(tmp_path, "{name: greedy, agent: GreedyAgent}")
+    result = CliRunner().invoke(tournament_main, ["run", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "sandbox layers on" not in result.output
+    clocked = builtins_only(tmp_path / "clocked", "{name: greedy, agent: GreedyAgent}",
+                            "AnytimeGhost")
+    result = CliRunner().invoke(tournament_main, ["run", str(clocked)])
+    assert result.exit_code == 1 and "the sandbox cannot start on this machine" in \
+        result.output, result.output
+
+
+def test_grid_ghosts_from_a_file_are_checked(tmp_path: Path) -> None:
+    from tournament.config import load_config
+    from tournament.runner import plays_sandboxed
+
+    (tmp_path / "ghosts.py").write_text(textwrap.dedent("""\
+        class StillGhost:
+            def __init__(self, index):
+                self.index = index
+            def getAction(self, state):
+                return state.getLegalActions(self.index)[0]
+        """))
+    filed = load_config(builtins_only(tmp_path, "{name: greedy, agent: GreedyAgent}",
+                                      "ghosts.py:StillGhost"))
+    plain = load_config(builtins_only(tmp_path / "plain", "{name: greedy, agent: GreedyAgent}"))
+    assert plays_sandboxed(filed) and not plays_sandboxed(plain)
+
+
+@pytest.mark.usefixtures("weak_machine")
+def test_tuning_a_builtin_on_a_clock_is_checked(tmp_path: Path) -> None:
+    tune = tmp_path / "tune.yaml"
+    tune.write_text(textwrap.dedent("""\
+        name: clocked
+        agent: AnytimeAgent
+        args: {maxDepth: 1}
+        evaluation: contest
+        weights: {food_left: }
+        protocol: {layout: testClassic, num_ghosts: 1, time_limit: 30, max_moves: 20}
+        games: 1
+        budget: {generations: 1}
+        population: 2
+        comparison: {games: 2}
+        output: out
+        """))
+    result = CliRunner().invoke(tournament_main, ["tune", str(tune)])
+    assert result.exit_code == 2, result.output
+    assert "sandbox: {accept_missing: [scratch, own_code, cpu_share]}" in result.output
+
+
 def test_the_config_names_unknown_guarantees(tmp_path: Path) -> None:
     config = tournament(tmp_path, "sandbox: {accept_missing: [scrach]}\n")
     result = CliRunner().invoke(tournament_main, ["validate", str(config)])

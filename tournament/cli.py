@@ -51,6 +51,7 @@ from tournament.browse import (
 from tournament.config import (
     NAME_PATTERN,
     ConfigError,
+    Entrant,
     TournamentConfig,
     describe_config,
     load_config,
@@ -548,26 +549,29 @@ def check_copy_room(config: TournamentConfig, workers: int) -> None:
         die(problem)
 
 
-def check_sandbox(config: TournamentConfig, teams: bool | None = None) -> tuple[str, ...]:
+def check_sandbox(config: TournamentConfig, sandboxed: bool | None = None) -> tuple[str, ...]:
     """Say how teams will be confined before playing; stop (exit 2) when a sandbox guarantee
     does not hold on this machine and the config does not accept it by name, and stop when
-    teams cannot be confined at all. `teams`: whether code from files plays (by default,
-    whether the config has teams, or baselines that play files; `tune` says so of a file
-    agent)."""
+    nothing can be confined at all. `sandboxed`: whether any game plays code in the sandbox
+    (by default `tournament.runner.plays_sandboxed`: teams, baselines that play files, the
+    grid's ghosts from a file, built-ins on a clock; `tune` says so of its agent). Without
+    the check, a run of clock-bound built-ins alone on a machine whose sandbox cannot start
+    turned every game into an unscored infra_error rather than stopping here."""
     from pacman.sandbox.check import run_check
     from pacman.sandbox.guarantees import requirement_text
     from pacman.sandbox.process import SandboxError
 
-    if teams is None:
-        from tournament.runner import plays_files
+    if sandboxed is None:
+        from tournament.runner import plays_sandboxed
 
-        teams = any(plays_files(e) for e in config.all_entrants)
-    if not teams:
+        sandboxed = plays_sandboxed(config)
+    if not sandboxed:
         return ()
     try:
         found = run_check(config.limits)
     except SandboxError as exc:
-        die(f"the sandbox cannot start on this machine, so no team can play: {exc}", 1)
+        die("the sandbox cannot start on this machine, so no team, nor a baseline that plays "
+            f"sandboxed, can play: {exc}", 1)
     off = ", ".join(sorted(found.missing)) or "none"
     console.print(f"sandbox layers on: {', '.join(found.active)}; off: {off} "
                   "(`pacman sandbox-check` says why)", markup=False)
@@ -636,7 +640,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
     from tournament.executors import ClusterError
     from tournament.outputs import Keeper
     from tournament.progress import ProgressLines
-    from tournament.runner import Snapshots
+    from tournament.runner import Snapshots, plays_sandboxed
     from tournament.tuneconfig import (
         FEATURE_FUNCTION,
         RESULT_BEST,
@@ -704,9 +708,12 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
                 if not taken.id:
                     die(f"agent: {taken.problem}")
                 files = snapshot_digest(taken.id)
-            # A feature function's file plays in the sandbox, as a team's agent does.
-            layers = (() if config.builtin and not snapshot
-                      else check_sandbox(base, teams=True))
+            # A feature function's file plays in the sandbox, as a team's agent does, and so
+            # does a built-in on a clock, or the protocol's ghosts from a file.
+            tuned = tournament_config(config, [Entrant(config.name, "baseline", config.agent)],
+                                      config.seed, config.games)
+            layers = check_sandbox(base, sandboxed=(not config.builtin or bool(snapshot)
+                                                    or plays_sandboxed(tuned)))
             executor = held.executor(workers or base.worker_count)
             keeper = Keeper(config.output, store, snapshots.localize, run_id)
             say(f"{config.name}: {len(config.weights)} weights, {config.generations} generations "

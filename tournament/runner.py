@@ -101,6 +101,27 @@ def plays_files(entrant: Entrant) -> bool:
             or bool(named_files(entrant.args)))
 
 
+def plays_sandboxed(config: TournamentConfig) -> bool:
+    """Whether any game of `config` plays code in the sandbox, so the sandbox must be checked
+    before one plays (`tournament.cli.check_sandbox`): code from files (`plays_files`, or the
+    grid's ghosts from a file), or a built-in that searches on a clock, which plays sandboxed
+    on the sources (`AgentRef.on_a_clock`, `iter_tasks`). A reference that no longer
+    resolves counts as sandboxed: checking costs a second, playing unchecked costs trust."""
+    if any(plays_files(e) for e in config.all_entrants):
+        return True
+    named = [(e.ref, "pacman" if e.side == PACMAN else "ghost") for e in config.all_entrants]
+    named += [(g.name, "ghost") for g in config.grid.ghosts]
+    for text, kind in named:
+        if _own_path(text) is not None:
+            return True
+        try:
+            if resolve(text, (), kind=kind).on_a_clock():
+                return True
+        except SubmissionError:
+            return True
+    return False
+
+
 def _own_path(ref: str) -> Path | None:
     """A baseline's own folder or file (`/abs/folder`, `/abs/file.py:Class`); None for a
     built-in."""
@@ -380,7 +401,7 @@ def iter_tasks(config: TournamentConfig, games: list[ScheduledGame],
     # files play: a folder whose games were first played by built-ins alone, then with
     # teams, would mix the two ways in one baseline's games (the review of this change).
     def clocked(ref: AgentRef) -> AgentRef:
-        if ref.builtin and getattr(ref.load_class(), "ON_A_CLOCK", False):
+        if ref.on_a_clock():
             return dataclasses.replace(ref, on_sources=True)
         return ref
 
