@@ -57,8 +57,10 @@ def mismatch(task: GameTask, output: GameOutput) -> str:
             return f"the worker's row has {name} {row.get(name)!r:.60}, expected {value!r:.60}"
     if row.get("version") != platform_id():
         return (f"played by pacman-arena {row.get('version')!r:.40} on {row.get('host')!r:.60}, "
-                f"but the organizer runs {platform_id()}: install the same version (the same "
-                "code) on every worker")
+                f"but the organizer runs {platform_id()}: a worker runs other code (install "
+                "the same version, the same code, on every worker), or the platform's code "
+                "changed during this run (an edit or a pull: the run's games are played again "
+                "by the next run)")
     if row.get("outcome") not in OUTCOMES:
         return f"the worker's row has the unknown outcome {row.get('outcome')!r:.40}"
     return ""
