@@ -340,7 +340,10 @@ def test_a_team_never_meets_itself(design: dict[str, Any]) -> None:
     to its Pacman; entrants that merely share a name with it do."""
     import dataclasses
 
-    config = make(matches=design)
+    config = make(matches=design,
+                  baselines=[*BASELINES, {"name": "reflex", "agent": "ReflexAgent"}],
+                  ghost_baselines=[*GHOST_BASELINES,
+                                   {"name": "alphabeta", "agent": "AlphaBetaGhost"}])
     team = Path("/submissions/greedy")
     config = dataclasses.replace(
         config,
@@ -407,6 +410,61 @@ def test_sampled_design_properties_over_many_sizes(seed: int) -> None:
         assert sampled_pairings(pacmen, ghosts, k, seed) == pairs, where  # deterministic
         # In the config's order: Pacman entrants, then ghost entrants.
         assert pairs == sorted(pairs, key=lambda q: (pacmen.index(q[0]), ghosts.index(q[1])))
+
+
+def test_a_sampled_design_keeps_its_promises_with_teams_on_both_sides() -> None:
+    """Found by a hostile review: the team's own pairing was dropped after the draw, so a
+    team met one opponent fewer than promised, and with `opponents: 2` about half of the
+    seeds split the league into groups no game linked (no ratings for anyone). Teams on both
+    sides, with or without baselines beside them, over many sizes and seeds: every entrant of
+    the larger side meets exactly k others, never its own team, and everyone is linked."""
+    for teams in (3, 4, 5, 7, 10, 13):
+        for extra_p, extra_g in ((0, 0), (1, 1), (2, 0), (0, 3)):
+            pacmen = [f"t{i}" for i in range(teams)] + [f"bp{i}" for i in range(extra_p)]
+            ghosts = [f"t{i}" for i in range(teams)] + [f"bg{i}" for i in range(extra_g)]
+            # The same name on both sides is one team (as a config's entrants are).
+            own = {(f"t{i}", f"t{i}") for i in range(teams)}
+            smaller = min(len(pacmen), len(ghosts))
+            for k in range(2, smaller):
+                for seed in range(3):
+                    pairs = sampled_pairings(pacmen, ghosts, k, seed, own)
+                    where = (teams, extra_p, extra_g, k, seed)
+                    assert not own & set(pairs), where
+                    assert len(set(pairs)) == len(pairs), where
+                    per_p = Counter(p for p, _ in pairs)
+                    per_g = Counter(g for _, g in pairs)
+                    larger, other = ((per_p, per_g) if len(pacmen) >= len(ghosts)
+                                     else (per_g, per_p))
+                    assert set(larger.values()) == {k}, where
+                    assert len(larger) + len(other) == len(pacmen) + len(ghosts), where
+                    assert connected(pairs), where
+                    # Within one where a draw finds it; skipped teams can cost one more.
+                    assert max(other.values()) - min(other.values()) <= 2, where
+
+
+def test_the_reviewers_league_is_linked() -> None:
+    """The review's case: four teams on both sides, a baseline on each, two opponents,
+    seed 1: three teams met one opponent and the fit found no ratings."""
+    pacmen = ["alpha", "beta", "gamma", "delta", "greedy"]
+    ghosts = ["alpha", "beta", "gamma", "delta", "random"]
+    own = {(name, name) for name in ("alpha", "beta", "gamma", "delta")}
+    pairs = sampled_pairings(pacmen, ghosts, 2, 1, own)
+    assert connected(pairs) and not own & set(pairs)
+    assert set(Counter(p for p, _ in pairs).values()) == {2}
+
+
+def test_without_teams_on_both_sides_the_design_is_unchanged() -> None:
+    """Stored leagues keep their pairings: the first draw, as before, when nobody is
+    skipped (a design that was played stays the design)."""
+    from pacman.seeds import derive_seed
+
+    pacmen = [f"team{i}" for i in range(7)]
+    ghosts = [f"ghost{i}" for i in range(4)]
+    big = sorted(pacmen, key=lambda name: (derive_seed(9, "pairings", "pacman", name), name))
+    small = sorted(ghosts, key=lambda name: (derive_seed(9, "pairings", "ghosts", name), name))
+    windows = {(name, small[(i * 4 // 7 + j) % 4]) for i, name in enumerate(big)
+               for j in range(3)}
+    assert set(sampled_pairings(pacmen, ghosts, 3, 9)) == windows
 
 
 def test_sampled_design_depends_on_the_seed_and_k_equal_to_the_side_is_all() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 import re
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from tournament.config import (
     slug,
     team_entrant_name,
 )
+from tournament.schedule import pairings
 
 EXAMPLE = ROOT / "tournaments" / "example.yaml"
 
@@ -821,6 +823,23 @@ def test_ghost_baselines_and_the_default_match_format(tmp_path: Path) -> None:
         in text
     assert "1 match cells (2 ghosts) x 4 pairings x 4 games = 16 match games" in text
     assert "ratings anchored at random (ghosts) = 0" in text
+
+
+def test_a_sampled_design_a_team_on_both_sides_cannot_keep_is_refused(tmp_path: Path) -> None:
+    """A team on both sides never meets itself, so with as many opponents as the other side
+    has entrants it would meet one fewer than promised: refused when the config is read, not
+    found after the games (found by a hostile review)."""
+    subs = tmp_path / "subs"
+    make_team(subs, "both", "agent: multiAgents.py:TinyAgent\nghost: ghosts.py:ShyGhost\n",
+              {"multiAgents.py": AGENT_FILE, "ghosts.py": GHOST_FILE})
+    text = MATCHES.replace("entrants:\n", "entrants:\n  submissions: subs\n")
+    found = problems(tmp_path, text + "matches: {design: sampled, opponents: 3}\n")
+    assert any("matches.opponents" in line and "never meets itself" in line
+               and "at most 2" in line for line in found), found
+    config = load_config(write(tmp_path, text + "matches: {design: sampled, opponents: 2}\n"))
+    pairs = pairings(config)
+    assert ("both", "both") not in pairs
+    assert sorted(Counter(p for p, _ in pairs).values()) == [2, 2, 2]
 
 
 def test_a_team_never_plays_under_a_baselines_name_even_of_the_other_side(

@@ -377,6 +377,14 @@ def parse_config(data: object, source: str, base: Path) -> TournamentConfig:
                                    "is given (add scheduler: tcp://host:8786, or remove "
                                    "cluster:)"])
     config = checked.build(base)
+    if config.matches is not None and config.matches.design == "sampled":
+        from tournament.schedule import DesignError, pairings
+
+        try:
+            pairings(config)
+        except DesignError as exc:
+            raise ConfigError(source, [f"matches.opponents: {exc}: use fewer opponents, or "
+                                       "design: all"]) from None
     misplaced = apart_from_agents({"output": config.output, "secret_file": config.secret_file},
                                   agent_folders(config))
     misplaced += apart_from_agents({"entrants.submissions": config.submissions},
@@ -534,8 +542,6 @@ def _describe_matches(config: TournamentConfig) -> list[str]:
     )
     if both:
         design += f"; {both} team(s) on both sides never meet themselves"
-        if matches.design != "all":
-            design += " (at most that many pairings fewer)"
     return [
         f"matches: {design} = {pairings} pairings",
         f"{cells} match cells ({matches.ghosts} ghosts) x {pairings} pairings x "
@@ -1273,6 +1279,14 @@ def _matches(value: object, info: ValidationInfo) -> MatchConfig:
                     f"{k} opponents per entrant, but there are only {available} "
                     f"{'Pacman' if smaller == PACMAN else 'ghost'} entrants to meet",
                 )
+            elif k == available and _both_sides(sides):
+                problems.add(
+                    ("opponents",),
+                    f"{k} opponents per entrant, but a team that plays both sides never meets "
+                    f"itself, so it can meet only {available - 1} "
+                    f"{'Pacman' if smaller == PACMAN else 'ghost'} entrants; use at most "
+                    f"{available - 1}, or design: all",
+                )
             elif k == 1 and available > 1:
                 # Each entrant then meets one opponent: the pairings fall apart into groups
                 # that no game links, and entrants of different groups cannot be compared.
@@ -1293,6 +1307,12 @@ def _matches(value: object, info: ValidationInfo) -> MatchConfig:
         anchor=anchor,
         anchor_side=anchor_side,
     )
+
+
+def _both_sides(sides: dict[str, tuple[Entrant, ...]]) -> bool:
+    """Whether a team (a folder) plays on both sides."""
+    folders = [{e.folder for e in sides[side] if e.folder is not None} for side in SIDES]
+    return bool(folders[0] & folders[1])
 
 
 def _anchor(

@@ -21,7 +21,7 @@ opponents, linked so that one rating scale covers everyone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from pacman.outcomes import GHOSTS, PACMAN
@@ -121,52 +121,120 @@ def match_cells(config: TournamentConfig) -> list[MatchCell]:
 
 def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
     """The (Pacman entrant, ghost entrant) pairs that play match games, in the config's
-    order of Pacman entrants, then of ghost entrants."""
+    order of Pacman entrants, then of ghost entrants. A team never plays against itself: its
+    ghosts could throw games to its own Pacman (or the other way round) and move rating
+    between its two entries."""
     if config.matches is None:
         return []
     pacmen = [entrant.name for entrant in config.entrants]
     ghosts = [entrant.name for entrant in config.ghost_entrants]
+    own = config.same_team_pairs()
     if config.matches.design == "all" or config.matches.opponents is None:
-        pairs = [(pacman, ghost) for pacman in pacmen for ghost in ghosts]
-    else:
-        pairs = sampled_pairings(pacmen, ghosts, config.matches.opponents, config.seed)
-    # A team never plays against itself: its ghosts could throw games to its own Pacman (or
-    # the other way round) and move rating between its two entries.
-    return [pair for pair in pairs if pair not in config.same_team_pairs()]
+        return [(pacman, ghost) for pacman in pacmen for ghost in ghosts
+                if (pacman, ghost) not in own]
+    return sampled_pairings(pacmen, ghosts, config.matches.opponents, config.seed, own)
+
+
+#: How many orders `sampled_pairings` draws, at most, looking for one that links everyone.
+DESIGN_DRAWS = 200
+
+
+class DesignError(ValueError):
+    """No sampled design meets its promises for these entrants (a config's problem)."""
 
 
 def sampled_pairings(
-    pacmen: Sequence[str], ghosts: Sequence[str], opponents: int, seed: int
+    pacmen: Sequence[str], ghosts: Sequence[str], opponents: int, seed: int,
+    own: Set[tuple[str, str]] = frozenset(),
 ) -> list[tuple[str, str]]:
     """A design in which each entrant of the larger side meets `opponents` distinct entrants
-    of the other, and the other side's entrants meet counts that differ by at most one.
+    of the other, none of them its own team's (`own`: the pairs of one team), every entrant is
+    linked to every other through games (what a common rating needs), and the other side's
+    entrants meet counts that differ by at most one wherever such a draw exists.
 
     Each side is put in an order drawn from the seed (each name's own hash, so entrants
     already listed keep their order among themselves when one is added); entrant i of the
     n on the larger side meets the k consecutive entrants (cyclically) of the m on the
-    smaller side starting at floor(i * m / n). Starts spread evenly, so any k consecutive
-    entrants of the smaller side are covered by floor or ceil of k * n / m windows (the
-    balance), and consecutive windows start at most one apart, so with k >= 2 they overlap
-    and every entrant is linked to every other through games (what a common rating needs;
-    k = 1 links everyone only when the smaller side has one entrant). k = m is every pairing.
+    smaller side starting at floor(i * m / n), skipping its own team's (the next one takes
+    its place). Starts spread evenly, so any k consecutive entrants of the smaller side are
+    covered by floor or ceil of k * n / m windows (the balance), and consecutive windows start
+    at most one apart, so with k >= 2 they overlap and link everyone (k = 1 links everyone
+    only when the smaller side has one entrant). k = m is every pairing.
+
+    A skipped entry breaks those arguments (the review that found a team's own pairing
+    dropped after the draw: half the leagues of `opponents: 2` could not be rated), so the
+    design is checked, not argued: while it does not link everyone, or is unbalanced, the
+    orders are drawn again (the draw's number joins the hash), and the first balanced linked
+    design is kept, else the linked one whose counts are closest; none linked in
+    `DESIGN_DRAWS` draws is a DesignError. Without a team on both sides the first draw is the
+    design it always was.
     """
     flip = len(ghosts) > len(pacmen)
     larger, smaller = (ghosts, pacmen) if flip else (pacmen, ghosts)
     if not 1 <= opponents <= len(smaller):
-        raise ValueError(f"{opponents} opponents of {len(smaller)}")
+        raise DesignError(f"{opponents} opponents of {len(smaller)}")
+    partner = {(g if flip else p): (p if flip else g) for p, g in own}
+    if any(name in partner for name in larger) and opponents > len(smaller) - 1:
+        raise DesignError(f"{opponents} opponents of {len(smaller)}, one of them the team's own")
     sides = (GHOSTS, PACMAN) if flip else (PACMAN, GHOSTS)
-    big = sorted(larger, key=lambda name: (derive_seed(seed, "pairings", sides[0], name), name))
-    small = sorted(smaller, key=lambda name: (derive_seed(seed, "pairings", sides[1], name), name))
-    n, m = len(big), len(small)
-    pairs = set()
-    for i, name in enumerate(big):
-        start = i * m // n
-        for j in range(opponents):
-            other = small[(start + j) % m]
-            pairs.add((other, name) if flip else (name, other))
+    linked: list[tuple[str, str]] | None = None
+    spread = 0
+    for draw in range(DESIGN_DRAWS):
+        tag = "pairings" if draw == 0 else f"pairings/{draw}"
+        big = sorted(larger, key=lambda name: (derive_seed(seed, tag, sides[0], name), name))
+        small = sorted(smaller, key=lambda name: (derive_seed(seed, tag, sides[1], name), name))
+        pairs = _windows(big, small, opponents, partner, flip)
+        if not _links_everyone(pairs, pacmen, ghosts):
+            continue
+        this = _spread(pairs, smaller, flip)
+        if linked is None or this < spread:
+            linked, spread = pairs, this
+        if spread <= 1:
+            break
+    if linked is None:
+        raise DesignError(f"no design of {opponents} opponents links every entrant to every "
+                          f"other in {DESIGN_DRAWS} draws")
     pacman_order = {name: i for i, name in enumerate(pacmen)}
     ghost_order = {name: i for i, name in enumerate(ghosts)}
-    return sorted(pairs, key=lambda pair: (pacman_order[pair[0]], ghost_order[pair[1]]))
+    return sorted(linked, key=lambda pair: (pacman_order[pair[0]], ghost_order[pair[1]]))
+
+
+def _windows(big: Sequence[str], small: Sequence[str], k: int, partner: dict[str, str],
+             flip: bool) -> list[tuple[str, str]]:
+    """Each of `big` meets the `k` entrants of `small` from its start on, its own skipped."""
+    n, m = len(big), len(small)
+    pairs = []
+    for i, name in enumerate(big):
+        start, own = i * m // n, partner.get(name)
+        met = [other for other in (small[(start + j) % m] for j in range(k + 1))
+               if other != own][:k]
+        pairs += [(other, name) if flip else (name, other) for other in met]
+    return pairs
+
+
+def _links_everyone(pairs: Sequence[tuple[str, str]], pacmen: Sequence[str],
+                    ghosts: Sequence[str]) -> bool:
+    """Whether every entrant of both sides is linked to every other through `pairs`."""
+    links: dict[tuple[str, str], set[tuple[str, str]]] = {
+        **{(PACMAN, name): set() for name in pacmen}, **{(GHOSTS, name): set() for name in ghosts}}
+    for pacman, ghost in pairs:
+        links[PACMAN, pacman].add((GHOSTS, ghost))
+        links[GHOSTS, ghost].add((PACMAN, pacman))
+    start = next(iter(links))
+    seen, todo = {start}, [start]
+    while todo:
+        for other in links[todo.pop()] - seen:
+            seen.add(other)
+            todo.append(other)
+    return len(seen) == len(links)
+
+
+def _spread(pairs: Sequence[tuple[str, str]], smaller: Sequence[str], flip: bool) -> int:
+    """How far apart the counts of opponents the smaller side's entrants meet are."""
+    counts = dict.fromkeys(smaller, 0)
+    for pair in pairs:
+        counts[pair[0] if flip else pair[1]] += 1
+    return max(counts.values()) - min(counts.values())
 
 
 def game_id(entrant: str, cell: Cell, index: int) -> str:
