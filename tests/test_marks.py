@@ -31,6 +31,7 @@ from tournament.manifest import (
 )
 from tournament.marks import (
     TeamMark,
+    UnmarkableError,
     evaluate,
     pacman_moves,
     student_table,
@@ -754,6 +755,22 @@ def test_rating_bands_and_thresholds(tmp_path: Path) -> None:
     # Without match games there are no ratings, and the reason says so.
     fixed = by_team(evaluate(scheme, table(record("alpha", 3)), config, None))
     assert fixed["alpha"].reason.startswith("no match games: 0")
+
+
+def test_match_games_that_give_no_ratings_are_refused_not_marked_0(tmp_path: Path) -> None:
+    """Found by the sixteenth hostile review: when the match games split into groups no game
+    links, the fit gives no ratings, and every team, linked to the anchor or not, was marked
+    0 on the criterion with exit 0. Refused instead, saying why."""
+    config = make_config(tmp_path, matches=True)
+    games = table(match_games("alpha", 6), match_games("gamma", 4),
+                  [{**g, "ghost_entrant": "lonely"} for g in match_games("beta", 5)])
+    scheme = scheme_of(config, """\
+        criteria:
+          - {name: rated, kind: rating, thresholds: [{at: 0, points: 1}]}
+        """)
+    with pytest.raises(UnmarkableError, match=r"criterion 'rated'.*give no Pacman ratings.*"
+                                              r"do not connect"):
+        evaluate(scheme, games, config, None)
 
 
 # ---- per student, and the files ------------------------------------------------------------

@@ -989,6 +989,7 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
     marks-teams.csv (a column per criterion), and print each team's mark and reason."""
     from tournament.manifest import MANIFEST_NAME, ManifestError, read_manifest
     from tournament.marks import (
+        UnmarkableError,
         evaluate,
         output_problems,
         published_draws,
@@ -1049,7 +1050,10 @@ def marks_command(config_path: Path, scheme_path: Path, out_path: Path | None,
             # change, the platform did (the review of the platform's identity).
             die(f"{replaced}: they count for no one until tournament run {config_path} plays "
                 "them again; mark then")
-        marks = evaluate(scheme, current_results(config, store, split), config, manifest)
+        try:
+            marks = evaluate(scheme, current_results(config, store, split), config, manifest)
+        except UnmarkableError as exc:
+            die(f"{exc}; no marks written")
         students = student_table(marks, config, manifest)
         write_csv(team_table(marks, scheme), teams_out)
         write_csv(students, out)

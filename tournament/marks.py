@@ -132,9 +132,15 @@ def teams_of(config: TournamentConfig) -> list[str]:
                    if e.kind == "team"})
 
 
+class UnmarkableError(ValueError):
+    """The results cannot give a criterion's measure for anyone (the match games give no
+    ratings): marking every team 0 on it would be the platform's failure written as theirs."""
+
+
 def evaluate(scheme: Scheme, results: Any, config: TournamentConfig,
              manifest: Manifest | None) -> list[TeamMark]:
-    """Every team's mark (see the module), in team-name order."""
+    """Every team's mark (see the module), in team-name order; UnmarkableError when a
+    criterion cannot be measured for anyone."""
     scored = results[results["outcome"] != INFRA_ERROR]
     teams = teams_of(config)
     measured = {c.name: _measure(c, scored, teams, config) for c in scheme.criteria}
@@ -398,9 +404,13 @@ def _rating(criterion: Criterion, rule: Rating, matches: Any, teams: list[str],
     side = "Pacman" if rule.side == PACMAN else "ghost team"
     shown = None if anchor is None else standings(matches, anchor,
                                                    config.ranking.confidence)
-    if shown is None or shown.ratings is None:
-        why = (f"no match games{words}" if shown is None
-               else f"no {side} rating{words} ({shown.problem})")
+    if shown is not None and shown.ratings is None:
+        # Games that give no ratings (groups no game links, as a design that lost its links
+        # gave: the sixteenth hostile review) are no team's measure: refused, not 0 for all.
+        raise UnmarkableError(f"criterion {criterion.name!r}: the match games{words} give no "
+                              f"{side} ratings: {shown.problem}")
+    if shown is None:
+        why = f"no match games{words}"
         return {team: Measured(why, 0.0, False, "", _needs(criterion)) for team in teams}
     board = shown.ratings
     board = board[(board["side"] == rule.side) & board["rating"].notna()]
