@@ -757,6 +757,38 @@ def test_rating_bands_and_thresholds(tmp_path: Path) -> None:
     assert fixed["alpha"].reason.startswith("no match games: 0")
 
 
+def test_thresholds_on_ratings_anchored_at_a_team_are_refused(tmp_path: Path) -> None:
+    """Found by the sixteenth hostile review: a team as the anchor (required without a ghost
+    baseline) moves every rating with its own games; its ghosts forfeiting every game put
+    each Pacman's rating, its own too, over `at: 0`. Bands of the order are not moved."""
+    folder = tmp_path / "submissions" / "haunt"
+    folder.mkdir(parents=True)
+    (folder / "ghosts.py").write_text(
+        "class G:\n    def __init__(self, index):\n        self.index = index\n"
+        "    def getAction(self, state):\n        return 'Stop'\n")
+    (folder / "team.yaml").write_text("ghost: ghosts.py:G\n")
+    (tmp_path / "t.yaml").write_text(textwrap.dedent("""\
+        name: Cup
+        entrants:
+          submissions: submissions
+          baselines: [{name: greedy, agent: GreedyAgent}]
+        grid: {layouts: [testClassic], ghosts: []}
+        matches: {anchor: haunt}
+        output: out
+        """))
+    config = load_config(tmp_path / "t.yaml")
+    with pytest.raises(SchemeError, match=r"criteria\[0\]\.thresholds: .*the team 'haunt'"):
+        scheme_of(config, """\
+            criteria:
+              - {name: rated, kind: rating, thresholds: [{at: 0, points: 1}]}
+            """)
+    banded = scheme_of(config, """\
+        criteria:
+          - {name: rated, kind: rating, among: all, bands: [{top: 1, points: 1}]}
+        """)
+    assert banded.criteria[0].name == "rated"
+
+
 def test_match_games_that_give_no_ratings_are_refused_not_marked_0(tmp_path: Path) -> None:
     """Found by the sixteenth hostile review: when the match games split into groups no game
     links, the fit gives no ratings, and every team, linked to the anchor or not, was marked

@@ -356,6 +356,9 @@ class _Tournament:
     pacmen: tuple[str, ...]
     matches: bool
     confidence: float
+    #: The ratings' anchor when it is a team's entry ('' otherwise): a team's own games then
+    #: move everyone's ratings, so thresholds on the rating are refused.
+    team_anchor: str = ""
 
     @classmethod
     def of(cls, config: TournamentConfig) -> _Tournament:
@@ -370,7 +373,17 @@ class _Tournament:
             pacmen=tuple(e.name for e in config.entrants),
             matches=config.matches is not None,
             confidence=config.ranking.confidence,
+            team_anchor=_team_anchor(config),
         )
+
+
+def _team_anchor(config: TournamentConfig) -> str:
+    """The ratings' anchor when a team is it, else ''."""
+    if config.matches is None:
+        return ""
+    side = config.entrants if config.matches.anchor_side == PACMAN else config.ghost_entrants
+    return next((e.name for e in side
+                 if e.name == config.matches.anchor and e.kind == "team"), "")
 
 
 def _tournament(info: ValidationInfo) -> _Tournament:
@@ -749,6 +762,14 @@ def _criterion(value: object, info: ValidationInfo) -> tuple[_CriterionIn, Rule]
     if isinstance(shape, _RatingIn) and not _tournament(info).matches:
         raise_at(("kind",), "the tournament plays no match games (no matches: in its "
                   "config), so there are no ratings to mark")
+    anchor = _tournament(info).team_anchor
+    if isinstance(shape, _RatingIn) and shape.thresholds and anchor:
+        # The sixteenth hostile review: the anchor team's ghosts forfeiting every game put
+        # every Pacman's rating, its own too, above `at: 0`.
+        raise_at(("thresholds",), f"a rating is relative to the anchor, here the team "
+                 f"{anchor!r}, whose own games would move every team's rating across "
+                 "the thresholds; anchor the ratings at a baseline (matches.anchor in the "
+                 "config), or mark by bands of the rating order")
     return shape, shape.rule()
 
 
