@@ -83,6 +83,11 @@ def test_only_the_output_of_the_task_asked_for_is_kept(
         assert Path(kept["replay"]).is_relative_to(tmp_path / "replays")
         logs = [p for p in (tmp_path / "logs").rglob("*") if p.is_file()]
         assert [p.read_text() for p in logs] == ["hello"]
+        # The game played again printed nothing: the earlier play's log is not its log (the
+        # sixteenth hostile review: the report showed it under the new play's failure).
+        keeper.keep(team_task, dataclasses.replace(good, logs=((".ghosts.log", "boo"),)))
+        logs = [p for p in (tmp_path / "logs").rglob("*") if p.is_file()]
+        assert [(p.name.endswith(".ghosts.log"), p.read_text()) for p in logs] == [(True, "boo")]
         pointed = keeper.keep(team_task, dataclasses.replace(
             good, row={**row, "replay": "/etc/passwd"}))  # type: ignore[typeddict-item]
         assert pointed["replay"] is None  # a path comes from the organizer alone

@@ -83,7 +83,12 @@ class Keeper:
         self.run_id = run_id
 
     def keep(self, task: GameTask, output: GameOutput) -> GameRow:
-        """Check, write the files, store the row (last: a stored row's files exist)."""
+        """Check, write the files, store the row (last: a stored row's files exist). A game's
+        logs are its stored row's: an earlier play's are removed first, or the report would
+        show them under a game that printed nothing (the sixteenth hostile review)."""
+        for suffix in LOG_SUFFIXES:
+            replay_path(str(self.logs), task.game.game_id).with_suffix(suffix).unlink(
+                missing_ok=True)
         try:
             problem = mismatch(task, output)
         except Exception as exc:  # whatever the worker sent: never the run's end
