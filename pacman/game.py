@@ -11,6 +11,7 @@ per game, removes that).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import random
@@ -97,6 +98,13 @@ class GameSpec:
     #: Built-in agents (and any named by module rather than file) are trusted and play
     #: in-process.
     sandbox: bool | None = None
+    #: Whether the platform's own built-ins (no team's files in them) are held to the game's
+    #: totals (`game_total`, `cpu_seconds`) too. The `pacman` command holds everyone to the
+    #: limits it is given; a tournament says no: its totals are sized for the teams, and a
+    #: built-in's time is its own per-move option, so a baseline that searches on a clock
+    #: forfeited once the teams' total ran out (the seventeenth hostile review: a team that
+    #: only fled won by the baseline ghost's timeout).
+    builtin_totals: bool = True
 
 
 def sandboxed(ref: AgentRef, sandbox: bool | None) -> bool:
@@ -318,9 +326,12 @@ def _handles(
         # Pacman's stream is where the global one starts; a side's starts at its first index.
         labels = ("agents", side[0]) if side[0] else ("agents",)
         seed = stream_seed(spec.seed, spec.secret, *labels)
+        limits = spec.limits
+        if ref.builtin and not ref.team and not spec.builtin_totals:
+            limits = dataclasses.replace(limits, game_total=None, cpu_seconds=None)
         if sandboxed(ref, spec.sandbox):
             handles.append(SandboxedHandle(ref, side, spec.layout, n - 1, spec.ruleset, seed,
-                                           spec.limits, placement, on_output, idle))
+                                           limits, placement, on_output, idle))
             continue
         local = {}
         for i in side:
@@ -337,7 +348,7 @@ def _handles(
                 label=ref.shown,
                 root=ref.team or (str(Path(ref.path).parent) if ref.path else ""),
             )
-        handles.append(InProcessHandle(local, spec.limits, idle,
+        handles.append(InProcessHandle(local, limits, idle,
                                        None if ref.builtin else seed))
     return handles
 

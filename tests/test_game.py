@@ -334,3 +334,34 @@ def test_an_in_process_ghosts_failure_blames_that_ghost():
     assert (result.outcome, result.culprit) == ("crash", 2)
     assert "getAction raised LookupError" in result.message
     assert [i for i, _ in result.actions] == [0, 1]
+
+
+def test_a_tournament_holds_built_ins_to_their_own_clock_not_the_teams_totals() -> None:
+    """Found by the seventeenth hostile review: a baseline that searches on a clock spends its
+    budget every move, so under the teams' game totals (`game_total`, `cpu_seconds`) it timed
+    out partway, and a team that only fled won by forfeit. A tournament (`builtin_totals`
+    False) holds the platform's built-ins to their own per-move budget only; the `pacman`
+    command holds everyone to what it is given; a built-in playing a team's files is the
+    team's and keeps the totals."""
+    import dataclasses
+
+    from pacman.game import _handles
+    from pacman.limits import Limits
+
+    limits = Limits(game_total=0.1, cpu_seconds=3, move_soft=None, move_hard=None)
+    ghost = resolve("AnytimeGhost", (("budget", "0.05"), ("maxDepth", "30")), kind="ghost")
+    spec = GameSpec(load_layout("smallClassic"), resolve("GreedyAgent"), ghost, num_ghosts=1,
+                    seed=3, max_moves=60, limits=limits)
+    held = play(spec)
+    assert (held.outcome, held.culprit) == ("timeout", 1), held.message
+    free = play(dataclasses.replace(spec, builtin_totals=False))
+    assert free.outcome != "timeout" and free.outcome not in FAILURES, free.message
+    # Sandboxed on the sources, the sandbox is given the same limits.
+    clocked = dataclasses.replace(ghost, on_sources=True)
+    teams = dataclasses.replace(ghost, on_sources=True, team="/teams/t")
+    for ref, totals in ((clocked, (None, None)), (teams, (0.1, 3))):
+        tournament = dataclasses.replace(spec, ghost=ref, builtin_totals=False)
+        handle = _handles(tournament, [spec.pacman, ref], None, None, None)[1]
+        given = next(a for a in handle._make.args  # type: ignore[attr-defined]
+                     if isinstance(a, Limits))
+        assert (given.game_total, given.cpu_seconds) == totals

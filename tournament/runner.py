@@ -630,7 +630,7 @@ def play_task(task: GameTask, cache: TeamCache | None = None,
         spec = GameSpec(layout, placed(task.pacman, root), placed(task.ghost, root),
                         num_ghosts=game.cell.num_ghosts, seed=game.seed,
                         ruleset=game.cell.ruleset, max_moves=task.max_moves,
-                        limits=task.limits, secret=task.secret)
+                        limits=task.limits, secret=task.secret, builtin_totals=False)
         placement = Placement(root=Path(sandbox_root) if sandbox_root else None,
                               expected=task.layers or None)
         result = play(spec, placement=placement)

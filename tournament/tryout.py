@@ -131,7 +131,7 @@ def try_one(trial: Trial, setup: Setup, stop: threading.Event | None = None) -> 
         return resolution_row(entrant.name, side, trial.folder, exc, setup.redact)
     pacman, ghosts = (ref, setup.ghost) if side == PACMAN else (setup.rival, ref)
     spec = GameSpec(setup.layout, pacman, ghosts, num_ghosts=GHOSTS_PLAYED, seed=setup.seed,
-                    max_moves=MOVES, limits=setup.limits)
+                    max_moves=MOVES, limits=setup.limits, builtin_totals=False)
     display = _Stoppable(stop) if stop is not None else None
     try:
         result = play(spec, display, placement=Placement(expected=setup.layers or None))
