@@ -157,14 +157,18 @@ class TimeKeeper:
         return None
 
 
-def longest_game(limits: Limits, max_moves: int, agents: int) -> float | None:
+def longest_game(limits: Limits, max_moves: int, agents: int,
+                 totals: bool = True) -> float | None:
     """The most thinking time a game of `agents` agents can take when each uses its limits
     to the full (pure): its start-up, then every one of the `max_moves` moves (all agents
-    together) at the hard limit, or each agent's per-game total if that is less. None when
-    some of it is unbounded (no start-up limit, or neither a hard limit nor a total)."""
+    together) at the hard limit, or each agent's per-game total if that is less (`totals`:
+    whether every agent is held to it; a tournament's built-ins are not, see
+    `pacman.game.GameSpec.builtin_totals`). None when some of it is unbounded (no start-up
+    limit, or neither a hard limit nor a total)."""
     moves = [bound for bound in (
         None if limits.move_hard is None else max_moves * limits.move_hard,
-        None if limits.game_total is None else agents * limits.game_total) if bound is not None]
+        None if limits.game_total is None or not totals else agents * limits.game_total)
+        if bound is not None]
     if limits.startup is None or not moves:
         return None
     return agents * limits.startup + min(moves)

@@ -356,6 +356,16 @@ def test_a_games_deadline_is_what_its_limits_allow_with_a_margin(
     assert game_deadline(task) == (DEADLINE_FACTOR * longest_game(task.limits, task.max_moves,
                                                                   agents) + DEADLINE_SLACK)
     assert game_deadline(dataclasses.replace(task, limits=UNTIMED)) is None
+    # A tournament's built-ins are not held to the game total (`GameSpec.builtin_totals`), so
+    # it bounds no game one plays in: the deadline is the per-move bound's, or none.
+    assert longest_game(Limits(game_total=10), 400, 3, totals=False) == 3 * 15 + 400 * 3
+    assert longest_game(Limits(move_hard=None, game_total=10), 400, 2, totals=False) is None
+    totalled = dataclasses.replace(task, limits=Limits(move_hard=None, game_total=10))
+    assert task.ghost.builtin and not task.ghost.team
+    assert game_deadline(totalled) is None
+    team_ghost = dataclasses.replace(task.ghost, team="/teams/t")
+    assert game_deadline(dataclasses.replace(totalled, ghost=team_ghost)) == (
+        DEADLINE_FACTOR * (agents * 15 + agents * 10) + DEADLINE_SLACK)
 
 
 # --- Dask --------------------------------------------------------------------------------------

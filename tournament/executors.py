@@ -73,8 +73,12 @@ def overdue(seconds: float) -> str:
 def game_deadline(task: GameTask) -> float | None:
     """How long a local worker may hold `task` (pure): `DEADLINE_FACTOR` times the longest its
     agents' limits allow, plus `DEADLINE_SLACK`; None when its limits leave a game unbounded
-    (no hard limit per move nor per game), which then has no deadline."""
-    longest = longest_game(task.limits, task.max_moves, 1 + task.game.cell.num_ghosts)
+    (no hard limit per move nor per game), which then has no deadline. A game with a
+    built-in is not bounded by the per-game total, which holds the teams alone
+    (`pacman.game.GameSpec.builtin_totals`)."""
+    totals = not any(ref is not None and ref.builtin and not ref.team
+                     for ref in (task.pacman, task.ghost))
+    longest = longest_game(task.limits, task.max_moves, 1 + task.game.cell.num_ghosts, totals)
     return None if longest is None else DEADLINE_FACTOR * longest + DEADLINE_SLACK
 
 
