@@ -254,10 +254,14 @@ def play(
             try:
                 handle.final(state)
             except AgentFault as fault:
+                index = handle.indices[0] if fault.index is None else fault.index
                 if not catch:
-                    index = handle.indices[0] if fault.index is None else fault.index
                     raise AgentFailure("crash", index, fault.message) from fault.__cause__
-                result.message = result.message or fault.message
+                # The outcome stands, and no culprit is set: the message names whose final()
+                # it was, or a ghost team's words could read as Pacman's failure (the
+                # seventeenth hostile review).
+                who = "Pacman" if index == 0 else f"ghost {index}"
+                result.message = result.message or f"{who} after the game: {fault.message}"
     except AgentFailure as failure:
         failure.result = result
         raise

@@ -1,6 +1,7 @@
 """The game runner: determinism, fresh agents, failures as data, the move limit."""
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -365,3 +366,22 @@ def test_a_tournament_holds_built_ins_to_their_own_clock_not_the_teams_totals() 
         given = next(a for a in handle._make.args  # type: ignore[attr-defined]
                      if isinstance(a, Limits))
         assert (given.game_total, given.cpu_seconds) == totals
+
+
+def test_a_failing_final_names_whose_it_was(tmp_path: Path) -> None:
+    """Found by the seventeenth hostile review: a ghost's final() raising words of its own
+    ("Pacman (agent 0) ran out of time") left them as the message of a game Pacman won, with
+    nothing saying whose they were. The outcome stands; the message names the ghost."""
+    (tmp_path / "ghosts.py").write_text(
+        "class G:\n"
+        "    def __init__(self, index):\n        self.index = index\n"
+        "    def getAction(self, state):\n        return state.getLegalActions(self.index)[0]\n"
+        "    def final(self, state):\n"
+        "        raise ValueError('Pacman (agent 0) ran out of time')\n")
+    ghost = resolve(f"{tmp_path / 'ghosts.py'}:G", kind="ghost")
+    spec = GameSpec(load_layout("testClassic"), resolve("GreedyAgent"), ghost, num_ghosts=1,
+                    seed=1, max_moves=100, sandbox=False)
+    result = play(spec)
+    assert result.outcome in ("win", "loss", "move_limit") and result.culprit is None
+    assert result.message.startswith("ghost 1 after the game: final() raised ValueError: "
+                                     '"Pacman (agent 0)'), result.message

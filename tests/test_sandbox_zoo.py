@@ -817,7 +817,8 @@ def test_a_failing_final_is_said_as_in_process(arena: Arena) -> None:
     spec = arena.spec("final_raises")
     result = arena.play(spec)
     assert result.outcome in ("win", "loss", "move_limit"), (result.outcome, result.message)
-    assert 'final() raised RuntimeError: "bug in final"' in result.message
+    assert result.message.startswith('Pacman after the game: final() raised RuntimeError: '
+                                     '"bug in final"'), result.message
     with pytest.raises(AgentFailure, match="bug in final") as failed:
         play(spec, placement=Placement(root=arena.sandboxes), catch=False)
     assert (failed.value.kind, failed.value.culprit) == ("crash", 0)
