@@ -67,7 +67,10 @@ def entry(manifest, source_end: str):  # type: ignore[no-untyped-def]
 
 
 #: Bob's team.yaml, resubmitted: Canvas renames it `team-1.yaml` as it does the agent file.
-BOB_TEAM = b"agent: multiAgents.py:TestAgent\n"
+BOB_TEAM = b"agent: multiAgents.py:TestAgent\n# the agent reads weights.json beside it\n"
+#: Bob's data: a resubmitted file his team names (Canvas's `weights-1.json`), and a first
+#: upload of his own whose name merely ends as Canvas's renaming does.
+BOB_WEIGHTS, BOB_TABLE = b'{"food": -4}\n', b"a,b\n1,2\n"
 
 
 def canvas_export(tmp: Path) -> Path:
@@ -78,6 +81,8 @@ def canvas_export(tmp: Path) -> Path:
         "smithjane_1001_5001_multiAgents.py": agent("jane"),
         "roebob_1002_5002_multiAgents-1.py": agent("bob"),
         "roebob_1002_5002_team-1.yaml": BOB_TEAM,
+        "roebob_1002_5002_weights-1.json": BOB_WEIGHTS,
+        "roebob_1002_5002_table-3.csv": BOB_TABLE,
         "doejohn_LATE_1003_5003_multiAgents.py": agent("john"),
         "leeann_1004_5004_proj2.zip": zip_bytes(tmp, {
             "proj2/multiAgents.py": agent("ann"), "proj2/.DS_Store": b"\0\0",
@@ -107,7 +112,8 @@ def test_canvas_export_with_mapping(tmp_path: Path) -> None:
                      clock=clock("2024-03-05 12:00"))
     # Two students of one team each uploaded: the newer counts, under the course's name.
     assert sorted(result.new) == sorted([NIGHT, "Zipped"])
-    assert tree(into / NIGHT) == {"multiAgents.py": agent("bob"), "team.yaml": BOB_TEAM}
+    assert tree(into / NIGHT) == {"multiAgents.py": agent("bob"), "team.yaml": BOB_TEAM,
+                                  "weights.json": BOB_WEIGHTS, "table-3.csv": BOB_TABLE}
     # A student's zip: unpacked, its one top folder flattened, its junk left out.
     assert tree(into / "Zipped") == {"multiAgents.py": agent("ann")}
     manifest = read_manifest(into)
@@ -118,14 +124,18 @@ def test_canvas_export_with_mapping(tmp_path: Path) -> None:
     assert [(m.id, m.name) for m in night.members] == [("1001", "Jane Smith"),
                                                         ("1002", "Bob Roe")]
     assert night.source == ("canvas: submissions.zip: roebob_1002_5002_multiAgents-1.py "
-                            "and 1 more")
+                            "and 3 more")
     assert night.submitted_at == "2024-03-01T11:00:00Z"
     assert (night.late, night.late_seconds, night.commit) == (False, 0.0, None)
-    assert night.files == {"multiAgents.py": sha(agent("bob")), "team.yaml": sha(BOB_TEAM)}
+    assert night.files == {"multiAgents.py": sha(agent("bob")), "team.yaml": sha(BOB_TEAM),
+                           "weights.json": sha(BOB_WEIGHTS), "table-3.csv": sha(BOB_TABLE)}
     assert night.changed_at == "2024-03-05T12:00:00Z"
     assert any("multiAgents-1.py saved as multiAgents.py" in n for n in night.notes)
     # Every file Canvas renamed, not only the agent's (the fourteenth hostile review).
     assert any("team-1.yaml saved as team.yaml" in n for n in night.notes)
+    # A data file only where the team's files name it (the seventeenth hostile review).
+    assert any("weights-1.json saved as weights.json" in n for n in night.notes)
+    assert not any("table-3.csv" in n for n in night.notes)
     zipped = manifest.team("Zipped")
     assert zipped is not None
     assert "left out as junk: .DS_Store, __MACOSX/" in zipped.notes

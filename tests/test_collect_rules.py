@@ -240,6 +240,14 @@ def test_restored_names_and_archive_stems() -> None:
     assert restored_name("team-2.yaml", {"team-2.yaml"}) == "team.yaml"
     assert restored_name("team-1.yaml", {"team.yaml"}) == "team-1.yaml"
     assert restored_name("notes-1", set()) == "notes-1"
+    # A data file only where the submission's code names the original and not the upload
+    # (the seventeenth hostile review: a first upload of `weights-2.json`, opened by that
+    # name, was renamed and the team failed to load).
+    code = "open(os.path.join(here, 'weights.json'))"
+    assert restored_name("weights-1.json", set(), code) == "weights.json"
+    assert restored_name("weights-2.json", set(), "open('weights-2.json')") == "weights-2.json"
+    assert restored_name("weights-2.json", set()) == "weights-2.json"
+    assert restored_name("weights-1.json", {"weights.json"}, code) == "weights-1.json"
     assert restored_name("multiAgents.py", set()) == "multiAgents.py"
     assert archive_stem("alpha.tar.gz") == "alpha"
     assert archive_stem("Alpha.ZIP") == "Alpha"

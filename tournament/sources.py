@@ -56,7 +56,8 @@ from pathlib import Path
 from typing import Any
 
 from pacman.describe import clean
-from pacman.files import kind_of, printable_name, show_name
+from pacman.files import FileProblem, kind_of, open_regular, printable_name, show_name
+from pacman.loader import TEAM_YAML
 from pacman.yamlfile import YamlLimits, YamlProblem, load_yaml
 from tournament.gitsource import (
     MAX_REPOSITORY_BYTES,
@@ -661,19 +662,48 @@ def _one_reading(name: str, whole: re.Pattern[str], tail: re.Pattern[str], ids: 
     return first, ""
 
 
-def restored_name(uploaded: str, taken: set[str]) -> str:
+#: Names Canvas's renaming is undone for without further evidence: code (a module named
+#: `x-1` is no name Python imports) and the team's own file.
+_RESTORED_ALWAYS = (".py",)
+#: How much of each of a submission's code and YAML files is read for the names it mentions.
+_MENTIONS_READ = 256 * 1024
+
+
+def restored_name(uploaded: str, taken: set[str], mentions: str = "") -> str:
     """The name a Canvas resubmission had when the student uploaded it: Canvas renames every
     file of a resubmission whose name an earlier one used, `team.yaml` to `team-1.yaml` as
     `multiAgents.py` to `multiAgents-1.py`, so `<stem>-<n>.<ext>` is `<stem>.<ext>` when
-    that is not among `taken`; else unchanged. Every file, not only agent files: a helper
-    module or `team.yaml` left renamed broke a team that had worked (its imports failed, its
-    ghosts and options were gone; the fourteenth hostile review), while a student's own
-    `x-1.py` is no module name Python imports. Pure."""
+    that is not among `taken`, for code and `team.yaml` (a helper module or `team.yaml` left
+    renamed broke a team that had worked: the fourteenth hostile review), and for a data file
+    only where the submission's code or YAML (`mentions`, their text) names `<stem>.<ext>`
+    and not the uploaded name: a student's own first upload of `weights-2.json`, opened by
+    that name, was renamed and the team failed to load (the seventeenth). Else unchanged.
+    Pure."""
     match = _RESUBMITTED.fullmatch(uploaded)
     if not match:
         return uploaded
     original = match["stem"] + match["suffix"]
-    return original if original not in taken else uploaded
+    if original in taken:
+        return uploaded
+    if match["suffix"] in _RESTORED_ALWAYS or original == TEAM_YAML:
+        return original
+    return original if original in mentions and uploaded not in mentions else uploaded
+
+
+def _mentions(paths: list[Path]) -> str:
+    """The text of a submission's code and YAML files (the first `_MENTIONS_READ` bytes of
+    each, decoded leniently): where it names the files it opens. A file that cannot be read
+    names nothing."""
+    texts = []
+    for path in paths:
+        if path.suffix.lower() not in (".py", ".yaml", ".yml"):
+            continue
+        try:
+            with open_regular(path, follow_links=False) as (fd, _):
+                texts.append(os.pread(fd, _MENTIONS_READ, 0).decode("utf-8", errors="replace"))
+        except (FileProblem, OSError):
+            continue
+    return "\n".join(texts)
 
 
 def _read_canvas(root: Path, label: str, entries: list[os.DirEntry[str]],
@@ -697,8 +727,9 @@ def _read_canvas(root: Path, label: str, entries: list[os.DirEntry[str]],
         named: list[tuple[Path, str]] = []
         notes: list[str] = []
         taken = set(uploaded)
+        mentions = _mentions([Path(entry.path) for entry, _ in members])
         for (entry, _), name in zip(members, uploaded):
-            final = restored_name(name, taken)
+            final = restored_name(name, taken, mentions)
             taken.add(final)
             named.append((Path(entry.path), final))
             if final != name:
