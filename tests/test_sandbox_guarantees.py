@@ -439,3 +439,64 @@ def test_a_temporary_folder_too_long_for_a_socket_is_a_clear_error(
     monkeypatch.setattr(tempfile, "tempdir", str(long))
     with pytest.raises(SandboxError, match="set TMPDIR to a shorter folder"):
         check.run_check()
+
+
+# --- the machine's memory ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("events, own, outside", [
+    ("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n", True, False),   # over its own limit
+    ("low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\n", False, True),   # the machine's killer
+    ("low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n", False, False),  # no kill at all
+    ("garbage", False, False),
+])
+def test_a_kill_for_the_groups_own_limit_is_told_from_the_machines(
+        tmp_path: Path, events: str, own: bool, outside: bool) -> None:
+    """cgroup v2 counts in `oom_kill` a kill by any out-of-memory killer, the whole machine's
+    too: an agent within its limit, killed because the machine ran out, was blamed for
+    using more than its limit. Only `oom` (the group reached its limit) makes it the
+    agent's."""
+    from pacman.sandbox.cgroup import AgentCgroup
+
+    (tmp_path / "memory.events").write_text(events)
+    group = AgentCgroup([tmp_path], 2)
+    assert (group.out_of_memory(), group.killed_from_outside()) == (own, outside)
+    assert not AgentCgroup([tmp_path / "gone"], 2).killed_from_outside()
+
+
+def test_games_at_once_are_bounded_by_the_machines_memory() -> None:
+    """Sandboxes at their memory limits never add up to more than the machine has, so no
+    team (nor all of them together) can run it out of memory: the kernel's killer would
+    take some process of the machine, not the team over its limit."""
+    from tournament.runner import MEMORY_RESERVE_MIB, memory_workers
+
+    machine = MEMORY_RESERVE_MIB + 8192
+    fewer, why = memory_workers(4, 2, 2048, machine)
+    assert fewer == 2
+    assert "2 sandboxes of up to 2048 MiB (limits.memory_mb)" in why and str(machine) in why
+    assert memory_workers(4, 1, 2048, machine) == (4, "")
+    assert memory_workers(2, 2, 2048, machine) == (2, "")
+    assert memory_workers(4, 0, 2048, machine) == (4, "")      # nothing sandboxed
+    assert memory_workers(4, 2, None, machine) == (4, "")      # no limit to add up
+    assert memory_workers(1, 1, 16384, machine)[0] == 0         # not even one game
+
+
+def test_a_run_plays_no_more_games_at_once_than_memory_holds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_tournament_run import ACCEPT, UNAVAILABLE
+    from tournament import cli
+    from tournament.runner import MEMORY_RESERVE_MIB
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    accept = f"sandbox: {{accept_missing: [{ACCEPT}]}}\n" if ACCEPT else ""
+    config = tournament(tmp_path, accept + "limits: {memory_mb: 512}\n")
+    config.write_text(config.read_text().replace("workers: 1", "workers: 2"))
+    monkeypatch.setattr(cli, "machine_memory_mib", lambda: MEMORY_RESERVE_MIB + 600)
+    result = CliRunner().invoke(tournament_main, ["run", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "1 games at once, not 2: a game holds 1 sandbox of up to 512 MiB" in result.output
+    monkeypatch.setattr(cli, "machine_memory_mib", lambda: MEMORY_RESERVE_MIB + 400)
+    again = tournament(tmp_path / "again", accept + "limits: {memory_mb: 512}\n")
+    result = CliRunner().invoke(tournament_main, ["run", str(again)])
+    assert result.exit_code == 2 and "not one game fits in this machine's memory" in \
+        result.output, result.output

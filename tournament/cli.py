@@ -210,15 +210,18 @@ def run(config_path: Path, workers: int | None) -> None:
         if todo:
             layers = check_sandbox(config)
             check_baseline_files(config, snapshots)
+            count = workers or config.worker_count
+            if cluster is None:
+                count = memory_bounded(config, count)
             if "mounts" in layers and cluster is None:
-                check_copy_room(config, workers or config.worker_count)
+                check_copy_room(config, count)
             try:
                 secret = checked_secret(config, store)
             except SecretError as exc:
                 die(str(exc))
             tasks = iter_tasks(config, todo, hashes.pacman, secret, layers, hashes.ghosts,
                                snapshots)
-            executor = held.executor(workers or config.worker_count)
+            executor = held.executor(count)
             started = time.perf_counter()
             try:
                 play_with_progress(config, store, executor, tasks, len(todo),
@@ -525,6 +528,38 @@ def warn_unplayable_teams(config: TournamentConfig, problems: bool = True) -> No
                           style="yellow")
 
 
+def machine_memory_mib() -> int | None:
+    """This machine's memory (MemTotal of /proc/meminfo), in MiB; None where it cannot be
+    read. The total, not what is free now: the same figure at every run."""
+    try:
+        with open("/proc/meminfo", encoding="ascii", errors="replace") as meminfo:
+            for line in meminfo:
+                key, _, value = line.partition(":")
+                if key == "MemTotal":
+                    return int(value.split()[0]) // 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def memory_bounded(config: TournamentConfig, workers: int) -> int:
+    """How many games a local run plays at once: `workers`, or fewer where every sandbox at
+    its memory limit would not fit in this machine's memory (`runner.memory_workers`),
+    saying so; exit 2 when not even one game fits."""
+    from tournament.runner import memory_workers, sandboxed_sides
+
+    machine = machine_memory_mib()
+    if machine is None:
+        return workers
+    fits, why = memory_workers(workers, len(sandboxed_sides(config)), config.limits.memory_mb,
+                               machine)
+    if fits == 0:
+        die(f"not one game fits in this machine's memory: {why}; lower limits.memory_mb")
+    if fits < workers:
+        console.print(f"{fits} games at once, not {workers}: {why}", markup=False)
+    return fits
+
+
 def check_copy_room(config: TournamentConfig, workers: int) -> None:
     """Exit 2 when the sandbox folder (TMPDIR) cannot hold, per worker, the copies of teams'
     files one game makes (`tournament.runner.game_copies`, `copy_room_problem`)."""
@@ -714,7 +749,10 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
                                       config.seed, config.games)
             layers = check_sandbox(base, sandboxed=(not config.builtin or bool(snapshot)
                                                     or plays_sandboxed(tuned)))
-            executor = held.executor(workers or base.worker_count)
+            count = workers or base.worker_count
+            if held.cluster is None:
+                count = memory_bounded(tuned, count)
+            executor = held.executor(count)
             keeper = Keeper(config.output, store, snapshots.localize, run_id)
             say(f"{config.name}: {len(config.weights)} weights, {config.generations} generations "
                 f"of {config.population} candidates, {config.games} games each, then "

@@ -103,23 +103,58 @@ def plays_files(entrant: Entrant) -> bool:
 
 def plays_sandboxed(config: TournamentConfig) -> bool:
     """Whether any game of `config` plays code in the sandbox, so the sandbox must be checked
-    before one plays (`tournament.cli.check_sandbox`): code from files (`plays_files`, or the
-    grid's ghosts from a file), or a built-in that searches on a clock, which plays sandboxed
-    on the sources (`AgentRef.on_a_clock`, `iter_tasks`). A reference that no longer
-    resolves counts as sandboxed: checking costs a second, playing unchecked costs trust."""
-    if any(plays_files(e) for e in config.all_entrants):
-        return True
-    named = [(e.ref, "pacman" if e.side == PACMAN else "ghost") for e in config.all_entrants]
-    named += [(g.name, "ghost") for g in config.grid.ghosts]
-    for text, kind in named:
-        if _own_path(text) is not None:
-            return True
+    before one plays (`tournament.cli.check_sandbox`): see `sandboxed_sides`."""
+    return bool(sandboxed_sides(config))
+
+
+def sandboxed_sides(config: TournamentConfig) -> frozenset[str]:
+    """The sides (`PACMAN`, `GHOSTS`) whose agents play in the sandbox in some game of
+    `config`: code from files (`plays_files`, or the grid's ghosts from a file), or a built-in
+    that searches on a clock, which plays sandboxed on the sources (`AgentRef.on_a_clock`,
+    `iter_tasks`). A reference that no longer resolves counts as sandboxed: checking costs a
+    second, playing unchecked costs trust."""
+    named: list[tuple[Entrant | None, str, str]] = [
+        (e, e.ref, "pacman" if e.side == PACMAN else "ghost") for e in config.all_entrants]
+    named += [(None, g.name, "ghost") for g in config.grid.ghosts]
+    sides = set()
+    for entrant, text, kind in named:
+        side = PACMAN if kind == "pacman" else GHOSTS
+        if side in sides:
+            continue
+        if (entrant is not None and plays_files(entrant)) or _own_path(text) is not None:
+            sides.add(side)
+            continue
         try:
             if resolve(text, (), kind=kind).on_a_clock():
-                return True
+                sides.add(side)
         except SubmissionError:
-            return True
-    return False
+            sides.add(side)
+    return frozenset(sides)
+
+
+def memory_workers(workers: int, sandboxes: int, memory_mb: int | None,
+                   machine_mib: int) -> tuple[int, str]:
+    """How many games may play at once so that every sandbox at its memory limit fits in the
+    machine's memory (`machine_mib`, less `MEMORY_RESERVE_MIB` for the platform's own
+    processes), and why fewer than `workers` ('' when not). Each game holds `sandboxes`
+    sandboxes (a Pacman team's, a ghost side's). Pure. Where they would not fit, the kernel's
+    out-of-memory killer picks a process of the machine, not the team over its limit: a team
+    within its limit would lose its game as `killed` (or, now that such a kill is the
+    platform's, the game would go unscored, run after run). 0: not even one game fits."""
+    if memory_mb is None or sandboxes == 0:
+        return workers, ""
+    room = machine_mib - MEMORY_RESERVE_MIB
+    fits = max(0, room // (sandboxes * memory_mb))
+    if fits >= workers:
+        return workers, ""
+    held = (f"{sandboxes} sandbox{'es' if sandboxes > 1 else ''} of up to {memory_mb} MiB "
+            f"(limits.memory_mb)")
+    return fits, (f"a game holds {held} and this machine has {machine_mib} MiB of memory "
+                  f"({MEMORY_RESERVE_MIB} MiB of it kept for the platform)")
+
+
+#: Memory kept for the organizer, its workers and the referees when games are counted in.
+MEMORY_RESERVE_MIB = 1024
 
 
 def _own_path(ref: str) -> Path | None:

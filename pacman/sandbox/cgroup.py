@@ -133,15 +133,25 @@ class AgentCgroup:
                 found |= {int(x) for x in (group / "cgroup.procs").read_text().split()}
         return found
 
+    def _events(self) -> dict[str, int]:
+        """The group's memory events (cgroup v2), {} where they cannot be read."""
+        events = {}
+        try:
+            for line in (self.dirs[0] / "memory.events").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                events[key] = int(value)
+        except (OSError, ValueError):
+            return {}
+        return events
+
     def out_of_memory(self) -> bool:
-        """Whether the kernel killed a process of the group for memory."""
+        """Whether the kernel killed a process of the group for going over the group's own
+        memory limit. (cgroup v2 counts in `oom_kill` a kill by any out-of-memory killer,
+        the whole machine's too; only `oom` says the group reached its limit.)"""
         try:
             if self.version == 2:
-                for line in (self.dirs[0] / "memory.events").read_text().splitlines():
-                    key, _, value = line.partition(" ")
-                    if key == "oom_kill" and int(value) > 0:
-                        return True
-                return False
+                events = self._events()
+                return events.get("oom_kill", 0) > 0 and events.get("oom", 0) > 0
             # Only a kill counts: memory.failcnt also grows when the kernel merely reclaimed.
             for line in (self.dirs[0] / "memory.oom_control").read_text().splitlines():
                 key, _, value = line.partition(" ")
@@ -150,6 +160,16 @@ class AgentCgroup:
             return False
         except (OSError, ValueError):
             return False
+
+    def killed_from_outside(self) -> bool:
+        """Whether the kernel's out-of-memory killer took a process of the group that was
+        within the group's own limit (cgroup v2: a kill counted, the limit never reached):
+        the machine, or a group above this one, ran out of memory. Never on cgroup v1,
+        which does not tell the two apart."""
+        if self.version != 2:
+            return False
+        events = self._events()
+        return events.get("oom_kill", 0) > 0 and events.get("oom", 0) == 0
 
     def kill_all(self) -> None:
         if self.version == 2:
