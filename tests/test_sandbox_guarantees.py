@@ -482,8 +482,8 @@ def test_games_at_once_are_bounded_by_the_machines_memory() -> None:
 
 def test_a_run_plays_no_more_games_at_once_than_memory_holds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pacman.sandbox import cgroup
     from tests.test_tournament_run import ACCEPT, UNAVAILABLE
-    from tournament import cli
     from tournament.runner import MEMORY_RESERVE_MIB
 
     if UNAVAILABLE:
@@ -491,12 +491,31 @@ def test_a_run_plays_no_more_games_at_once_than_memory_holds(
     accept = f"sandbox: {{accept_missing: [{ACCEPT}]}}\n" if ACCEPT else ""
     config = tournament(tmp_path, accept + "limits: {memory_mb: 512}\n")
     config.write_text(config.read_text().replace("workers: 1", "workers: 2"))
-    monkeypatch.setattr(cli, "machine_memory_mib", lambda: MEMORY_RESERVE_MIB + 600)
+    monkeypatch.setattr(cgroup, "memory_room_mib", lambda: MEMORY_RESERVE_MIB + 600)
     result = CliRunner().invoke(tournament_main, ["run", str(config)])
     assert result.exit_code == 0, result.output
     assert "1 games at once, not 2: a game holds 1 sandbox of up to 512 MiB" in result.output
-    monkeypatch.setattr(cli, "machine_memory_mib", lambda: MEMORY_RESERVE_MIB + 400)
+    monkeypatch.setattr(cgroup, "memory_room_mib", lambda: MEMORY_RESERVE_MIB + 400)
     again = tournament(tmp_path / "again", accept + "limits: {memory_mb: 512}\n")
     result = CliRunner().invoke(tournament_main, ["run", str(again)])
     assert result.exit_code == 2 and "not one game fits in this machine's memory" in \
         result.output, result.output
+
+
+def test_the_memory_room_is_the_least_of_the_machine_and_the_groups_above(
+        tmp_path: Path) -> None:
+    from pacman.sandbox.cgroup import GROUP, memory_room_mib
+
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       8388608 kB\nMemFree:         100 kB\n")
+    root = tmp_path / "cgroup"
+    (root / GROUP).mkdir(parents=True)
+    assert memory_room_mib(meminfo, root) == 8192
+    (root / GROUP / "memory.max").write_text("max\n")
+    assert memory_room_mib(meminfo, root) == 8192
+    (root / GROUP / "memory.max").write_text(f"{3 * 1024 ** 3}\n")
+    assert memory_room_mib(meminfo, root) == 3072
+    (root / "memory" / GROUP).mkdir(parents=True)
+    (root / "memory" / GROUP / "memory.limit_in_bytes").write_text(f"{2 * 1024 ** 3}\n")
+    assert memory_room_mib(meminfo, root) == 2048
+    assert memory_room_mib(tmp_path / "none", tmp_path / "nothing") is None

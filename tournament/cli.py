@@ -528,27 +528,14 @@ def warn_unplayable_teams(config: TournamentConfig, problems: bool = True) -> No
                           style="yellow")
 
 
-def machine_memory_mib() -> int | None:
-    """This machine's memory (MemTotal of /proc/meminfo), in MiB; None where it cannot be
-    read. The total, not what is free now: the same figure at every run."""
-    try:
-        with open("/proc/meminfo", encoding="ascii", errors="replace") as meminfo:
-            for line in meminfo:
-                key, _, value = line.partition(":")
-                if key == "MemTotal":
-                    return int(value.split()[0]) // 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
 def memory_bounded(config: TournamentConfig, workers: int) -> int:
     """How many games a local run plays at once: `workers`, or fewer where every sandbox at
     its memory limit would not fit in this machine's memory (`runner.memory_workers`),
     saying so; exit 2 when not even one game fits."""
+    from pacman.sandbox import cgroup
     from tournament.runner import memory_workers, sandboxed_sides
 
-    machine = machine_memory_mib()
+    machine = cgroup.memory_room_mib()
     if machine is None:
         return workers
     fits, why = memory_workers(workers, len(sandboxed_sides(config)), config.limits.memory_mb,

@@ -34,6 +34,32 @@ def _write(path: Path, text: str) -> None:
         fh.write(text)
 
 
+def memory_room_mib(meminfo: Path = Path("/proc/meminfo"), root: Path = ROOT) -> int | None:
+    """The memory the sandboxes may hold together, in MiB: the machine's (MemTotal, the
+    same figure at every run, not what is free now), or less where the group the sandboxes'
+    groups are made in, or the cgroup root this process sees, has a limit (v2 `memory.max`,
+    v1 `memory.limit_in_bytes`). None when none of it can be read. A container's own limit
+    is not visible from inside its cgroup namespace: there, the organizer sizes `workers`
+    and `limits.memory_mb` to it."""
+    found = []
+    try:
+        with open(meminfo, encoding="ascii", errors="replace") as lines:
+            for line in lines:
+                key, _, value = line.partition(":")
+                if key == "MemTotal":
+                    found.append(int(value.split()[0]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    for path in (root / GROUP / "memory.max", root / "memory.max",
+                 root / "memory" / GROUP / "memory.limit_in_bytes",
+                 root / "memory" / "memory.limit_in_bytes"):
+        try:
+            found.append(int(path.read_text().strip()))
+        except (OSError, ValueError):  # absent, or `max`: no limit there
+            continue
+    return min(found) // (1024 * 1024) if found else None
+
+
 class AgentCgroup:
     """One agent's group(s); `create` raises OSError with a readable message when impossible."""
 
