@@ -11,7 +11,13 @@ import pytest
 
 from pacman.seeds import derive_seed
 from tests.conftest import ROOT
-from tournament.config import Entrant, TournamentConfig, load_config, parse_config
+from tournament.config import (
+    Entrant,
+    TournamentConfig,
+    describe_config,
+    load_config,
+    parse_config,
+)
 from tournament.schedule import (
     Cell,
     MatchCell,
@@ -355,7 +361,10 @@ def test_a_team_never_meets_itself(design: dict[str, Any]) -> None:
     assert config.same_team_pairs() == {("greedy", "random")}
     pairs = pairings(config)
     assert ("greedy", "random") not in pairs
-    assert {("greedy", "directional"), ("expectimax", "random")} <= set(pairs)
+    if design["design"] == "all":
+        assert {("greedy", "directional"), ("expectimax", "random")} <= set(pairs)
+    else:  # still its two opponents, others than its own
+        assert sorted(g for p, g in pairs if p == "greedy") == ["alphabeta", "directional"]
     assert not any(g.entrant == "greedy" and g.ghost_entrant == "random"
                    for g in schedule(config))
 
@@ -425,7 +434,7 @@ def test_a_sampled_design_keeps_its_promises_with_teams_on_both_sides() -> None:
             # The same name on both sides is one team (as a config's entrants are).
             own = {(f"t{i}", f"t{i}") for i in range(teams)}
             smaller = min(len(pacmen), len(ghosts))
-            for k in range(2, smaller):
+            for k in range(2, smaller + 1):
                 for seed in range(3):
                     pairs = sampled_pairings(pacmen, ghosts, k, seed, own)
                     where = (teams, extra_p, extra_g, k, seed)
@@ -435,10 +444,13 @@ def test_a_sampled_design_keeps_its_promises_with_teams_on_both_sides() -> None:
                     per_g = Counter(g for _, g in pairs)
                     larger, other = ((per_p, per_g) if len(pacmen) >= len(ghosts)
                                      else (per_g, per_p))
-                    assert set(larger.values()) == {k}, where
+                    # k each; a team whose own entry is one of every entrant it could
+                    # meet (k the whole smaller side) meets all the others.
+                    assert all(count == (k - 1 if k == smaller and name.startswith("t")
+                                         else k) for name, count in larger.items()), where
                     assert len(larger) + len(other) == len(pacmen) + len(ghosts), where
                     assert connected(pairs), where
-                    # Within one where a draw finds it; skipped teams can cost one more.
+                    # Within one without skips; a skipped team can cost one more.
                     assert max(other.values()) - min(other.values()) <= 2, where
 
 
@@ -451,6 +463,21 @@ def test_the_reviewers_league_is_linked() -> None:
     pairs = sampled_pairings(pacmen, ghosts, 2, 1, own)
     assert connected(pairs) and not own & set(pairs)
     assert set(Counter(p for p, _ in pairs).values()) == {2}
+
+
+def test_a_late_team_on_both_sides_moves_few_pairings() -> None:
+    """Found by the review of the design's checks: redrawing every design that was not
+    balanced within one re-paired most of a league when one team joined late, and every
+    re-paired game is played again. The first draw is kept when it links everyone within
+    two, as it almost always does."""
+    kept = []
+    for seed in range(20):
+        names = [f"t{i}" for i in range(30)]
+        before = set(sampled_pairings(names, names, 3, seed, {(n, n) for n in names}))
+        late = [*names, "t30"]
+        after = set(sampled_pairings(late, late, 3, seed, {(n, n) for n in late}))
+        kept.append(len(before & after) / len(before))
+    assert sorted(kept)[len(kept) // 2] >= 0.6, kept
 
 
 def test_without_teams_on_both_sides_the_design_is_unchanged() -> None:
@@ -501,11 +528,9 @@ def test_sampled_design_in_a_config() -> None:
     pairs = pairings(config)
     assert pairs == sampled_pairings([f"b{i}" for i in range(5)], ["r1", "r2", "d1"], 2, 42)
     assert len(pairs) == 10
-    assert config.matches is not None
-    assert config.matches.pairing_count(5, 3) == 10  # what describe_config says
+    assert "= 10 pairings" in describe_config(config)  # what describe_config says
     all_config = make(matches={})
-    assert all_config.matches is not None
-    assert len(pairings(all_config)) == all_config.matches.pairing_count(2, 2) == 4
+    assert len(pairings(all_config)) == 4 and "= 4 pairings" in describe_config(all_config)
     match = [g for g in schedule(config) if g.ghost_entrant]
     assert {(g.entrant, g.ghost_entrant) for g in match} == set(pairs)
 

@@ -267,12 +267,6 @@ class MatchConfig:
     anchor: str = ""
     anchor_side: str = GHOSTS
 
-    def pairing_count(self, pacmen: int, ghosts: int) -> int:
-        """How many pairings the design has for sides of these sizes."""
-        if self.design == "all" or self.opponents is None:
-            return pacmen * ghosts
-        return max(pacmen, ghosts) * self.opponents
-
 
 @dataclass(frozen=True)
 class TournamentConfig:
@@ -377,14 +371,6 @@ def parse_config(data: object, source: str, base: Path) -> TournamentConfig:
                                    "is given (add scheduler: tcp://host:8786, or remove "
                                    "cluster:)"])
     config = checked.build(base)
-    if config.matches is not None and config.matches.design == "sampled":
-        from tournament.schedule import DesignError, pairings
-
-        try:
-            pairings(config)
-        except DesignError as exc:
-            raise ConfigError(source, [f"matches.opponents: {exc}: use fewer opponents, or "
-                                       "design: all"]) from None
     misplaced = apart_from_agents({"output": config.output, "secret_file": config.secret_file},
                                   agent_folders(config))
     misplaced += apart_from_agents({"entrants.submissions": config.submissions},
@@ -529,9 +515,9 @@ def _describe_matches(config: TournamentConfig) -> list[str]:
     pacmen, ghosts = len(config.entrants), len(config.ghost_entrants)
     # A team on both sides never meets itself (`TournamentConfig.same_team_pairs`).
     both = len(config.same_team_pairs())
-    pairings = matches.pairing_count(pacmen, ghosts)
-    if matches.design == "all":
-        pairings -= both
+    from tournament.schedule import pairings as paired  # (schedule reads this module)
+
+    pairings = len(paired(config))
     grid = config.grid
     cells = len(grid.layouts) * len(grid.depths) * len(grid.rules)
     design = (
@@ -1279,14 +1265,6 @@ def _matches(value: object, info: ValidationInfo) -> MatchConfig:
                     f"{k} opponents per entrant, but there are only {available} "
                     f"{'Pacman' if smaller == PACMAN else 'ghost'} entrants to meet",
                 )
-            elif k == available and _both_sides(sides):
-                problems.add(
-                    ("opponents",),
-                    f"{k} opponents per entrant, but a team that plays both sides never meets "
-                    f"itself, so it can meet only {available - 1} "
-                    f"{'Pacman' if smaller == PACMAN else 'ghost'} entrants; use at most "
-                    f"{available - 1}, or design: all",
-                )
             elif k == 1 and available > 1:
                 # Each entrant then meets one opponent: the pairings fall apart into groups
                 # that no game links, and entrants of different groups cannot be compared.
@@ -1307,12 +1285,6 @@ def _matches(value: object, info: ValidationInfo) -> MatchConfig:
         anchor=anchor,
         anchor_side=anchor_side,
     )
-
-
-def _both_sides(sides: dict[str, tuple[Entrant, ...]]) -> bool:
-    """Whether a team (a folder) plays on both sides."""
-    folders = [{e.folder for e in sides[side] if e.folder is not None} for side in SIDES]
-    return bool(folders[0] & folders[1])
 
 
 def _anchor(
