@@ -11,7 +11,6 @@ per game, removes that).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 import random
@@ -33,7 +32,7 @@ from pacman.handles import (
     given_agents,
 )
 from pacman.layout import Layout
-from pacman.limits import UNTIMED, Limits
+from pacman.limits import UNTIMED, Limits, builtin_limits
 from pacman.loader import AgentRef, describe_signature
 from pacman.outcomes import FAILURES, INFRA_ERROR, STOPPED
 from pacman.problems import MOVE, REGISTER, START, Detail
@@ -332,7 +331,7 @@ def _handles(
         seed = stream_seed(spec.seed, spec.secret, *labels)
         limits = spec.limits
         if ref.builtin and not ref.team and not spec.builtin_totals:
-            limits = dataclasses.replace(limits, game_total=None, cpu_seconds=None)
+            limits = builtin_limits(limits)
         if sandboxed(ref, spec.sandbox):
             handles.append(SandboxedHandle(ref, side, spec.layout, n - 1, spec.ruleset, seed,
                                            limits, placement, on_output, idle))

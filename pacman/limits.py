@@ -161,17 +161,35 @@ def longest_game(limits: Limits, max_moves: int, agents: int,
                  totals: bool = True) -> float | None:
     """The most thinking time a game of `agents` agents can take when each uses its limits
     to the full (pure): its start-up, then every one of the `max_moves` moves (all agents
-    together) at the hard limit, or each agent's per-game total if that is less (`totals`:
-    whether every agent is held to it; a tournament's built-ins are not, see
-    `pacman.game.GameSpec.builtin_totals`). None when some of it is unbounded (no start-up
-    limit, or neither a hard limit nor a total)."""
-    moves = [bound for bound in (
-        None if limits.move_hard is None else max_moves * limits.move_hard,
-        None if limits.game_total is None or not totals else agents * limits.game_total)
-        if bound is not None]
-    if limits.startup is None or not moves:
+    together) at the hard limit, or each agent's per-game total if that is less. None when
+    some of it is unbounded (no start-up limit, or neither a hard limit nor a total).
+    `totals` False: the game's built-ins play under `builtin_limits` (a tournament's), so
+    the total bounds the teams alone, and the built-ins' moves the backstop's hard limit."""
+    if limits.startup is None:
         return None
-    return agents * limits.startup + min(moves)
+    start = agents * limits.startup
+    if limits.move_hard is not None:
+        hard = max_moves * limits.move_hard
+        if limits.game_total is None or not totals:
+            return start + hard
+        return start + min(hard, agents * limits.game_total)
+    if limits.game_total is None:
+        return None
+    if totals:
+        return start + agents * limits.game_total
+    return start + agents * limits.game_total + max_moves * BACKSTOP["move_hard"]
+
+
+def builtin_limits(limits: Limits) -> Limits:
+    """The limits a tournament holds the platform's built-ins to: not the game's totals
+    (`game_total`, `cpu_seconds`), which are sized for the teams, while a built-in's time is
+    its own per-move option (one that searches on a clock spends it every move, and
+    forfeited partway: the seventeenth hostile review); where the game total was all that
+    bounded a move, the backstop's hard limit instead, so that no game goes unbounded."""
+    hard = limits.move_hard
+    if hard is None and limits.game_total is not None:
+        hard = BACKSTOP["move_hard"]
+    return limits.with_changes(game_total=None, cpu_seconds=None, move_hard=hard)
 
 
 #: The course contest's limits (the defaults of `Limits`), for `--contest-limits`.

@@ -342,7 +342,7 @@ def test_a_games_deadline_is_what_its_limits_allow_with_a_margin(
         tasks: list[GameTask]) -> None:
     import dataclasses
 
-    from pacman.limits import UNTIMED, Limits, longest_game
+    from pacman.limits import BACKSTOP, UNTIMED, Limits, builtin_limits, longest_game
     from tournament.executors import DEADLINE_FACTOR, DEADLINE_SLACK, game_deadline
 
     # Start-up per agent, then every move at the hard limit, or each agent's game total.
@@ -356,13 +356,20 @@ def test_a_games_deadline_is_what_its_limits_allow_with_a_margin(
     assert game_deadline(task) == (DEADLINE_FACTOR * longest_game(task.limits, task.max_moves,
                                                                   agents) + DEADLINE_SLACK)
     assert game_deadline(dataclasses.replace(task, limits=UNTIMED)) is None
-    # A tournament's built-ins are not held to the game total (`GameSpec.builtin_totals`), so
-    # it bounds no game one plays in: the deadline is the per-move bound's, or none.
+    # A tournament's built-ins are not held to the game total (`GameSpec.builtin_totals`,
+    # `builtin_limits`): it bounds the teams alone, and the built-ins' moves the backstop's
+    # hard limit where the total was all there was, so no game goes without a deadline (the
+    # review of this change: a stuck built-in held its worker for ever).
     assert longest_game(Limits(game_total=10), 400, 3, totals=False) == 3 * 15 + 400 * 3
-    assert longest_game(Limits(move_hard=None, game_total=10), 400, 2, totals=False) is None
+    assert longest_game(Limits(move_hard=None, game_total=10), 400, 2, totals=False) == (
+        2 * 15 + 2 * 10 + 400 * BACKSTOP["move_hard"])
+    assert builtin_limits(Limits(move_hard=None, game_total=10)) == Limits(
+        move_hard=BACKSTOP["move_hard"], game_total=None, cpu_seconds=None)
+    assert builtin_limits(UNTIMED) == UNTIMED
     totalled = dataclasses.replace(task, limits=Limits(move_hard=None, game_total=10))
     assert task.ghost.builtin and not task.ghost.team
-    assert game_deadline(totalled) is None
+    assert game_deadline(totalled) == DEADLINE_FACTOR * (
+        agents * 15 + agents * 10 + task.max_moves * BACKSTOP["move_hard"]) + DEADLINE_SLACK
     team_ghost = dataclasses.replace(task.ghost, team="/teams/t")
     assert game_deadline(dataclasses.replace(totalled, ghost=team_ghost)) == (
         DEADLINE_FACTOR * (agents * 15 + agents * 10) + DEADLINE_SLACK)
