@@ -248,6 +248,11 @@ def test_restored_names_and_archive_stems() -> None:
     assert restored_name("weights-2.json", set(), "open('weights-2.json')") == "weights-2.json"
     assert restored_name("weights-2.json", set()) == "weights-2.json"
     assert restored_name("weights-1.json", {"weights.json"}, code) == "weights-1.json"
+    # Whole names only (the review of this change).
+    assert restored_name("weights-1.json", set(), "open('myweights.json')") == "weights-1.json"
+    assert restored_name("data-1.csv", set(), "open('data.csv'); open('old_data-1.csv')") \
+        == "data.csv"
+    assert restored_name("data-1.csv", set(), "path = 'data/data.csv.bak'") == "data-1.csv"
     assert restored_name("multiAgents.py", set()) == "multiAgents.py"
     assert archive_stem("alpha.tar.gz") == "alpha"
     assert archive_stem("Alpha.ZIP") == "Alpha"

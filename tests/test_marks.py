@@ -752,9 +752,13 @@ def test_rating_bands_and_thresholds(tmp_path: Path) -> None:
     # The teams play no ghosts here: no ghost rating.
     assert marks["gamma"].reason.endswith("no ghost team rating (no games): 0 (needs a ghost "
                                           "team rating in the top 1)")
-    # Without match games there are no ratings, and the reason says so.
-    fixed = by_team(evaluate(scheme, table(record("alpha", 3)), config, None))
-    assert fixed["alpha"].reason.startswith("no match games: 0")
+    # Without a scored match game there are no ratings: refused, not every team's 0 (the
+    # review of the change that refused unlinked games; all the platform's infra_error too).
+    with pytest.raises(UnmarkableError, match="criterion 'rated': no scored match games"):
+        evaluate(scheme, table(record("alpha", 3)), config, None)
+    broken = [{**g, "outcome": "infra_error"} for g in match_games("alpha", 3)]
+    with pytest.raises(UnmarkableError, match="no scored match games"):
+        evaluate(scheme, table(record("alpha", 3), broken), config, None)
 
 
 def test_thresholds_on_ratings_anchored_at_a_team_are_refused(tmp_path: Path) -> None:

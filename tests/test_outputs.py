@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pacman import __version__
+from pacman.game import GameSpec
 from pacman.identity import platform_id
 from tests.test_tournament_run import make_tournament
 from tournament.bundles import TeamCache
@@ -123,3 +124,21 @@ def test_a_worker_parses_each_layout_once_and_warm_tables_change_no_game(
     warm = play_task(task, cache).row  # and reused by this one
     same = ("outcome", "score", "moves", "win", "culprit")
     assert [cold[k] for k in same] == [warm[k] for k in same]  # type: ignore[literal-required]
+
+
+def test_a_tournament_game_holds_only_teams_to_the_totals(
+        made: tuple[list[GameTask], TeamCache, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every game a tournament plays says that its built-ins are not held to the teams'
+    totals (`GameSpec.builtin_totals`; its effect is tested in test_game.py)."""
+    from tournament import runner
+
+    tasks, cache, _ = made
+    seen: list[GameSpec] = []
+
+    def fake_play(spec: GameSpec, **kwargs: object) -> object:
+        seen.append(spec)
+        raise RuntimeError("enough")
+
+    monkeypatch.setattr(runner, "play", fake_play)
+    runner.play_task(tasks[0], cache)
+    assert [spec.builtin_totals for spec in seen] == [False]

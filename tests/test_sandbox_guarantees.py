@@ -195,6 +195,12 @@ def test_grid_ghosts_from_a_file_are_checked(tmp_path: Path) -> None:
                                       "ghosts.py:StillGhost"))
     plain = load_config(builtins_only(tmp_path / "plain", "{name: greedy, agent: GreedyAgent}"))
     assert plays_sandboxed(filed) and not plays_sandboxed(plain)
+    # A name resolves as the run resolves it, against the config's folder: a course file
+    # there defining a built-in's name plays in its place, sandboxed (the review of this
+    # change: resolved against the current folder, the check was skipped).
+    (tmp_path / "plain" / "multiAgents.py").write_text(
+        "class GreedyAgent:\n    def getAction(self, state):\n        return 'Stop'\n")
+    assert plays_sandboxed(load_config(tmp_path / "plain" / "t.yaml"))
 
 
 @pytest.mark.usefixtures("weak_machine")

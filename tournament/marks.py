@@ -410,8 +410,10 @@ def _rating(criterion: Criterion, rule: Rating, matches: Any, teams: list[str],
         raise UnmarkableError(f"criterion {criterion.name!r}: the match games{words} give no "
                               f"{side} ratings: {shown.problem}")
     if shown is None:
-        why = f"no match games{words}"
-        return {team: Measured(why, 0.0, False, "", _needs(criterion)) for team in teams}
+        # No scored match game at all (none played yet, or all the platform's infra_error):
+        # the league's failure to play, never every team's 0 (the review of this change).
+        raise UnmarkableError(f"criterion {criterion.name!r}: no scored match games{words} "
+                              "to rate: tournament run plays them")
     board = shown.ratings
     board = board[(board["side"] == rule.side) & board["rating"].notna()]
     if rule.among == "teams":

@@ -116,6 +116,9 @@ def sandboxed_sides(config: TournamentConfig) -> frozenset[str]:
     named: list[tuple[Entrant | None, str, str]] = [
         (e, e.ref, "pacman" if e.side == PACMAN else "ghost") for e in config.all_entrants]
     named += [(None, g.name, "ghost") for g in config.grid.ghosts]
+    # Names resolve as the run resolves them (`iter_tasks`): against the config's folder,
+    # where a course file may define a class of a built-in's name and play in its place.
+    base = config.source.parent if config.source is not None else Path.cwd()
     sides = set()
     for entrant, text, kind in named:
         side = PACMAN if kind == "pacman" else GHOSTS
@@ -125,7 +128,8 @@ def sandboxed_sides(config: TournamentConfig) -> frozenset[str]:
             sides.add(side)
             continue
         try:
-            if resolve(text, (), kind=kind).on_a_clock():
+            ref = resolve(text, (), kind=kind, cwd=base)
+            if ref.path is not None or ref.on_a_clock():
                 sides.add(side)
         except SubmissionError:
             sides.add(side)

@@ -665,8 +665,10 @@ def _one_reading(name: str, whole: re.Pattern[str], tail: re.Pattern[str], ids: 
 #: Names Canvas's renaming is undone for without further evidence: code (a module named
 #: `x-1` is no name Python imports) and the team's own file.
 _RESTORED_ALWAYS = (".py",)
-#: How much of each of a submission's code and YAML files is read for the names it mentions.
+#: How much of each of a submission's code and YAML files is read for the names it mentions,
+#: and of how many files.
 _MENTIONS_READ = 256 * 1024
+_MENTIONS_FILES = 64
 
 
 def restored_name(uploaded: str, taken: set[str], mentions: str = "") -> str:
@@ -687,17 +689,25 @@ def restored_name(uploaded: str, taken: set[str], mentions: str = "") -> str:
         return uploaded
     if match["suffix"] in _RESTORED_ALWAYS or original == TEAM_YAML:
         return original
-    return original if original in mentions and uploaded not in mentions else uploaded
+    return original if _named(original, mentions) and not _named(uploaded, mentions) else uploaded
+
+
+def _named(name: str, text: str) -> bool:
+    """Whether `text` names the file `name` as a whole name (not `myweights.json` for
+    `weights.json`, nor `old_data-1.csv` for `data-1.csv`)."""
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)", text) is not None
 
 
 def _mentions(paths: list[Path]) -> str:
     """The text of a submission's code and YAML files (the first `_MENTIONS_READ` bytes of
     each, decoded leniently): where it names the files it opens. A file that cannot be read
     names nothing."""
-    texts = []
+    texts: list[str] = []
     for path in paths:
         if path.suffix.lower() not in (".py", ".yaml", ".yml"):
             continue
+        if len(texts) >= _MENTIONS_FILES:
+            break
         try:
             with open_regular(path, follow_links=False) as (fd, _):
                 texts.append(os.pread(fd, _MENTIONS_READ, 0).decode("utf-8", errors="replace"))
