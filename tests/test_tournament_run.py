@@ -652,3 +652,37 @@ def test_a_match_game_copies_two_teams_files_and_the_room_check_counts_both(
     assert stop.value.code == 2
     assert "50 MiB free, but 1 games at once may each copy two teams' files" in \
         capsys.readouterr().err
+
+
+def broken_worker(task: object, cache: object = None) -> object:
+    """A worker whose sandbox cannot give the run's guarantees: each game the platform's
+    failure at once (module-level, so that a pool's worker process can import it)."""
+    from tournament.runner import GameOutput, GameTask, make_row
+
+    assert isinstance(task, GameTask)
+    return GameOutput(task.key, make_row(task, None, None, "infra_error",
+                                         "the sandbox of this game lacked the guarantees"))
+
+
+def test_games_the_platform_failed_are_said_at_the_end_of_the_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the eighteenth hostile review: a worker that could not give the run's
+    guarantees failed its games at once as infra_error, and the run ended saying nothing."""
+    from click.testing import CliRunner
+
+    from tournament import cli
+    from tournament.executors import LocalExecutor
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    config = make_tournament(tmp_path, {"alpha": "example"}, games=1, workers=1,
+                             layouts="[testClassic]")
+
+    def executor(self: cli.Playing, workers: int) -> LocalExecutor:
+        return LocalExecutor(workers, cache=self.cache, play=broken_worker)
+
+    monkeypatch.setattr(cli.Playing, "executor", executor)
+    result = CliRunner().invoke(cli.main, ["run", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "games ended as the platform's failure (infra_error) and count for no one" in \
+        result.output, result.output

@@ -238,10 +238,18 @@ def run(config_path: Path, workers: int | None) -> None:
                 sys.exit(1)
             elapsed = time.perf_counter() - started
             where = (f"on the Dask cluster at {config.scheduler}" if cluster is not None
-                     else f"on {workers or config.worker_count} workers")
+                     else f"on {count} workers")
             console.print(f"played {len(todo)} games in {elapsed:.1f}s "
                           f"({elapsed / len(todo) * 1000:.0f} ms per game {where})",
                           markup=False)
+            unscored = len(store_plan(config, store, hashes).infra)
+            if unscored:
+                # Never silent (the eighteenth hostile review: a worker that could not give
+                # the run's guarantees failed its games at once, and the run said nothing).
+                console.print(f"[yellow]warning:[/] {unscored} of {total} games ended as the "
+                              "platform's failure (infra_error) and count for no one: "
+                              "`tournament status` says why; run the same command again to "
+                              "play them")
         results = current_results(config, store)
         show_results(config, results)  # a ratings problem is shown; the run itself went well
         warn_outdated(config, config_path, store, during_run=True)
