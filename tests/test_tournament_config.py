@@ -156,6 +156,7 @@ def test_every_key_set(tmp_path: Path) -> None:
             limits: {move_hard: null, move_soft: 0.5, memory_mb: null, move_warnings: 0}
             workers: 2
             scheduler: tcp://10.0.0.5:8786
+            cluster: {trusted_network: true}
             output: out/here
             record: {replays: all}
             ranking: {by: [mean_score_wins], confidence: 0.9}
@@ -825,6 +826,31 @@ def test_ghost_baselines_and_the_default_match_format(tmp_path: Path) -> None:
     assert "ratings anchored at random (ghosts) = 0" in text
 
 
+@pytest.mark.parametrize("address, refused", [
+    ("tcp://10.0.0.5:8786", True),
+    ("scheduler-host:8786", True),       # tcp:// by default
+    ("ws://[2001:db8::1]:8786", True),
+    ("tls://10.0.0.5:8786", False),
+    ("tcp://127.0.0.1:8786", False),
+    ("tcp://localhost:8786", False),
+    ("tcp://[::1]:8786", False),
+])
+def test_a_plain_connection_to_another_host_needs_a_trusted_network(
+        tmp_path: Path, address: str, refused: bool) -> None:
+    """Found by the eighteenth hostile review: over plain tcp:// anyone who reaches the
+    scheduler's port can run code on every worker and hand back results of their choosing."""
+    text = MINIMAL + f"scheduler: {address}\n"
+    found = problems(tmp_path, text) if refused else []
+    assert bool(found) == refused
+    if refused:
+        assert "neither encrypted nor authenticated" in found[0] and \
+            "cluster: {trusted_network: true}" in found[0], found
+        trusted = load_config(write(tmp_path, text + "cluster: {trusted_network: true}\n"))
+        assert trusted.cluster.trusted_network
+    else:
+        assert not load_config(write(tmp_path, text)).cluster.trusted_network
+
+
 def test_a_team_on_both_sides_is_never_a_config_error(tmp_path: Path) -> None:
     """A team's team.yaml adding a `ghost:` (it then plays both sides, and never meets
     itself) cannot make the organizer's config an error, even where `opponents` is the whole
@@ -1101,8 +1127,9 @@ def test_a_malformed_scheduler_address_is_refused_before_dask_sees_it(
 @pytest.mark.parametrize("address", ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://h.example",
                                      "tcp://[::1]:8786", "localhost"])
 def test_well_formed_scheduler_addresses_are_taken(tmp_path: Path, address: str) -> None:
-    assert load_config(write(tmp_path, MINIMAL + f"scheduler: '{address}'\n")).scheduler \
-        == address
+    trusted = "cluster: {trusted_network: true}\n"  # (plain tcp:// to another host needs it)
+    assert load_config(write(tmp_path, MINIMAL + f"scheduler: '{address}'\n" + trusted)
+                       ).scheduler == address
 
 
 def test_results_and_secret_may_not_lie_in_a_folder_an_agent_plays_from(tmp_path: Path) -> None:

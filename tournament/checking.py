@@ -239,6 +239,41 @@ def scheduler_address(value: object) -> str:
     return address
 
 
+#: Dask protocols that neither encrypt nor authenticate.
+PLAIN_PROTOCOLS = ("tcp", "ws", "ucx")
+#: Hosts that are this machine.
+LOOPBACK = ("localhost", "127.0.0.1", "::1", "[::1]")
+
+
+def unencrypted_remote(address: str | None) -> str:
+    """The protocol of a checked scheduler address (`scheduler_address`) when it reaches
+    another host without encryption nor authentication, else '' (pure)."""
+    if address is None:
+        return ""
+    protocol, separator, rest = address.partition("://")
+    if not separator:
+        protocol, rest = "tcp", address
+    if protocol not in PLAIN_PROTOCOLS:
+        return ""
+    host = rest[1:].partition("]")[0] if rest.startswith("[") else rest.partition(":")[0]
+    if host in LOOPBACK or host.startswith("127."):
+        return ""
+    return f"{protocol}://"
+
+
+def exposed_scheduler(address: str | None, trusted: bool, key: str) -> str:
+    """Why a scheduler address may not be used ('' when it may): plain `tcp://` to another
+    host, unless the organizer said the network is trusted (`key` names where to say it).
+    The one home of this rule, for a tournament's config and a tune file alike."""
+    exposed = unencrypted_remote(address)
+    if not exposed or trusted:
+        return ""
+    return (f"{address} is reached over {exposed}, neither encrypted nor authenticated: "
+            "anyone who reaches that port can run code on every worker (the teams' files "
+            "included) and hand back results of their choosing. Use tls:// with Dask's TLS "
+            f"settings (README, Dask cluster), or say that the network is trusted: {key}")
+
+
 def flag(value: object) -> bool:
     if not isinstance(value, bool):
         raise problem(f"expected true or false, got {show(value)}")

@@ -66,7 +66,15 @@ from pacman.outcomes import GHOSTS, PACMAN, SIDES
 from pacman.rules import RULESETS
 from pacman.sandbox.guarantees import NAMES as GUARANTEE_NAMES
 from pacman.yamlfile import ORGANIZER_FILE, TEAM_FILE, YamlProblem, load_yaml
-from tournament.checking import MoveLimit, Positive, ProblemsError, Whole, scheduler_address
+from tournament.checking import (
+    MoveLimit,
+    Positive,
+    ProblemsError,
+    Whole,
+    exposed_scheduler,
+    flag,
+    scheduler_address,
+)
 from tournament.checking import Problems as _Problems
 from tournament.checking import StrictMapping as _Mapping
 from tournament.checking import choice as _choice
@@ -223,6 +231,12 @@ class ClusterConfig:
     connect_timeout: float = 30.0
     worker_wait: float = 300.0
     in_flight: int | None = None
+    #: Whether the organizer says the network between the scheduler, its workers and this
+    #: machine is trusted, so that a scheduler on another host may be reached without
+    #: encryption or authentication (`tcp://`): anyone who reaches such a port can run code
+    #: on every worker and hand back results of their choosing (the eighteenth hostile
+    #: review). `tls://` with Dask's TLS settings needs no such word.
+    trusted_network: bool = False
 
 
 @dataclass(frozen=True)
@@ -366,6 +380,11 @@ def parse_config(data: object, source: str, base: Path) -> TournamentConfig:
         checked = _ConfigIn.model_validate(data, context=context)
     except ValidationError as exc:
         raise ConfigError(source, _problem_lines(exc, data) or ["the config is empty"]) from None
+    exposed = exposed_scheduler(
+        checked.scheduler, checked.cluster is not None and checked.cluster.trusted_network,
+        "cluster: {trusted_network: true}")
+    if exposed:
+        raise ConfigError(source, [f"scheduler: {exposed}"])
     if checked.cluster is not None and checked.scheduler is None:
         raise ConfigError(source, ["cluster: says how to use a Dask cluster, but no scheduler: "
                                    "is given (add scheduler: tcp://host:8786, or remove "
@@ -1379,6 +1398,7 @@ class _ClusterIn(_Mapping):
     connect_timeout: Annotated[float, PlainValidator(_seconds)] = ClusterConfig.connect_timeout
     worker_wait: Annotated[float, PlainValidator(_seconds)] = ClusterConfig.worker_wait
     in_flight: Annotated[int | None, PlainValidator(_whole(1))] = None
+    trusted_network: Annotated[bool, PlainValidator(flag)] = False
 
 
 def _replay_policy(value: object) -> ReplayPolicy:
@@ -1456,7 +1476,8 @@ class _ConfigIn(_Mapping):
             workers=self.workers,
             scheduler=self.scheduler,
             cluster=ClusterConfig() if self.cluster is None else ClusterConfig(
-                self.cluster.connect_timeout, self.cluster.worker_wait, self.cluster.in_flight),
+                self.cluster.connect_timeout, self.cluster.worker_wait, self.cluster.in_flight,
+                self.cluster.trusted_network),
             output=env.path(self.output or f"results/{slug(self.name)}"),
             record=RecordConfig(self.record.replays),
             ranking=RankingConfig(by=self.ranking.by, confidence=self.ranking.confidence),

@@ -60,6 +60,8 @@ from tournament.checking import (
     Whole,
     choice,
     did_you_mean,
+    exposed_scheduler,
+    flag,
     list_of,
     plain,
     problem,
@@ -542,6 +544,7 @@ class _TuneIn(StrictMapping):
     result: Annotated[str, PlainValidator(choice(RESULTS, "result"))] = RESULT_MEAN
     workers: Annotated[int | None, PlainValidator(whole(1))] = None
     scheduler: Annotated[str | None, PlainValidator(scheduler_address)] = None
+    trusted_network: Annotated[bool, PlainValidator(flag)] = False
     sandbox: _SandboxIn = Field(default_factory=_SandboxIn)
     secret_file: Annotated[str | None, PlainValidator(
         text("a file for the run's secret"))] = None
@@ -764,6 +767,9 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
     weights = _weight_checks(shape, kind, problems, notes)
     notes.extend(time_notes(shape.protocol.time_limit, shape.protocol.limits))
     _objective_checks(shape, problems)
+    exposed = exposed_scheduler(shape.scheduler, shape.trusted_network, "trusted_network: true")
+    if exposed:
+        problems.add(("scheduler",), exposed)
     dimensions = len(weights)
     population = shape.population or default_population(dimensions)
     if population * shape.games > MAX_COUNT:
