@@ -575,3 +575,37 @@ def test_a_snapshot_damaged_while_a_dask_worker_runs_costs_one_game_not_every_on
         path.unlink()
     assert outcome() == "infra_error"
     assert outcome() != "infra_error"
+
+
+def test_a_dask_worker_plays_no_more_games_at_once_than_memory_holds(
+        tasks: list[GameTask]) -> None:
+    """Found by the eighteenth hostile review: a Dask worker's threads are its operator's
+    choice (16 on a 32 GiB machine, 2 GiB sandboxes, two a match game), and nothing bounded
+    them by memory. A game waits while its sandboxes at their limits would not fit."""
+    from tournament.executors import MemorySlots, game_memory_mib
+
+    task = tasks[0]
+    assert task.pacman is not None and task.pacman.path is not None  # a team's, sandboxed
+    assert game_memory_mib(task) == task.limits.memory_mb  # the built-in ghost is in-process
+    slots = MemorySlots()
+    entered = threading.Event()
+
+    def second() -> None:
+        with slots.held(600, 1000):
+            entered.set()
+
+    with slots.held(600, 1000):
+        waiter = threading.Thread(target=second)
+        waiter.start()
+        deadline = time.monotonic() + 60
+        while slots.waiting == 0:  # it is waiting for room, so it has not entered
+            assert time.monotonic() < deadline, "the second game never asked for room"
+            time.sleep(0.01)
+        assert not entered.is_set() and slots.used == 600
+    assert entered.wait(60)  # room freed: it plays
+    waiter.join(60)
+    assert slots.used == 0
+    with slots.held(5000, 1000):  # larger than the room: plays alone, never waits for ever
+        assert slots.used == 5000
+    with slots.held(600, None):  # room unknown: not counted
+        assert slots.used == 0

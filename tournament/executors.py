@@ -420,16 +420,20 @@ def _on_worker(play: Play, deadline: float | None, task: GameTask,
     cache = worker_cache()
     for bundle in bundles:
         cache.unpack(bundle)
-    if deadline is None:
-        output: GameOutput | Ended = play(task, cache)
-    else:
-        process = getattr(_threads, "process", None)
-        if process is None or not process.alive():
-            process = _threads.process = _GameProcess()
-        output = process.play(play, task, cache, deadline)
-        if isinstance(output, Ended):
-            process.stop()
-            _threads.process = None
+    # Its sandboxes at their memory limits must fit beside the worker's other games (the
+    # eighteenth hostile review: 16 threads x 2 sandboxes x 2 GiB on a 32 GiB machine); the
+    # deadline runs from when it starts.
+    with _MEMORY.held(game_memory_mib(task), worker_memory_mib()):
+        if deadline is None:
+            output: GameOutput | Ended = play(task, cache)
+        else:
+            process = getattr(_threads, "process", None)
+            if process is None or not process.alive():
+                process = _threads.process = _GameProcess()
+            output = process.play(play, task, cache, deadline)
+            if isinstance(output, Ended):
+                process.stop()
+                _threads.process = None
     if isinstance(output, GameOutput) and output.row["outcome"] == INFRA_ERROR:
         # Perhaps a snapshot damaged in this worker's cache (which lives across runs): the
         # next game that is sent it checks it, and unpacks it again if need be.
@@ -448,6 +452,64 @@ class _Raised:
 
 #: Per Dask worker thread: its `_GameProcess` (`process`), once it played a game.
 _threads = threading.local()
+
+
+def game_memory_mib(task: GameTask) -> int:
+    """What a game's sandboxes may hold at their memory limits, in MiB (0: no limit to count,
+    or nothing sandboxed)."""
+    from pacman.game import sandboxed
+
+    if task.limits.memory_mb is None:
+        return 0
+    refs = [ref for ref in (task.pacman, task.ghost) if ref is not None]
+    return task.limits.memory_mb * sum(sandboxed(ref, None) for ref in refs)
+
+
+def worker_memory_mib() -> int | None:
+    """The memory a worker's games may hold together: the machine's room for sandboxes
+    (`pacman.sandbox.cgroup.memory_room_mib`) less the platform's reserve (None: unknown)."""
+    from pacman.sandbox.cgroup import memory_room_mib
+    from tournament.runner import MEMORY_RESERVE_MIB
+
+    room = memory_room_mib()
+    return None if room is None else max(0, room - MEMORY_RESERVE_MIB)
+
+
+class MemorySlots:
+    """The games a Dask worker plays at once, bounded by memory: each holds what its sandboxes
+    may use at their limits until it ends, and a game waits while it would not fit beside the
+    others (a game larger than the whole room plays alone). A local pool needs none: its
+    number of workers is bounded so up front (`tournament.cli.memory_bounded`), while a Dask
+    worker's threads are its operator's choice."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self.used = 0
+        #: Games waiting for room (tests read it).
+        self.waiting = 0
+
+    @contextlib.contextmanager
+    def held(self, need: int, room: int | None) -> Iterator[None]:
+        if room is None or need <= 0:
+            yield
+            return
+        with self._changed:
+            self.waiting += 1
+            try:
+                self._changed.wait_for(lambda: self.used == 0 or self.used + need <= room)
+            finally:
+                self.waiting -= 1
+            self.used += need
+        try:
+            yield
+        finally:
+            with self._changed:
+                self.used -= need
+                self._changed.notify_all()
+
+
+#: This worker process's bound (`MemorySlots`).
+_MEMORY = MemorySlots()
 
 
 class _GameProcess:
