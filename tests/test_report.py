@@ -210,6 +210,10 @@ def test_team_page_lists_every_game_failures_first_with_logs_and_replays(
     words = page.words()
     assert "Culprit: low (Pacman)" in words
     assert "ghost broke" not in words and "worker died" not in words
+    # A game the platform failed says so, not its own words, which name the machine that
+    # failed (a Dask worker's folders, its user's home: the eighteenth hostile review).
+    assert "worker died" not in page.source
+    assert "never scored, and played again by the next run" in page.source
     # The end of the failing agent's log, escaped, cut from the front.
     assert "printed <b>bold</b> before the crash" in words
     assert "&lt;b&gt;bold&lt;/b&gt;" in page.source and "x" * 4500 not in page.source

@@ -45,7 +45,7 @@ from markupsafe import Markup
 
 from pacman.describe import clean
 from pacman.files import FileProblem, open_regular, write_atomic
-from pacman.outcomes import FAILURES, GHOSTS, LOAD_ERROR, PACMAN
+from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR, LOAD_ERROR, PACMAN
 from pacman.problems import KINDS
 from pacman.replay import ReplayError
 from tournament.browse import replay_of
@@ -617,7 +617,17 @@ def _team_view(name: str, row: dict[str, Any] | None, entrants: int, cells: Any,
     return view
 
 
+#: What the published report says of a game the platform failed: its own words name the
+#: machine that failed (a Dask worker's folders, its user's home), which a deny list of known
+#: prefixes cannot all catch (the eighteenth hostile review); `tournament status` shows them
+#: to the organizer.
+PLATFORM_FAILURE = ("the platform's failure, not the team's: never scored, and played again "
+                    "by the next run")
+
+
 def _redacted(game: TeamGame, redact: Redactor) -> TeamGame:
+    if game.outcome == INFRA_ERROR:
+        return replace(game, message=PLATFORM_FAILURE, trace="")
     return replace(game, message=redact(game.message), trace=redact(game.trace))
 
 
