@@ -588,22 +588,37 @@ def test_a_dask_worker_plays_no_more_games_at_once_than_memory_holds(
     assert task.pacman is not None and task.pacman.path is not None  # a team's, sandboxed
     assert game_memory_mib(task) == task.limits.memory_mb  # the built-in ghost is in-process
     slots = MemorySlots()
-    entered = threading.Event()
+    entered = {name: threading.Event() for name in ("large", "small")}
+    leave = threading.Event()
 
-    def second() -> None:
-        with slots.held(600, 1000):
-            entered.set()
+    def game(name: str, need: int) -> None:
+        with slots.held(need, 1000):
+            entered[name].set()
+            assert leave.wait(60)
 
-    with slots.held(600, 1000):
-        waiter = threading.Thread(target=second)
-        waiter.start()
+    def until_waiting(count: int) -> None:
         deadline = time.monotonic() + 60
-        while slots.waiting == 0:  # it is waiting for room, so it has not entered
-            assert time.monotonic() < deadline, "the second game never asked for room"
+        while slots.waiting < count:
+            assert time.monotonic() < deadline, "a game never asked for room"
             time.sleep(0.01)
-        assert not entered.is_set() and slots.used == 600
-    assert entered.wait(60)  # room freed: it plays
-    waiter.join(60)
+
+    threads = []
+    with slots.held(600, 1000):
+        threads.append(threading.Thread(target=game, args=("large", 600)))
+        threads[-1].start()
+        until_waiting(1)
+        # A smaller game that would fit waits behind the larger one that asked first, which
+        # small games arriving one after another would otherwise pass for ever.
+        threads.append(threading.Thread(target=game, args=("small", 300)))
+        threads[-1].start()
+        until_waiting(2)  # both waiting for room: neither has entered
+        assert not entered["large"].is_set() and not entered["small"].is_set()
+        assert slots.used == 600
+    assert entered["large"].wait(60) and entered["small"].wait(60)  # room freed: both play
+    assert slots.used == 900
+    leave.set()
+    for thread in threads:
+        thread.join(60)
     assert slots.used == 0
     with slots.held(5000, 1000):  # larger than the room: plays alone, never waits for ever
         assert slots.used == 5000

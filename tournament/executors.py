@@ -478,15 +478,23 @@ def worker_memory_mib() -> int | None:
 class MemorySlots:
     """The games a Dask worker plays at once, bounded by memory: each holds what its sandboxes
     may use at their limits until it ends, and a game waits while it would not fit beside the
-    others (a game larger than the whole room plays alone). A local pool needs none: its
-    number of workers is bounded so up front (`tournament.cli.memory_bounded`), while a Dask
-    worker's threads are its operator's choice."""
+    others (a game larger than the whole room plays alone). Games start in the order they
+    asked, so a large one is never passed for ever by small ones that keep arriving. A local
+    pool needs none: its number of workers is bounded so up front
+    (`tournament.cli.memory_bounded`), while a Dask worker's threads are its operator's
+    choice."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
+        self._line: deque[int] = deque()
+        self._tickets = itertools.count()
         self.used = 0
-        #: Games waiting for room (tests read it).
-        self.waiting = 0
+
+    @property
+    def waiting(self) -> int:
+        """Games waiting for room (tests read it)."""
+        with self._changed:
+            return len(self._line)
 
     @contextlib.contextmanager
     def held(self, need: int, room: int | None) -> Iterator[None]:
@@ -494,11 +502,14 @@ class MemorySlots:
             yield
             return
         with self._changed:
-            self.waiting += 1
+            ticket = next(self._tickets)
+            self._line.append(ticket)
             try:
-                self._changed.wait_for(lambda: self.used == 0 or self.used + need <= room)
+                self._changed.wait_for(lambda: self._line[0] == ticket and (
+                    self.used == 0 or self.used + need <= room))
             finally:
-                self.waiting -= 1
+                self._line.remove(ticket)
+                self._changed.notify_all()  # the next in line may fit now
             self.used += need
         try:
             yield
