@@ -458,9 +458,9 @@ def test_a_temporary_folder_too_long_for_a_socket_is_a_clear_error(
 def test_a_kill_for_the_groups_own_limit_is_told_from_the_machines(
         tmp_path: Path, events: str, own: bool, outside: bool) -> None:
     """cgroup v2 counts in `oom_kill` a kill by any out-of-memory killer, the whole machine's
-    too: an agent within its limit, killed because the machine ran out, was blamed for
-    using more than its limit. Only `oom` (the group reached its limit) makes it the
-    agent's."""
+    too: an agent within its limit, killed because the machine ran out, was said to have
+    used more than its limit. Only `oom` (the group reached its limit) makes it `memory`;
+    the other stays the agent's `killed`, said as what happened."""
     from pacman.sandbox.cgroup import AgentCgroup
 
     (tmp_path / "memory.events").write_text(events)
@@ -500,7 +500,7 @@ def test_a_run_plays_no_more_games_at_once_than_memory_holds(
     monkeypatch.setattr(cgroup, "memory_room_mib", lambda: MEMORY_RESERVE_MIB + 600)
     result = CliRunner().invoke(tournament_main, ["run", str(config)])
     assert result.exit_code == 0, result.output
-    assert "1 games at once, not 2: a game holds 1 sandbox of up to 512 MiB" in result.output
+    assert "1 game at once, not 2: a game holds 1 sandbox of up to 512 MiB" in result.output
     monkeypatch.setattr(cgroup, "memory_room_mib", lambda: MEMORY_RESERVE_MIB + 400)
     again = tournament(tmp_path / "again", accept + "limits: {memory_mb: 512}\n")
     result = CliRunner().invoke(tournament_main, ["run", str(again)])

@@ -1185,3 +1185,45 @@ def test_results_secret_and_teams_may_not_lie_where_every_sandbox_reads(
         f"output: {venv / 'out'} is inside {readable}",
         f"secret_file: {venv / 'secret'} is inside {readable}",
         f"entrants.submissions: {venv / 'subs'} is inside {readable}"]
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_a_cluster_whose_scheduler_or_workers_talk_plain_tcp_elsewhere_needs_trust(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trusted: bool) -> None:
+    """The config's address is not enough (the review of the trusted-network check):
+    `tcp://localhost:8786` reaches a scheduler that may listen on every interface, for
+    workers elsewhere. The addresses the scheduler reports, its own and its workers', are
+    checked once connected."""
+    from pacman.identity import platform_id
+    from tournament import cli, executors
+
+    class FakeCluster:
+        closed = False
+
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        def connect(self) -> None:
+            pass
+
+        def versions(self) -> dict[str, str]:
+            return {"tcp://10.1.2.3:40000": platform_id()}
+
+        def addresses(self) -> list[str]:
+            return ["tcp://10.1.2.2:8786", "tcp://10.1.2.3:40000"]
+
+        def threads(self) -> tuple[int, int]:
+            return 1, 1
+
+        def close(self) -> None:
+            FakeCluster.closed = True
+
+    monkeypatch.setattr(executors, "DaskExecutor", FakeCluster)
+    extra = "cluster: {trusted_network: true}\n" if trusted else ""
+    config = load_config(write(tmp_path, MINIMAL + "scheduler: tcp://localhost:8786\n" + extra))
+    if trusted:
+        assert isinstance(cli.connect_cluster(config), FakeCluster)
+        return
+    with pytest.raises(SystemExit) as stopped:
+        cli.connect_cluster(config)
+    assert stopped.value.code == 2 and FakeCluster.closed

@@ -17,6 +17,7 @@ every problem, wherever it is found, comes back as one pydantic error with its l
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -241,8 +242,6 @@ def scheduler_address(value: object) -> str:
 
 #: Dask protocols that neither encrypt nor authenticate.
 PLAIN_PROTOCOLS = ("tcp", "ws", "ucx")
-#: Hosts that are this machine.
-LOOPBACK = ("localhost", "127.0.0.1", "::1", "[::1]")
 
 
 def unencrypted_remote(address: str | None) -> str:
@@ -256,8 +255,13 @@ def unencrypted_remote(address: str | None) -> str:
     if protocol not in PLAIN_PROTOCOLS:
         return ""
     host = rest[1:].partition("]")[0] if rest.startswith("[") else rest.partition(":")[0]
-    if host in LOOPBACK or host.startswith("127."):
+    if host.lower() == "localhost":
         return ""
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return ""
+    except ValueError:  # a host name: another machine, as far as anyone can tell here
+        pass
     return f"{protocol}://"
 
 

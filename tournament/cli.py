@@ -48,6 +48,7 @@ from tournament.browse import (
     short_message,
     viewer_start,
 )
+from tournament.checking import exposed_scheduler
 from tournament.config import (
     NAME_PATTERN,
     ConfigError,
@@ -248,8 +249,8 @@ def run(config_path: Path, workers: int | None) -> None:
                 # the run's guarantees failed its games at once, and the run said nothing).
                 console.print(f"[yellow]warning:[/] {unscored} of {total} games ended as the "
                               "platform's failure (infra_error) and count for no one: "
-                              "`tournament status` says why; run the same command again to "
-                              "play them")
+                              f"`tournament replay {config_path} --outcome infra_error --list` "
+                              "says why; run the same command again to play them")
         results = current_results(config, store)
         show_results(config, results)  # a ratings problem is shown; the run itself went well
         warn_outdated(config, config_path, store, during_run=True)
@@ -379,8 +380,18 @@ def connect_cluster(config: TournamentConfig) -> Any:
     try:
         cluster.connect()
         versions = cluster.versions()
+        addresses = cluster.addresses()
     except ClusterError as exc:
         die(str(exc))
+    # The scheduler's own address, not the one the config names: `tcp://localhost:8786`
+    # reaches a scheduler that may listen on every interface, for workers elsewhere (the
+    # review of the trusted-network check).
+    exposed = [problem for address in addresses
+               if (problem := exposed_scheduler(address, config.cluster.trusted_network,
+                                                "cluster: {trusted_network: true}"))]
+    if exposed:
+        cluster.close()
+        die(f"the Dask cluster at {config.scheduler}: {exposed[0]}")
     others = sorted(f"{worker} ({version})" for worker, version in versions.items()
                     if version != platform_id())
     if others:
@@ -551,7 +562,8 @@ def memory_bounded(config: TournamentConfig, workers: int) -> int:
     if fits == 0:
         die(f"not one game fits in this machine's memory: {why}; lower limits.memory_mb")
     if fits < workers:
-        console.print(f"{fits} games at once, not {workers}: {why}", markup=False)
+        console.print(f"{fits} game{'s' if fits > 1 else ''} at once, not {workers}: {why}",
+                      markup=False)
     return fits
 
 

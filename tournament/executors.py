@@ -702,6 +702,16 @@ class DaskExecutor:
             self._census = (now, self.threads())
         return self._census[1]
 
+    def addresses(self) -> list[str]:
+        """The scheduler's own address (where it listens, as it reports it) and each
+        connected worker's."""
+        try:
+            info: dict[str, Any] = self.client.scheduler_info()
+            workers: dict[str, int] = self.client.nthreads()
+        except (OSError, TimeoutError) as exc:
+            raise self._lost(type(exc).__name__) from None
+        return [str(info.get("address", "")), *workers]
+
     def versions(self) -> dict[str, str]:
         """Each connected worker's platform version."""
         found: dict[str, str] = self.client.run(_version)

@@ -619,8 +619,8 @@ def _team_view(name: str, row: dict[str, Any] | None, entrants: int, cells: Any,
 
 #: What the published report says of a game the platform failed: its own words name the
 #: machine that failed (a Dask worker's folders, its user's home), which a deny list of known
-#: prefixes cannot all catch (the eighteenth hostile review); `tournament status` shows them
-#: to the organizer.
+#: prefixes cannot all catch (the eighteenth hostile review); `tournament replay CONFIG
+#: --outcome infra_error --list` shows them to the organizer.
 PLATFORM_FAILURE = ("the platform's failure, not the team's: never scored, and played again "
                     "by the next run")
 

@@ -143,8 +143,7 @@ def memory_workers(workers: int, sandboxes: int, memory_mb: int | None,
     processes), and why fewer than `workers` ('' when not). Each game holds `sandboxes`
     sandboxes (a Pacman team's, a ghost side's). Pure. Where they would not fit, the kernel's
     out-of-memory killer picks a process of the machine, not the team over its limit: a team
-    within its limit would lose its game as `killed` (or, now that such a kill is the
-    platform's, the game would go unscored, run after run). 0: not even one game fits."""
+    within its limit would lose its game as `killed`. 0: not even one game fits."""
     if memory_mb is None or sandboxes == 0:
         return workers, ""
     room = machine_mib - MEMORY_RESERVE_MIB

@@ -191,7 +191,8 @@ class AgentCgroup:
         """Whether the kernel's out-of-memory killer took a process of the group that was
         within the group's own limit (cgroup v2: a kill counted, the limit never reached):
         the machine, or a group above this one, ran out of memory. Never on cgroup v1,
-        which does not tell the two apart."""
+        which does not tell the two apart. (Said in the agent's `killed`, which stays its
+        failure: `pacman.sandbox.process`.)"""
         if self.version != 2:
             return False
         events = self._events()

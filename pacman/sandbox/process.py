@@ -957,16 +957,18 @@ class AgentProcess:
         if self.cgroup is not None and self.cgroup.out_of_memory():
             return AgentFault("memory", f"killed for using more than {self.limits.memory_mb} MiB "
                               f"during {what}")
-        if (self.cgroup is not None and self.limits.memory_mb is not None
-                and self.cgroup.killed_from_outside()):
-            # Within its own limit, taken by the machine's out-of-memory killer: the
-            # platform's failure, not the agent's (with no limit of its own, the agent may
-            # have run the machine out itself, so that stays its `killed`). A run never holds
-            # more than the machine's memory in sandboxes (`tournament.runner.memory_workers`),
-            # so no team can bring this about.
-            raise InfraFailure(f"the machine ran out of memory during {what}, and the kernel "
-                               f"killed this agent within its limit of "
-                               f"{self.limits.memory_mb} MiB")
+        if self.cgroup is not None and self.cgroup.killed_from_outside():
+            # Within its own limit, taken by the machine's out-of-memory killer. Still its
+            # `killed`, said as what happened: made the platform's unscored failure, a losing
+            # team could fill its own memory until the machine's killer took it, run after
+            # run (the review of that change), and the killer takes the largest process, most
+            # often the one that filled the memory. Runs bound the games at once so that the
+            # sandboxes' limits fit the machine (`tournament.runner.memory_workers`,
+            # `tournament.executors.MemorySlots`), so an honest team meets this only where the
+            # machine's memory is taken by something else.
+            return AgentFault("killed", f"was killed by the machine's out-of-memory killer "
+                              f"during {what}, within its own limit of "
+                              f"{self.limits.memory_mb} MiB")
         if status is None:
             return AgentFault("killed", f"its process vanished during {what}")
         if status >= 128 or status < 0:
