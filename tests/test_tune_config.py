@@ -206,8 +206,12 @@ def test_a_name_twice_and_a_floor_of_nothing_are_refused(tmp_path: Path) -> None
 def test_a_tuning_checks_its_scheduler_address_as_a_tournament_does(tmp_path: Path) -> None:
     assert problems({"scheduler": "tcp://host:x"}, tmp_path) == [
         "scheduler: expected a port from 1 to 65535 in 'tcp://host:x', got 'x'"]
-    assert tune({"scheduler": "tcp://10.0.0.5:8786", "trusted_network": True},
-                tmp_path).scheduler == "tcp://10.0.0.5:8786"
+    trusted = tune({"scheduler": "tcp://10.0.0.5:8786", "trusted_network": True}, tmp_path)
+    assert trusted.scheduler == "tcp://10.0.0.5:8786"
+    # ... and the tuning's tournament says so to the cluster's own check (`connect_cluster`).
+    from tournament.tuning import tournament_config
+
+    assert tournament_config(trusted, [], 1, 2).cluster.trusted_network
     # Plain tcp:// to another host only on a network the organizer trusts (the eighteenth
     # hostile review), as for a tournament.
     [refused] = problems({"scheduler": "tcp://10.0.0.5:8786"}, tmp_path)

@@ -183,6 +183,9 @@ class TuneConfig:
     result: str = RESULT_MEAN
     workers: int | None = None
     scheduler: str | None = None
+    #: Whether a plain `tcp://` scheduler elsewhere is acceptable (a config's
+    #: `cluster.trusted_network`).
+    trusted_network: bool = False
     #: Sandbox guarantees a file agent may play without (as a config's `sandbox:`).
     accept_missing: tuple[str, ...] = ()
     #: Where the run's secret is kept (None: in the output folder), as a config's.
@@ -804,6 +807,7 @@ def _checked(shape: _TuneIn, base: Path) -> TuneConfig:
         result=shape.result,
         workers=shape.workers,
         scheduler=shape.scheduler,
+        trusted_network=shape.trusted_network,
         accept_missing=shape.sandbox.accept_missing,
         secret_file=None if shape.secret_file is None else
         (base / Path(shape.secret_file).expanduser()).resolve(),

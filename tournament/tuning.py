@@ -53,6 +53,7 @@ from pacman.files import write_atomic
 from pacman.outcomes import FAILURES, INFRA_ERROR
 from pacman.seeds import derive_seed
 from tournament.config import (
+    ClusterConfig,
     Entrant,
     GhostSetting,
     GridConfig,
@@ -277,6 +278,7 @@ def tournament_config(config: TuneConfig, entrants: Sequence[Entrant], seed: int
         limits=protocol.limits,
         workers=config.workers,
         scheduler=config.scheduler,
+        cluster=ClusterConfig(trusted_network=config.trusted_network),
         record=RecordConfig("failures"),
         sandbox=SandboxConfig(config.accept_missing),
         secret_file=config.secret_file,
