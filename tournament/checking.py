@@ -210,6 +210,20 @@ SCHEDULER_PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
 SCHEDULER_EXAMPLE = "a Dask scheduler address like tcp://host:8786"
 
 
+def _address_parts(address: str) -> tuple[str, str, str, bool]:
+    """(protocol, host, port, whether an IPv6 host's brackets are well formed) of
+    `[protocol://]host[:port]`, `tcp` when no protocol is given; unchecked (pure): the one
+    reading of an address, for `scheduler_address` and `unencrypted_remote`."""
+    protocol, separator, rest = address.partition("://")
+    if not separator:
+        protocol, rest = "tcp", address
+    if rest.startswith("["):  # an IPv6 host: [::1]:8786
+        host, bracket, port = rest[1:].partition("]")
+        return protocol, host, port[1:], bool(bracket) and (not port or port.startswith(":"))
+    host, _, port = rest.rpartition(":") if ":" in rest else (rest, "", "")
+    return protocol, host, port, True
+
+
 def scheduler_address(value: object) -> str:
     """A Dask scheduler address, `[protocol://]host[:port]`, checked here rather than by Dask:
     Dask takes `tcp://host:x` or `foo://host` and then spends its whole connect timeout (and
@@ -217,21 +231,14 @@ def scheduler_address(value: object) -> str:
     address = text(SCHEDULER_EXAMPLE)(value)
     if any(ch.isspace() for ch in address):
         raise problem(f"an address has no spaces, got {address!r}")
-    protocol, separator, rest = address.partition("://")
-    if not separator:
-        protocol, rest = "tcp", address
+    protocol, host, port, bracketed = _address_parts(address)
     if protocol not in SCHEDULER_PROTOCOLS:
         raise problem(f"unknown protocol {protocol!r} in {address!r}; expected one of "
                       f"{', '.join(SCHEDULER_PROTOCOLS)}, as in tcp://host:8786")
     if protocol == "inproc":
         return address
-    if rest.startswith("["):  # an IPv6 host: [::1]:8786
-        host, bracket, port = rest[1:].partition("]")
-        if not bracket or (port and not port.startswith(":")):
-            raise problem(f"expected [IPv6 host]:port, got {address!r}")
-        port = port[1:]
-    else:
-        host, _, port = rest.rpartition(":") if ":" in rest else (rest, "", "")
+    if not bracketed:
+        raise problem(f"expected [IPv6 host]:port, got {address!r}")
     if not host or "/" in host or "@" in host:
         raise problem(f"expected a host name or IP address in {address!r}, "
                       "as in tcp://host:8786")
@@ -249,13 +256,8 @@ def unencrypted_remote(address: str | None) -> str:
     another host without encryption nor authentication, else '' (pure)."""
     if address is None:
         return ""
-    protocol, separator, rest = address.partition("://")
-    if not separator:
-        protocol, rest = "tcp", address
-    if protocol not in PLAIN_PROTOCOLS:
-        return ""
-    host = rest[1:].partition("]")[0] if rest.startswith("[") else rest.partition(":")[0]
-    if host.lower() == "localhost":
+    protocol, host, _, _ = _address_parts(address)
+    if protocol not in PLAIN_PROTOCOLS or host.lower() == "localhost":
         return ""
     try:
         if ipaddress.ip_address(host).is_loopback:
