@@ -131,9 +131,15 @@ def player(page: Page) -> Any:
 
 
 def shown(page: Page, **attributes: str) -> None:
-    """Wait until the player's data attributes say this (`move="3"`, `state="ready"`)."""
-    for name, value in attributes.items():
-        expect(player(page)).to_have_attribute(f"data-{name}", value)
+    """Wait until the player's data attributes say all this at once (`move="3"`,
+    `state="ready"`). One selector, not one wait per attribute: waited for in turn, `ready`
+    could be the game before's and `game` the next one's, still loading, and a key pressed
+    then was lost (a flaky test, seen once in CI)."""
+    def quoted(value: str) -> str:
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    conditions = "".join(f"[data-{name}={quoted(value)}]" for name, value in attributes.items())
+    expect(page.locator(f"#player{conditions}")).to_have_count(1)
 
 
 def pixels(page: Page) -> str:
