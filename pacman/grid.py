@@ -1,11 +1,12 @@
 """The course's `Grid`: a 2-D boolean array indexed `grid[x][y]`, y counted from the bottom.
 
 Student code reads walls and food through it (`grid[x][y]`, `asList()`, `count()`, `.data`),
-and some copies it and writes into the copy. The engine itself never reads a Grid on its hot
-path: it keeps food as a bitmask and walls as neighbour tables. So a Grid handed out by a game
-state is a *read-only view*: built from a bitmask, columns materialised only when indexed,
-nothing assignable (the walls view is shared by every state of a layout). `copy()` gives a
-mutable grid, as in the course.
+and some copies it (`copy()`, `copy.deepcopy`, `pickle`) and writes into the copy, or marks
+cells in the food grid a state handed out. The engine itself never reads a Grid on its hot
+path: it keeps food as a bitmask and walls as neighbour tables. So a grid is built from a
+bitmask, its columns materialised only when indexed. The food grid a state hands out is a
+fresh grid of its own, writable as the course's is (writing into it changes no state); the
+walls grid is one *read-only view* shared by every state of a layout. Every copy is writable.
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ class Grid:
         _init(self, width, height, [[initialValue] * height for _ in range(width)], None, False)
 
     @classmethod
-    def from_mask(cls, width: int, height: int, mask: int) -> Grid:
-        """A read-only grid whose cell (x, y) is bit `x * height + y` of `mask`."""
+    def from_mask(cls, width: int, height: int, mask: int, readonly: bool = True) -> Grid:
+        """A grid whose cell (x, y) is bit `x * height + y` of `mask` (read-only unless said)."""
         grid = cls.__new__(cls)
-        _init(grid, width, height, None, mask, True)
+        _init(grid, width, height, None, mask, readonly)
         return grid
 
     @classmethod
@@ -63,14 +64,20 @@ class Grid:
 
     @property
     def data(self) -> Columns:
-        """The columns, `data[x][y]` (tuples in a read-only view)."""
+        """The columns, `data[x][y]` (tuples in a read-only view, lists otherwise).
+
+        A writable grid built from a mask forgets the mask once its columns exist: writes go
+        into the columns, so from then on they are the grid."""
         if self._cols is None:
             mask, h, w = self._mask or 0, self.height, self.width
             bits = format(mask, f"0{w * h}b")[::-1] if w * h else ""
-            object.__setattr__(
-                self, "_cols", tuple(tuple(c == "1" for c in bits[x * h : (x + 1) * h])
-                                     for x in range(w))
-            )
+            cells = [[c == "1" for c in bits[x * h : (x + 1) * h]] for x in range(w)]
+            set_ = object.__setattr__
+            if self._frozen:
+                set_(self, "_cols", tuple(tuple(c) for c in cells))
+            else:
+                set_(self, "_cols", cells)
+                set_(self, "_mask", None)
         assert self._cols is not None
         return self._cols
 
@@ -115,7 +122,13 @@ class Grid:
 
     def copy(self) -> Grid:
         """A mutable copy, as the course's `Grid.copy()` gives."""
-        return Grid.from_columns(self.data, readonly=False)
+        return Grid.from_mask(self.width, self.height, self.as_mask(), readonly=False)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """`copy.copy`, `copy.deepcopy` and `pickle` give a writable copy, as the course's
+        plain object does (rebuilt slot by slot, a view's guard refused the copy's first
+        store, and every student agent that deep-copied its food grid crashed)."""
+        return (_writable, (self.width, self.height, self.as_mask()))
 
     def deepCopy(self) -> Grid:
         return self.copy()
@@ -134,6 +147,11 @@ class Grid:
         if self._mask is not None and key is True:
             return mask_to_positions(self._mask, self.height)
         return [(x, y) for x, col in enumerate(self.data) for y, v in enumerate(col) if v == key]
+
+
+def _writable(width: int, height: int, mask: int) -> Grid:
+    """A writable grid of `mask` (what a copy or an unpickled grid is)."""
+    return Grid.from_mask(width, height, mask, readonly=False)
 
 
 def _init(

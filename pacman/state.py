@@ -60,6 +60,11 @@ class Configuration:
     def __hash__(self) -> int:
         return hash((self.pos, self.direction))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Copies and pickles in both builds (compiled, a class is rebuilt from its
+        constructor's arguments only, so without this `copy.deepcopy` of it raised)."""
+        return (Configuration, (self.pos, self.direction))
+
     def __str__(self) -> str:
         return f"(x={self.pos[0]},y={self.pos[1]}), {self.direction}"
 
@@ -101,6 +106,11 @@ class AgentState:
 
     def __hash__(self) -> int:
         return hash((self.configuration, self.scaredTimer))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Copies and pickles in both builds (see `Configuration.__reduce__`)."""
+        return (_agent_state, (self.start, self.configuration, self.isPacman, self.scaredTimer,
+                               self.numCarrying, self.numReturned))
 
     def __str__(self) -> str:
         kind = "Pacman" if self.isPacman else "Ghost"
@@ -295,8 +305,10 @@ class GameState:
         return self._nfood
 
     def getFood(self) -> Grid:
+        """A fresh grid of the dots left, writable as the course's is: course code marks the
+        dots it has planned for in it, which here changes no state."""
         layout = self._board.layout
-        return Grid.from_mask(layout.width, layout.height, self._food)
+        return Grid.from_mask(layout.width, layout.height, self._food, readonly=False)
 
     def getWalls(self) -> Grid:
         return self._board.layout.walls
@@ -335,8 +347,11 @@ class GameState:
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_make, (self._board, self._agents, self._food, self._nfood, self._caps,
-                        self._score, self._status, self._eaten))
+        """Pickles as its layout and ruleset (the board's tables are rebuilt from them, and
+        cached): the tables themselves hold what pickle cannot store."""
+        board = self._board
+        return (_restore, (board.layout, board.ruleset.name, self._agents, self._food,
+                           self._nfood, self._caps, self._score, self._status, self._eaten))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
@@ -419,6 +434,24 @@ def _make(
     return s
 
 
+def _restore(layout: Layout, ruleset: str, agents: tuple[AgentTuple, ...], food: int, nfood: int,
+             caps: tuple[Cell, ...], score: int, status: int, eaten: int) -> GameState:
+    """An unpickled state (`GameState.__reduce__`)."""
+    board = rules.board_for(layout, rules.get_ruleset(ruleset))
+    return _make(board, agents, food, nfood, caps, score, status, eaten)
+
+
+def _agent_state(start: Configuration, configuration: Configuration | None, is_pacman: bool,
+                 timer: int, carrying: int, returned: int) -> AgentState:
+    """A copied or unpickled `AgentState` (`AgentState.__reduce__`)."""
+    agent = AgentState(start, is_pacman)
+    agent.configuration = configuration
+    agent.scaredTimer = timer
+    agent.numCarrying = carrying
+    agent.numReturned = returned
+    return agent
+
+
 #: Whether this module runs compiled (a compiled function is no Python function object).
 _COMPILED = not isinstance(_make, FunctionType)
 _slots = vars(GameState)
@@ -470,6 +503,10 @@ class StateData:
         #: Per agent: a ghost Pacman ate since Pacman's last move (that move included), as
         #: course evaluation functions read it to reward eating ghosts.
         self._eaten = [bool(state._eaten >> i & 1) for i in range(state.getNumAgents())]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Copies and pickles in both builds, as a fresh view of the same state."""
+        return (StateData, (self._state,))
 
 
 _PACMAN_CHARS = {
