@@ -37,6 +37,7 @@ from pacman.limits import CONTEST, UNTIMED, Limits, limit_problem
 from pacman.loader import (
     AgentRef,
     SubmissionError,
+    course_ruleset,
     describe_signature,
     options_in_source,
     parse_agent_args,
@@ -219,15 +220,6 @@ def played_by_line(ref: AgentRef, options: str, in_sandbox: bool, count: int = 1
     if options.strip():
         text += f" {flag} {options.strip()}"
     return f"{text}, {'sandboxed' if in_sandbox else 'in-process'}"
-
-
-def course_ruleset(pacman: AgentRef) -> str:
-    """The rules a Pacman's course plays by, when `--rules` does not say: CS221's for an agent
-    of a `submission.py` (its engine never offers Stop, and lists moves in its own order: a
-    student's search sees that tree there), else the classic ones (CS188's)."""
-    if pacman.path is not None and Path(pacman.path).name == "submission.py":
-        return "cs221"
-    return "classic"
 
 
 def summary_lines(games: list[dict[str, Any]]) -> list[str]:

@@ -561,6 +561,17 @@ def agent_files(folder: Path, listed: list[str] | None = None) -> list[Path]:
     return files
 
 
+def course_ruleset(pacman: AgentRef) -> str:
+    """The rules a Pacman's course plays by: CS221's for an agent of a `submission.py` (its
+    engine never offers Stop, and lists moves in its own order: a student's search sees that
+    tree there), else the classic ones (CS188's). The `pacman` command plays them when
+    `--rules` does not say; a tournament warns of a team whose course's rules are not among
+    its `grid.rules`."""
+    if pacman.path is not None and Path(pacman.path).name == "submission.py":
+        return "cs221"
+    return "classic"
+
+
 def resolve(
     ref: str, args: tuple[tuple[str, str], ...] = (), kind: str = "pacman",
     cwd: Path | None = None, folder_agent: FolderAgent | None = None, course: bool = False,

@@ -31,6 +31,7 @@ from rich.text import Text
 
 from pacman.describe import clean
 from pacman.identity import platform_id
+from pacman.loader import SubmissionError, course_ruleset, resolve
 from pacman.outcomes import FAILURES, GHOSTS, INFRA_ERROR, PACMAN
 from pacman.replay import ReplayError
 from pacman.teamfolder import TeamFolderError, team_size
@@ -545,6 +546,30 @@ def warn_unplayable_teams(config: TournamentConfig, problems: bool = True) -> No
             console.print(f"warning: {side}team {entrant.name} cannot play, so its games are "
                           f"recorded as its load_error: {clean(entrant.problem)}", markup=False,
                           style="yellow")
+        elif entrant.problem is None:
+            other = other_course_rules(config, entrant)
+            if other is not None:
+                console.print(f"warning: team {entrant.name} plays {other}", markup=False,
+                              style="yellow")
+
+
+def other_course_rules(config: TournamentConfig, entrant: Entrant) -> str | None:
+    """What to say of a Pacman team whose course plays other rules than every one of the
+    grid's (`pacman.loader.course_ruleset`: a CS221 `submission.py` is played by the cs221
+    rules on the student's own machine, where Stop is never offered), else None. A warning,
+    not an error: a team's files never make the organizer's config wrong."""
+    if entrant.side != PACMAN or entrant.folder is None:
+        return None
+    try:
+        ref = resolve(entrant.ref, (), kind="pacman", folder_agent=entrant.folder_agent)
+    except SubmissionError:
+        return None
+    course = course_ruleset(ref)
+    if course in config.grid.rules:
+        return None
+    return (f"{clean(Path(ref.path or '').name)}, which its course plays by the {course} rules, "
+            f"under grid.rules: {', '.join(config.grid.rules)} only; add {course} to grid.rules "
+            "to play it by its course's rules")
 
 
 def memory_bounded(config: TournamentConfig, workers: int) -> int:
