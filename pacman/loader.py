@@ -318,7 +318,7 @@ def load_file(path: Path) -> ModuleType:
     key = (str(path), path.stat().st_mtime)
     if key in _loaded:
         return _loaded[key]
-    compat.install()
+    compat.install(path.parent)
     # Never write compiled files beside the source: a team's folder must stay exactly what
     # the team submitted (its hash covers `__pycache__` too, since Python imports from it).
     sys.dont_write_bytecode = True

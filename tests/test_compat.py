@@ -315,3 +315,61 @@ def test_the_food_grid_a_state_hands_out_is_writable_and_changes_no_state():
     assert s.getFood()[x][y] and s.getFood().count() == s.getNumFood()
     with pytest.raises(TypeError):
         s.getWalls()[0][0] = False  # the walls view is shared by every state of the layout
+
+
+TEAM_UTIL = '''import random
+
+def manhattanDistance(a, b):  # the course's name: ours stays
+    return 999
+
+def closestFood(pos, foods):
+    return min(manhattanDistance(pos, f) for f in foods)
+'''
+TEAM_GAME = '''from util import *
+
+class Directions:  # the course's class, in the team's copy
+    NORTH = 'North'
+
+def teamHelper():
+    return "team's " + Directions.NORTH
+'''
+CHECK = '''import util
+from util import *
+from game import Agent, teamHelper
+
+def check():
+    return [util.manhattanDistance((0, 0), (1, 2)), closestFood((0, 0), [(1, 1)]),
+            random.__name__, teamHelper(), Agent.__module__.startswith("pacman.")]
+'''
+
+
+def load_and_check(folder) -> list:
+    """`check()` of the folder's multiAgents.py, loaded as the sandbox loads it, in a process
+    of its own (loading installs `util` and `game` for the whole process)."""
+    code = ("import sys; from pathlib import Path; from pacman.loader import load_file; "
+            "print(repr(load_file(Path(sys.argv[1])).check()))")
+    proc = subprocess.run([sys.executable, "-c", code, str(folder / "multiAgents.py")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return eval(proc.stdout)
+
+
+def test_what_a_teams_util_and_game_add_is_kept_and_the_course_names_stay_ours(tmp_path):
+    """A team's copy of the course's util.py with a helper of its own added: under the
+    course, `import util` finds the helper; here too (review 19), while the course's names
+    remain the platform's (an old copy could differ from the engine's objects)."""
+    (tmp_path / "util.py").write_text(TEAM_UTIL)
+    (tmp_path / "game.py").write_text(TEAM_GAME)
+    (tmp_path / "multiAgents.py").write_text(CHECK)
+    assert load_and_check(tmp_path) == [3, 999, "random", "team's North", True]
+
+
+def test_a_teams_util_that_cannot_run_leaves_ours(tmp_path):
+    """An old Python 2 copy of the course's util.py (or one that raises) is not the team's
+    failure: it never ran before copies were read, and ours has every course name."""
+    (tmp_path / "util.py").write_text("print 'python 2'\n")
+    (tmp_path / "game.py").write_text("raise RuntimeError('no')\n")
+    (tmp_path / "multiAgents.py").write_text(
+        "import util\nfrom game import Agent\n\n"
+        "def check():\n    return [util.manhattanDistance((0, 0), (1, 2)), Agent.__name__]\n")
+    assert load_and_check(tmp_path) == [3, "Agent"]

@@ -3,20 +3,64 @@
 They are not put on the import path: `install()` registers them in `sys.modules` under those
 names only when the loader loads a course-style agent file, so nobody else's `import util`
 finds ours by accident.
+
+A student folder often holds the course's own `game.py` and `util.py`, sometimes with helpers
+of the team's added. The course names stay ours (they are what the engine's objects work
+with, and an old copy may not even be Python 3), but what a team's copy adds is kept:
+`install(folder)` lays the names that the folder's `util.py` or `game.py` defines beyond ours
+over a module of ours (`overlay`), as `import util` would have found them under the course.
 """
 
 from __future__ import annotations
 
+import builtins
 import sys
+from pathlib import Path
 from types import ModuleType
 
 from pacman.compat import game, util
 
-ALIASES: dict[str, ModuleType] = {"game": game, "util": util}
+ALIASES: dict[str, ModuleType] = {"util": util, "game": game}
+
+#: The largest team copy of a course module read for its additions (the course's util.py is
+#: some 20 KiB).
+OVERLAY_LIMIT = 512 * 1024
 
 
-def install() -> None:
-    """Make `import game` and `import util` resolve to the course-compatible modules."""
-    # A student folder often holds copies of the course's own game.py and util.py; the
-    # entries here win over them because sys.modules is consulted before sys.path.
-    sys.modules.update(ALIASES)
+def install(folder: Path | None = None) -> None:
+    """Make `import util` and `import game` resolve to the course-compatible modules, with
+    the additions of `folder`'s own copies of them when it has any (`util` first: a course
+    `game.py` imports it)."""
+    for name, ours in ALIASES.items():
+        sys.modules[name] = ours if folder is None else overlay(ours, folder / f"{name}.py")
+
+
+def overlay(ours: ModuleType, copy: Path) -> ModuleType:
+    """`ours`, or, when `copy` is a team's readable Python module, a new module of the same
+    name holding ours plus the public names `copy` defines that ours lacks.
+
+    The team's file runs as its own module would (its functions see its own names); if it
+    cannot run (a syntax error, an old Python 2 copy, an exception), the team plays with
+    ours alone, as it did before copies were read: the course names are all there."""
+    try:
+        if not copy.is_file() or copy.stat().st_size > OVERLAY_LIMIT:
+            return ours
+        source = copy.read_bytes()
+        theirs: dict[str, object] = {"__name__": ours.__name__.rsplit(".", 1)[-1],
+                                     "__file__": str(copy), "__builtins__": builtins}
+        exec(compile(source, str(copy), "exec"), theirs)
+    except Exception:  # the team's module, whatever it raises: ours stands
+        return ours
+    name = ours.__name__.rsplit(".", 1)[-1]
+    merged = ModuleType(name, ours.__doc__)
+    merged.__dict__.update({k: v for k, v in vars(ours).items() if k not in ("__name__",)})
+    public = [k for k in theirs if not k.startswith("_")]
+    for key in public:
+        if not hasattr(ours, key):
+            setattr(merged, key, theirs[key])
+    # `from util import *` gives what the team's copy would (the course's modules export
+    # every public name), each as this module holds it.
+    exported = list(getattr(ours, "__all__", ()))
+    merged.__all__ = [*exported, *(k for k in public if k not in exported)]
+    merged.__file__ = str(copy)
+    return merged
