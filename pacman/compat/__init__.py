@@ -61,6 +61,6 @@ def overlay(ours: ModuleType, copy: Path) -> ModuleType:
     # `from util import *` gives what the team's copy would (the course's modules export
     # every public name), each as this module holds it.
     exported = list(getattr(ours, "__all__", ()))
-    merged.__all__ = [*exported, *(k for k in public if k not in exported)]
+    merged.__dict__["__all__"] = [*exported, *(k for k in public if k not in exported)]
     merged.__file__ = str(copy)
     return merged
