@@ -33,7 +33,7 @@ from pacman.handles import (
 )
 from pacman.layout import Layout
 from pacman.limits import UNTIMED, Limits, builtin_limits
-from pacman.loader import AgentRef, describe_signature
+from pacman.loader import AgentRef, describe_signature, options_refused
 from pacman.outcomes import FAILURES, INFRA_ERROR, STOPPED
 from pacman.problems import MOVE, REGISTER, START, Detail
 from pacman.rules import IllegalMove
@@ -345,7 +345,7 @@ def _handles(
                 rng = ghost_rng if i > 0 else random.Random(seed)
             local[i] = InProcessAgent(
                 build=functools.partial(ref.build, i),
-                options=functools.partial(_options, ref),
+                options=functools.partial(_options, ref, i),
                 rng=rng,
                 think_in_thread=ref.builtin and ref.name != "KeyboardAgent",
                 label=ref.shown,
@@ -356,8 +356,12 @@ def _handles(
     return handles
 
 
-def _options(ref: AgentRef) -> str:
-    return describe_signature(ref.load_class())
+def _options(ref: AgentRef, index: int) -> str | None:
+    """The agent's options, when a `TypeError` building it was its options' (None: its
+    constructor's own code raised it, `pacman.loader.options_refused`)."""
+    cls = ref.load_class()
+    refused = options_refused(cls, () if index == 0 else (index,), dict(ref.args))
+    return describe_signature(cls) if refused else None
 
 
 def _run(

@@ -136,8 +136,9 @@ class InProcessAgent:
     #: Builds the agent (None: `agent` is given ready-made).
     build: Callable[[], Any] | None = None
     agent: Any = None
-    #: Why building it failed with a TypeError: the options it takes (for the message).
-    options: Callable[[], str] | None = None
+    #: Why building it failed with a TypeError: the options it takes (for the message), or
+    #: None when the call fitted them and the constructor's own code raised it.
+    options: Callable[[], str | None] | None = None
     #: A random stream of its own (built-in agents), given once built.
     rng: Any = None
     #: Trusted code may think in a thread while a window stays responsive.
@@ -195,8 +196,8 @@ class InProcessHandle:
                     params = entry.options() if entry.options else "unknown"
                 except Exception:
                     params = "unknown"
-                raise AgentFault("load_error",
-                                 f"{entry.label}: {describe(exc)} (its options: {params})",
+                said = "" if params is None else f" (its options: {params})"
+                raise AgentFault("load_error", f"{entry.label}: {describe(exc)}{said}",
                                  exception_trace(exc), i, detail_of(exc, entry.root)) from exc
             except AGENT_ERRORS as exc:
                 raise AgentFault("load_error", f"{entry.label}: {describe(exc)}",

@@ -945,6 +945,19 @@ def describe_signature(cls: type) -> str:
     return ", ".join(p for p in params if p not in ("self", "index")) or "none"
 
 
+def options_refused(cls: type, args: tuple[object, ...], options: dict[str, object]) -> bool:
+    """Whether `cls(*args, **options)` fails at its call, not in its body: a `TypeError` while
+    building an agent is an options problem only then; raised by the constructor's own code,
+    it is the agent's crash, and naming its options would send the student the wrong way.
+    True when the signature cannot be read (the call is all there is to blame)."""
+    try:
+        inspect.signature(cls).bind(*args, **options)
+    except TypeError:
+        return True
+    except ValueError:
+        return True
+    return False
+
 
 def _constructor(path: Path, cls_name: str,
                  team: Path | None) -> ast.FunctionDef | str | None:

@@ -234,6 +234,23 @@ def test_bad_constructor_option_is_a_load_error():
     assert "dept" in result.message and "depth" in result.message
 
 
+@pytest.mark.parametrize("sandbox", [None, False])
+def test_a_type_error_in_a_constructors_own_code_is_not_said_to_be_its_options(
+        tmp_path: Path, sandbox: bool | None) -> None:
+    """Only a call its signature refuses is an options problem: naming the options of a
+    constructor whose own code raised sends the student looking in the wrong place (review
+    19), sandboxed or in-process."""
+    (tmp_path / "multiAgents.py").write_text(
+        "from game import Agent\n\n\nclass Buggy(Agent):\n"
+        "    def __init__(self, depth='2'):\n        self.table = len(None)\n")
+    bad = GameSpec(load_layout("smallClassic"),
+                   resolve(f"{tmp_path / 'multiAgents.py'}:Buggy", (("depth", "3"),)),
+                   resolve("RandomGhost", kind="ghost"), sandbox=sandbox)
+    result = play(bad)
+    assert result.outcome == "load_error" and result.culprit == 0
+    assert "has no len()" in result.message and "its options" not in result.message
+
+
 def test_each_game_gets_a_fresh_agent():
     ref = resolve("KeyboardAgent")
     assert ref.build(0) is not ref.build(0)

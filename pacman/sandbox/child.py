@@ -244,7 +244,7 @@ def _agent_process(
 
     from pacman import compat
     from pacman.layout import parse_layout
-    from pacman.loader import describe_signature, load_file  # noqa: F401
+    from pacman.loader import describe_signature, load_file, options_refused  # noqa: F401
     from pacman.problems import detail_of  # noqa: F401
     from pacman.sandbox import mounts
     from pacman.state import GameState
@@ -311,7 +311,13 @@ def _serve(
     from pacman import problems
     from pacman.actions import action_name
     from pacman.describe import exception_text, safe_text
-    from pacman.loader import SubmissionError, describe_signature, load_file, source_only_hook
+    from pacman.loader import (
+        SubmissionError,
+        describe_signature,
+        load_file,
+        options_refused,
+        source_only_hook,
+    )
 
     reserve = bytearray(1 << 20)  # freed on MemoryError so the answer can still be built
     cpu = time.process_time
@@ -404,8 +410,9 @@ def _serve(
                     answer = ["ok", seq, hasattr(first, "registerInitialState"),
                               hasattr(first, "final")]
                 except TypeError as exc:
-                    answer = error("load_error", exc,
-                                   f"(its options: {describe_signature(cls)}) ")
+                    refused = options_refused(cls, () if index == 0 else (index,), args)
+                    answer = error("load_error", exc, f"(its options: {describe_signature(cls)}) "
+                                   if refused else "")
                 except BaseException as exc:
                     answer = error("load_error", exc)
         elif op == "register":
