@@ -373,3 +373,21 @@ def test_a_teams_util_that_cannot_run_leaves_ours(tmp_path):
         "import util\nfrom game import Agent\n\n"
         "def check():\n    return [util.manhattanDistance((0, 0), (1, 2)), Agent.__name__]\n")
     assert load_and_check(tmp_path) == [3, "Agent"]
+
+
+def test_star_imports_give_what_the_course_modules_export():
+    """`from util import *` and `from game import *` in a course file: the course's modules
+    export every public name (util's through game too), and course files rely on it."""
+    from pacman import compat
+
+    compat.install()
+    names: dict = {}
+    exec("from util import *\nfrom game import *\nfrom pacman import *", names)
+    for name in ("sign", "nSample", "sampleFromCounter", "getProbability", "arrayInvert",
+                 "matrixAsList", "random", "manhattanDistance", "Counter", "Agent",
+                 "Directions", "SCARED_TIME", "GameState"):
+        assert name in names, name
+    game_only: dict = {}
+    exec("from game import *", game_only)
+    assert game_only["manhattanDistance"]((0, 0), (1, 2)) == 3
+    assert names["sign"](-2) == -1 and names["SCARED_TIME"] == 40

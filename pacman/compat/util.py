@@ -279,18 +279,32 @@ def pause() -> None:
     input("<Press enter/return to continue>")
 
 
+#: What `from util import *` gives: as the course's module (which has no `__all__`), every
+#: public function and class, and the modules it imports that course files use through it.
 __all__ = [
     "Counter",
     "PriorityQueue",
     "PriorityQueueWithFunction",
     "Queue",
     "Stack",
+    "TimeoutFunctionException",
+    "arrayInvert",
     "chooseFromDistribution",
     "flipCoin",
+    "getProbability",
+    "heapq",
+    "inspect",
     "lookup",
     "manhattanDistance",
+    "matrixAsList",
+    "nSample",
     "nearestPoint",
     "normalize",
+    "pause",
     "raiseNotDefined",
+    "random",
     "sample",
+    "sampleFromCounter",
+    "sign",
+    "sys",
 ]
