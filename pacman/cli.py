@@ -384,6 +384,12 @@ def main(
         die("-k/--numghosts: expected a number of ghosts >= 0")
     if max_moves is not None and not 1 <= max_moves <= replays.MAX_MOVES:
         die(f"--max-moves: expected 1 to {replays.MAX_MOVES:,} (the most a replay holds)")
+    confined = [flag for flag, value in (("--memory", memory_mb), ("--cpu-time", cpu_time),
+                                         ("--output-limit", output_kb)) if value is not None]
+    if sandbox is False and confined:
+        # Enforced by the sandbox alone: accepted here, they would bound nothing.
+        die(f"{', '.join(confined)}: limits of sandboxed agents, and --no-sandbox plays every "
+            "agent in this process; drop them, or --no-sandbox")
     if record and max_moves is None:
         # A recorded game must be one a replay can hold, or its file could never be read
         # back (`pacman.replay.from_json` refuses longer ones). No course game comes near.

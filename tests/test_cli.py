@@ -942,3 +942,13 @@ def test_fixed_seed_repeats_draws_a_file_makes_as_it_is_imported(tmp_path):
         lines.append([line for line in (out.stdout + out.stderr).splitlines()
                       if line.startswith("ORDER")])
     assert lines[0] == lines[1] and len(lines[0]) == 1
+
+
+@pytest.mark.parametrize("flag", [["--memory", "100"], ["--cpu-time", "1"],
+                                  ["--output-limit", "8"]])
+def test_sandbox_limits_with_no_sandbox_are_refused(flag: list[str]) -> None:
+    """Only the sandbox enforces them: accepted with --no-sandbox, they bounded nothing and
+    the student believed their agent within them (review 19)."""
+    result = CliRunner().invoke(main, ["-p", "GreedyAgent", "-q", "--no-sandbox", *flag])
+    assert result.exit_code == 2
+    assert f"{flag[0]}: limits of sandboxed agents" in result.output
