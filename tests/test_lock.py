@@ -186,3 +186,43 @@ def _text(path: Path) -> str:
         return path.read_text()
     except FileNotFoundError:
         return ""
+
+
+def test_a_run_waits_for_a_collect_into_its_submissions_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run reads its teams only once no `collect` writes into the folder (which would move
+    a team aside under it, and make all that team's games its load_error): it waits for the
+    collect's lock, saying so, or stops at its deadline; a folder collect never wrote into
+    (no lock file) is left as it is."""
+    import threading
+
+    from tournament.cli import hold_submissions
+    from tournament.lock import release
+
+    plain = tmp_path / "hand-made"
+    plain.mkdir()
+    assert hold_submissions(plain) is False and not (plain / LOCK_FILE).exists()
+
+    collected = tmp_path / "collected"
+    collector = hold(collected)  # a collect in progress (it leaves its lock file behind)
+    try:
+        with pytest.raises(SystemExit) as stopped:
+            hold_submissions(collected, wait=0)
+        assert stopped.value.code == 2
+        assert "submissions: " in capsys.readouterr().err
+        got: list[bool] = []
+        waiter = threading.Thread(target=lambda: got.append(hold_submissions(collected)))
+        waiter.start()
+        end = time.monotonic() + 120
+        while "waiting for the collect into it to end" not in capsys.readouterr().out:
+            assert time.monotonic() < end, "the run did not say it waits"
+            time.sleep(0.02)
+        assert not got  # still waiting: the collect holds the folder
+    finally:
+        assert collector.stdin is not None
+        collector.stdin.close()
+        collector.wait(120)
+    waiter.join(120)
+    assert got == [True] and not lock_is_free(collected)  # held by the run until released
+    release(collected)
+    assert lock_is_free(collected)

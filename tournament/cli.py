@@ -195,9 +195,15 @@ def run(config_path: Path, workers: int | None) -> None:
     config = load(config_path)
     if workers is not None and workers < 1:
         die("--workers: expected at least 1")
+    if config.submissions is not None and hold_submissions(config.submissions):
+        config = load(config_path)  # its teams as the folder holds still
     with playing(config) as held:
         cache, cluster, store, run_id = held.cache, held.cluster, held.store, held.run_id
         snapshots = take_snapshots(config, cache)
+        if config.submissions is not None:
+            from tournament.lock import release
+
+            release(config.submissions)  # the run plays its snapshots: collect may go on
         hashes = Hashes(*snapshots.hashes(config))
         split = store_plan(config, store, hashes)
         todo = split.todo
@@ -403,6 +409,39 @@ def connect_cluster(config: TournamentConfig) -> Any:
     console.print(f"Dask cluster at {config.scheduler}: {count} workers, {threads} threads"
                   + ("" if count else " (games wait until a worker joins)"), markup=False)
     return cluster
+
+
+#: Seconds a run waits for a `collect` into its submissions folder to end.
+COLLECT_WAIT = 1800.0
+
+
+def hold_submissions(folder: Path, wait: float = COLLECT_WAIT) -> bool:
+    """Take the lock `collect` takes on the submissions folder, waiting up to `wait` seconds
+    for a collect in progress to end (saying so), until the run's snapshots are taken: a
+    collect that moves a team aside while a run reads its teams made all that team's games
+    of the night its own `load_error`. False, taking nothing, for a folder `collect` never
+    wrote into (it leaves its lock file behind; a hand-made folder, such as one in a
+    repository, gets none) and for one this user cannot lock (it cannot collect into it
+    either)."""
+    from tournament.lock import LOCK_FILE, LockHeld, acquire
+
+    if not (folder / LOCK_FILE).is_file():
+        return False
+    deadline = time.monotonic() + wait
+    said = False
+    while True:
+        try:
+            acquire(folder, " ".join(["tournament", *sys.argv[1:]]))
+            return True
+        except OSError:
+            return False
+        except LockHeld as exc:
+            if time.monotonic() >= deadline:
+                die(f"submissions: {exc}")
+            if not said:
+                console.print(f"waiting for the collect into it to end: {exc}", markup=False)
+                said = True
+            time.sleep(1.0)
 
 
 def take_snapshots(config: TournamentConfig, cache: Any) -> Any:
