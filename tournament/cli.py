@@ -200,7 +200,8 @@ def run(config_path: Path, workers: int | None) -> None:
     with playing(config) as held:
         cache, cluster, store, run_id = held.cache, held.cluster, held.store, held.run_id
         snapshots = take_snapshots(config, cache)
-        if config.submissions is not None:
+        if config.submissions is not None and \
+                config.submissions.resolve() != config.output.resolve():
             from tournament.lock import release
 
             release(config.submissions)  # the run plays its snapshots: collect may go on
