@@ -686,3 +686,34 @@ def test_games_the_platform_failed_are_said_at_the_end_of_the_run(
     assert result.exit_code == 0, result.output
     assert "games ended as the platform's failure (infra_error) and count for no one" in \
         result.output, result.output
+
+
+class LostCluster:
+    """A cluster that plays one game, the platform's failure, and is then lost."""
+
+    def run(self, tasks: object, on_line: Callable[..., object]) -> None:
+        from tournament.executors import ClusterError
+
+        task = next(iter(tasks))  # type: ignore[call-overload]
+        on_line(task, broken_worker(task))
+        raise ClusterError("the scheduler went away")
+
+
+def test_games_the_platform_failed_are_said_when_a_run_stops_early(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warning above, when the run ends early too (its cluster lost, or Ctrl-C): the
+    review of its fix found those endings silent."""
+    from click.testing import CliRunner
+
+    from tournament import cli
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    config = make_tournament(tmp_path, {"alpha": "example"}, games=2, workers=1,
+                             layouts="[testClassic]")
+    monkeypatch.setattr(cli.Playing, "executor", lambda self, workers: LostCluster())
+    result = CliRunner().invoke(cli.main, ["run", str(config)])
+    assert result.exit_code == 1, result.output
+    assert "stopped: the scheduler went away; 0 of 4 games stored" in result.output
+    assert "1 of 4 games ended as the platform's failure (infra_error)" in result.output, \
+        result.output

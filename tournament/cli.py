@@ -236,14 +236,16 @@ def run(config_path: Path, workers: int | None) -> None:
                 play_with_progress(config, store, executor, tasks, len(todo),
                                    snapshots.localize, run_id)
             except KeyboardInterrupt:
-                kept = len(store_plan(config, store, hashes).done)
-                console.print(f"stopped: {kept} of {total} games stored in "
+                plan = store_plan(config, store, hashes)
+                console.print(f"stopped: {len(plan.done)} of {total} games stored in "
                               f"{store.path}; run the same command again to finish")
+                say_unscored(config_path, len(plan.infra), total)
                 sys.exit(STOPPED_STATUS)
             except ClusterError as exc:
-                kept = len(store_plan(config, store, hashes).done)
-                console.print(f"stopped: {exc}; {kept} of {total} games stored in "
+                plan = store_plan(config, store, hashes)
+                console.print(f"stopped: {exc}; {len(plan.done)} of {total} games stored in "
                               f"{store.path}", markup=False)
+                say_unscored(config_path, len(plan.infra), total)
                 sys.exit(1)
             elapsed = time.perf_counter() - started
             where = (f"on the Dask cluster at {config.scheduler}" if cluster is not None
@@ -251,17 +253,22 @@ def run(config_path: Path, workers: int | None) -> None:
             console.print(f"played {len(todo)} games in {elapsed:.1f}s "
                           f"({elapsed / len(todo) * 1000:.0f} ms per game {where})",
                           markup=False)
-            unscored = len(store_plan(config, store, hashes).infra)
-            if unscored:
-                # Never silent (the eighteenth hostile review: a worker that could not give
-                # the run's guarantees failed its games at once, and the run said nothing).
-                console.print(f"[yellow]warning:[/] {unscored} of {total} games ended as the "
-                              "platform's failure (infra_error) and count for no one: "
-                              f"`tournament replay {config_path} --outcome infra_error --list` "
-                              "says why; run the same command again to play them")
+            say_unscored(config_path, len(store_plan(config, store, hashes).infra), total)
         results = current_results(config, store)
         show_results(config, results)  # a ratings problem is shown; the run itself went well
         warn_outdated(config, config_path, store, during_run=True)
+
+
+def say_unscored(config_path: Path, unscored: int, total: int) -> None:
+    """Warn of stored games the platform failed (`infra_error`), which count for no one, at
+    the end of a run however it ends. Never silent (the eighteenth hostile review: a worker
+    that could not give the run's guarantees failed its games at once, and the run said
+    nothing; a run stopped early, or by its cluster, said nothing either)."""
+    if unscored:
+        console.print(f"[yellow]warning:[/] {unscored} of {total} games ended as the "
+                      "platform's failure (infra_error) and count for no one: "
+                      f"`tournament replay {config_path} --outcome infra_error --list` "
+                      "says why; run the same command again to play them")
 
 
 @dataclass
