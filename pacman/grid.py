@@ -121,14 +121,21 @@ class Grid:
         )
 
     def copy(self) -> Grid:
-        """A mutable copy, as the course's `Grid.copy()` gives."""
-        return Grid.from_mask(self.width, self.height, self.as_mask(), readonly=False)
+        """A mutable copy, as the course's `Grid.copy()` gives: of the columns as they are
+        when they exist (a student's grid may hold numbers or strings, as the course's own
+        code stores; a copy per search node must stay a list copy), else of the mask."""
+        if self._cols is not None:
+            return Grid.from_columns(self._cols, readonly=False)
+        return Grid.from_mask(self.width, self.height, self._mask or 0, readonly=False)
 
     def __reduce__(self) -> tuple[object, ...]:
         """`copy.copy`, `copy.deepcopy` and `pickle` give a writable copy, as the course's
         plain object does (rebuilt slot by slot, a view's guard refused the copy's first
-        store, and every student agent that deep-copied its food grid crashed)."""
-        return (_writable, (self.width, self.height, self.as_mask()))
+        store, and every student agent that deep-copied its food grid crashed). A deep copy
+        copies the cells' values too, as deep copies do."""
+        if self._cols is not None:
+            return (_from_columns, ([list(c) for c in self._cols],))
+        return (_writable, (self.width, self.height, self._mask or 0))
 
     def deepCopy(self) -> Grid:
         return self.copy()
@@ -147,6 +154,11 @@ class Grid:
         if self._mask is not None and key is True:
             return mask_to_positions(self._mask, self.height)
         return [(x, y) for x, col in enumerate(self.data) for y, v in enumerate(col) if v == key]
+
+
+def _from_columns(columns: list[list[object]]) -> Grid:
+    """A writable grid of these columns (a copy or an unpickled grid that had columns)."""
+    return Grid.from_columns(columns, readonly=False)  # type: ignore[arg-type]
 
 
 def _writable(width: int, height: int, mask: int) -> Grid:

@@ -318,7 +318,6 @@ def load_file(path: Path) -> ModuleType:
     key = (str(path), path.stat().st_mtime)
     if key in _loaded:
         return _loaded[key]
-    compat.install(path.parent)
     # Never write compiled files beside the source: a team's folder must stay exactly what
     # the team submitted (its hash covers `__pycache__` too, since Python imports from it).
     sys.dont_write_bytecode = True
@@ -326,6 +325,7 @@ def load_file(path: Path) -> ModuleType:
     if folder not in sys.path:
         # Course files import their sibling modules by bare name.
         sys.path.insert(0, folder)
+    compat.install(path.parent)
     digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
     module_name = f"arena_agent_{path.stem}_{digest}"
     spec = importlib.util.spec_from_file_location(

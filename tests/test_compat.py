@@ -305,6 +305,27 @@ def test_everything_a_state_hands_out_copies_and_pickles_as_in_the_course(how):
         assert copied.count() == grid.count() - 1
 
 
+@pytest.mark.parametrize("how", ["copy()", *COPIES])
+def test_a_grid_of_a_students_values_copies_them(how):
+    """A student's table in a Grid (distances, visited marks: the course's own code stores
+    strings in one) copies with its values, and a written food grid with its writes."""
+    from pacman.grid import Grid
+
+    copy_of = (lambda g: g.copy()) if how == "copy()" else COPIES[how]
+    table = Grid(3, 2, 0)
+    table[1][1] = 7
+    table[2][0] = "a"
+    copied = copy_of(table)
+    assert [list(c) for c in copied.data] == [[0, 0], [0, 7], ["a", 0]]
+    copied[0][0] = 5
+    assert table[0][0] == 0
+    food = scared_start().getFood()
+    x, y = food.asList()[0]
+    food[x][y] = False
+    again = copy_of(food)
+    assert not again[x][y] and again.count() == food.count() and again == food
+
+
 def test_the_food_grid_a_state_hands_out_is_writable_and_changes_no_state():
     s = scared_start()
     food = s.getFood()
@@ -318,6 +339,10 @@ def test_the_food_grid_a_state_hands_out_is_writable_and_changes_no_state():
 
 
 TEAM_UTIL = '''import random
+from helpers import double  # a sibling module of the team's
+
+def twice(x):
+    return double(x)
 
 def manhattanDistance(a, b):  # the course's name: ours stays
     return 999
@@ -339,7 +364,7 @@ from game import Agent, teamHelper
 
 def check():
     return [util.manhattanDistance((0, 0), (1, 2)), closestFood((0, 0), [(1, 1)]),
-            random.__name__, teamHelper(), Agent.__module__.startswith("pacman.")]
+            random.__name__, teamHelper(), Agent.__module__.startswith("pacman."), twice(4)]
 '''
 
 
@@ -351,6 +376,7 @@ def load_and_check(folder) -> list:
     proc = subprocess.run([sys.executable, "-c", code, str(folder / "multiAgents.py")],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+    load_and_check.stderr = proc.stderr  # type: ignore[attr-defined]
     return eval(proc.stdout)
 
 
@@ -360,19 +386,23 @@ def test_what_a_teams_util_and_game_add_is_kept_and_the_course_names_stay_ours(t
     remain the platform's (an old copy could differ from the engine's objects)."""
     (tmp_path / "util.py").write_text(TEAM_UTIL)
     (tmp_path / "game.py").write_text(TEAM_GAME)
+    (tmp_path / "helpers.py").write_text("def double(x):\n    return 2 * x\n")
     (tmp_path / "multiAgents.py").write_text(CHECK)
-    assert load_and_check(tmp_path) == [3, 999, "random", "team's North", True]
+    assert load_and_check(tmp_path) == [3, 999, "random", "team's North", True, 8]
 
 
 def test_a_teams_util_that_cannot_run_leaves_ours(tmp_path):
     """An old Python 2 copy of the course's util.py (or one that raises) is not the team's
     failure: it never ran before copies were read, and ours has every course name."""
     (tmp_path / "util.py").write_text("print 'python 2'\n")
-    (tmp_path / "game.py").write_text("raise RuntimeError('no')\n")
+    (tmp_path / "game.py").write_text("import sys\nsys.exit(0)\n")
     (tmp_path / "multiAgents.py").write_text(
         "import util\nfrom game import Agent\n\n"
         "def check():\n    return [util.manhattanDistance((0, 0), (1, 2)), Agent.__name__]\n")
     assert load_and_check(tmp_path) == [3, "Agent"]
+    said = load_and_check.stderr  # type: ignore[attr-defined]
+    assert "util.py in the agent's folder was left out (SyntaxError" in said
+    assert "game.py in the agent's folder was left out (SystemExit: 0)" in said
 
 
 def test_star_imports_give_what_the_course_modules_export():
@@ -391,3 +421,27 @@ def test_star_imports_give_what_the_course_modules_export():
     exec("from game import *", game_only)
     assert game_only["manhattanDistance"]((0, 0), (1, 2)) == 3
     assert names["sign"](-2) == -1 and names["SCARED_TIME"] == 40
+
+
+def test_a_teams_util_helper_is_there_in_its_sandbox(tmp_path):
+    """The same, through the sandbox a tournament plays it in (its own view of the folder)."""
+    from pacman.game import GameSpec, play
+    from pacman.loader import resolve
+    from tests.test_sandbox_zoo import UNAVAILABLE
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    (tmp_path / "util.py").write_text(
+        TEAM_UTIL.replace("from helpers import double", "double = abs"))
+    (tmp_path / "multiAgents.py").write_text(
+        "import util\nfrom game import Agent\n\n\nclass HelperAgent(Agent):\n"
+        "    def getAction(self, state):\n"
+        "        legal = state.getLegalActions()\n"
+        "        return min(legal, key=lambda a: util.closestFood(\n"
+        "            state.generateSuccessor(0, a).getPacmanPosition(),"
+        " state.getFood().asList()))\n")
+    result = play(GameSpec(load_layout("testClassic"),
+                           resolve(f"{tmp_path / 'multiAgents.py'}:HelperAgent"),
+                           resolve("RandomGhost", kind="ghost"), seed=1, max_moves=20))
+    assert result.sandbox[0], "it played sandboxed"
+    assert result.outcome not in ("crash", "load_error"), result.message

@@ -29,27 +29,40 @@ OVERLAY_LIMIT = 512 * 1024
 
 def install(folder: Path | None = None) -> None:
     """Make `import util` and `import game` resolve to the course-compatible modules, with
-    the additions of `folder`'s own copies of them when it has any (`util` first: a course
-    `game.py` imports it)."""
-    for name, ours in ALIASES.items():
-        sys.modules[name] = ours if folder is None else overlay(ours, folder / f"{name}.py")
+    the additions of `folder`'s own copies of them when it has any. Ours are registered
+    first, so that a copy that imports the other (a course `game.py` starts with `from util
+    import *`) finds it; `folder` must be on the import path already, for its copies'
+    imports of their siblings. One process holds one `util` and one `game`: in a tournament
+    every team's agent has a process of its own; a command playing two course folders in
+    one process (`--no-sandbox`) gives the last one loaded its folder's additions."""
+    sys.modules.update(ALIASES)
+    if folder is not None:
+        for name, ours in ALIASES.items():
+            sys.modules[name] = overlay(ours, folder / f"{name}.py")
 
 
 def overlay(ours: ModuleType, copy: Path) -> ModuleType:
     """`ours`, or, when `copy` is a team's readable Python module, a new module of the same
     name holding ours plus the public names `copy` defines that ours lacks.
 
-    The team's file runs as its own module would (its functions see its own names); if it
-    cannot run (a syntax error, an old Python 2 copy, an exception), the team plays with
-    ours alone, as it did before copies were read: the course names are all there."""
+    The team's file runs as its own module would (its functions see its own names), and it
+    runs whether or not the agent imports it, as under the course, whose own `pacman.py`
+    imports `util`. If it cannot run (a syntax error, an old Python 2 copy, an exception,
+    even `sys.exit`), the team plays with ours alone, as it did before copies were read (the
+    course names are all there), and a line on stderr (the agent's log, when sandboxed) says
+    why."""
     try:
-        if not copy.is_file() or copy.stat().st_size > OVERLAY_LIMIT:
+        if not copy.is_file():
+            return ours
+        if copy.stat().st_size > OVERLAY_LIMIT:
+            _left_out(copy, f"larger than {OVERLAY_LIMIT // 1024} KiB")
             return ours
         source = copy.read_bytes()
         theirs: dict[str, object] = {"__name__": ours.__name__.rsplit(".", 1)[-1],
                                      "__file__": str(copy), "__builtins__": builtins}
         exec(compile(source, str(copy), "exec"), theirs)
-    except Exception:  # the team's module, whatever it raises: ours stands
+    except (Exception, SystemExit) as exc:  # the team's module, whatever it raises
+        _left_out(copy, f"{type(exc).__name__}: {exc}")
         return ours
     name = ours.__name__.rsplit(".", 1)[-1]
     merged = ModuleType(name, ours.__doc__)
@@ -64,3 +77,10 @@ def overlay(ours: ModuleType, copy: Path) -> ModuleType:
     merged.__dict__["__all__"] = [*exported, *(k for k in public if k not in exported)]
     merged.__file__ = str(copy)
     return merged
+
+
+def _left_out(copy: Path, why: str) -> None:
+    """Say on stderr that a folder's copy of a course module is not used, and why."""
+    text = " ".join(why.split())[:300]
+    print(f"pacman-arena: {copy.name} in the agent's folder was left out ({text}); the "
+          "course's module is used without its additions", file=sys.stderr)
