@@ -384,12 +384,8 @@ def main(
         die("-k/--numghosts: expected a number of ghosts >= 0")
     if max_moves is not None and not 1 <= max_moves <= replays.MAX_MOVES:
         die(f"--max-moves: expected 1 to {replays.MAX_MOVES:,} (the most a replay holds)")
-    confined = [flag for flag, value in (("--memory", memory_mb), ("--cpu-time", cpu_time),
-                                         ("--output-limit", output_kb)) if value is not None]
-    if sandbox is False and confined:
-        # Enforced by the sandbox alone: accepted here, they would bound nothing.
-        die(f"{', '.join(confined)}: limits of sandboxed agents, and --no-sandbox plays every "
-            "agent in this process; drop them, or --no-sandbox")
+    confined = tuple(flag for flag, value in (("--memory", memory_mb), ("--cpu-time", cpu_time),
+                                              ("--output-limit", output_kb)) if value is not None)
     if record and max_moves is None:
         # A recorded game must be one a replay can hold, or its file could never be read
         # back (`pacman.replay.from_json` refuses longer ones). No course game comes near.
@@ -422,6 +418,7 @@ def main(
         ruleset=ruleset,
         max_moves=max_moves,
         as_json=as_json,
+        sandbox_flags=confined,
     )
     try:
         with platform_stdout() as out:
@@ -458,6 +455,8 @@ class Batch:
     ruleset: str | None
     max_moves: int | None
     as_json: bool
+    #: The limits given that only a sandbox enforces (`--memory`, ...), by flag.
+    sandbox_flags: tuple[str, ...] = ()
 
 
 def refuse_code_files(ref: AgentRef, flag: str) -> None:
@@ -510,6 +509,11 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
             ghost.build(1)
     except (LayoutError, SubmissionError, ValueError) as exc:
         die(str(exc))
+    if b.sandbox_flags and not (sandboxed(pacman, b.sandbox) or sandboxed(ghost, b.sandbox)):
+        # Enforced by the sandbox alone: accepted here, they would bound nothing.
+        die(f"{', '.join(b.sandbox_flags)}: limits of sandboxed agents, and every agent here "
+            "plays in this process (built-ins, or --no-sandbox); drop them"
+            + (", or drop --no-sandbox" if b.sandbox is False else ""))
     ruleset = b.ruleset or course_ruleset(pacman)
     if pacman.name == "KeyboardAgent" and pacman.builtin and b.display_kind != "window":
         die("KeyboardAgent plays from the window's keys: drop -q/-t, or choose another -p")

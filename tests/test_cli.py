@@ -946,9 +946,13 @@ def test_fixed_seed_repeats_draws_a_file_makes_as_it_is_imported(tmp_path):
 
 @pytest.mark.parametrize("flag", [["--memory", "100"], ["--cpu-time", "1"],
                                   ["--output-limit", "8"]])
-def test_sandbox_limits_with_no_sandbox_are_refused(flag: list[str]) -> None:
+def test_sandbox_limits_where_nothing_plays_sandboxed_are_refused(flag: list[str]) -> None:
     """Only the sandbox enforces them: accepted with --no-sandbox, they bounded nothing and
     the student believed their agent within them (review 19)."""
-    result = CliRunner().invoke(main, ["-p", "GreedyAgent", "-q", "--no-sandbox", *flag])
-    assert result.exit_code == 2
-    assert f"{flag[0]}: limits of sandboxed agents" in result.output
+    for args in (["--no-sandbox"], []):  # a built-in against built-ins plays in-process too
+        result = CliRunner().invoke(main, ["-p", "GreedyAgent", "-q", *args, *flag])
+        assert result.exit_code == 2
+        assert f"{flag[0]}: limits of sandboxed agents" in result.output
+    played = CliRunner().invoke(main, ["-p", f"{TEST_AGENTS}:MinimaxAgent", "-q", "-k", "1",
+                                       "--max-moves", "4", *flag])
+    assert "limits of sandboxed agents" not in played.output  # a file plays sandboxed

@@ -1229,24 +1229,33 @@ def test_a_cluster_whose_scheduler_or_workers_talk_plain_tcp_elsewhere_needs_tru
     assert stopped.value.code == 2 and FakeCluster.closed
 
 
-def test_a_team_whose_course_plays_other_rules_than_the_grid_is_named(tmp_path: Path) -> None:
+def test_a_team_whose_course_plays_other_rules_than_the_grid_is_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A CS221 submission.py is played by the cs221 rules on the student's machine (the
     `pacman` command's reading): a grid that plays it by the classic rules only, where its
-    search is offered Stop, says so for that team (and the reverse), without stopping."""
-    from tournament.cli import other_course_rules
+    search is offered Stop, says so, in one line naming such teams (and the reverse),
+    without stopping."""
+    from tournament.cli import other_course_rules, warn_other_course_rules
 
     subs = tmp_path / "subs"
     make_team(subs, "cs188", None, {"multiAgents.py": AGENT_FILE})
-    make_team(subs, "cs221", None, {"submission.py": AGENT_FILE})
+    for name in ("cs221", "cs221b"):
+        make_team(subs, name, None, {"submission.py": AGENT_FILE})
     said = {}
     for rules in ("[classic]", "[cs221]", "[classic, cs221]"):
         config = load_config(write(tmp_path, "name: t\nentrants: {submissions: subs}\n"
                                    f"grid: {{layouts: [smallClassic], rules: {rules}}}\n"))
         said[rules] = {e.name: other_course_rules(config, e) for e in config.entrants}
-    assert said["[classic, cs221]"] == {"cs188": None, "cs221": None}
-    assert said["[classic]"]["cs188"] is None and said["[cs221]"]["cs221"] is None
-    assert said["[classic]"]["cs221"] == (
-        "submission.py, which its course plays by the cs221 rules, under grid.rules: classic "
-        "only; add cs221 to grid.rules to play it by its course's rules")
-    assert "multiAgents.py, which its course plays by the classic rules" in \
-        said["[cs221]"]["cs188"]
+        capsys.readouterr()
+        warn_other_course_rules(config)
+        said[rules]["printed"] = " ".join(capsys.readouterr().out.split())
+    assert said["[classic, cs221]"] == {"cs188": None, "cs221": None, "cs221b": None,
+                                        "printed": ""}
+    assert said["[classic]"] == {"cs188": None, "cs221": "cs221", "cs221b": "cs221",
+                                 "printed": said["[classic]"]["printed"]}
+    assert said["[classic]"]["printed"] == (
+        "warning: 2 team(s) play a CS221 submission.py, whose course never offers Stop and "
+        "lists moves North, South, East, West, but grid.rules is [classic]; a class of such "
+        "files sets grid.rules: [cs221]: cs221, cs221b")
+    assert said["[cs221]"]["cs188"] == "classic"
+    assert said["[cs221]"]["printed"].startswith("warning: 1 team(s) play a CS188 file")

@@ -200,6 +200,7 @@ def run(config_path: Path, workers: int | None) -> None:
     with playing(config) as held:
         cache, cluster, store, run_id = held.cache, held.cluster, held.store, held.run_id
         snapshots = take_snapshots(config, cache)
+        warn_other_course_rules(config)  # while the folder holds still
         if config.submissions is not None and \
                 config.submissions.resolve() != config.output.resolve():
             from tournament.lock import release
@@ -593,30 +594,45 @@ def warn_unplayable_teams(config: TournamentConfig, problems: bool = True) -> No
             console.print(f"warning: {side}team {entrant.name} cannot play, so its games are "
                           f"recorded as its load_error: {clean(entrant.problem)}", markup=False,
                           style="yellow")
-        elif entrant.problem is None:
-            other = other_course_rules(config, entrant)
-            if other is not None:
-                console.print(f"warning: team {entrant.name} plays {other}", markup=False,
-                              style="yellow")
+
+
+#: Per ruleset, what a student's search meets there that the other does not offer.
+COURSE_RULES_WORDS = {
+    "cs221": "a CS221 submission.py, whose course never offers Stop and lists moves North, "
+             "South, East, West",
+    "classic": "a CS188 file, whose course offers Stop and lists moves in its own order",
+}
+
+
+def warn_other_course_rules(config: TournamentConfig) -> None:
+    """One line per ruleset that some Pacman teams' course plays by and the grid does not
+    (`other_course_rules`), naming the teams: students tested by their course's rules, and
+    their search meets other moves here."""
+    by_rules: dict[str, list[str]] = {}
+    for entrant in config.all_entrants:
+        course = other_course_rules(config, entrant)
+        if course is not None:
+            by_rules.setdefault(course, []).append(entrant.name)
+    for course, names in sorted(by_rules.items()):
+        shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+        console.print(f"warning: {len(names)} team(s) play {COURSE_RULES_WORDS[course]}, but "
+                      f"grid.rules is [{', '.join(config.grid.rules)}]; a class of such files "
+                      f"sets grid.rules: [{course}]: {shown}", markup=False, style="yellow")
 
 
 def other_course_rules(config: TournamentConfig, entrant: Entrant) -> str | None:
-    """What to say of a Pacman team whose course plays other rules than every one of the
-    grid's (`pacman.loader.course_ruleset`: a CS221 `submission.py` is played by the cs221
-    rules on the student's own machine, where Stop is never offered), else None. A warning,
-    not an error: a team's files never make the organizer's config wrong."""
-    if entrant.side != PACMAN or entrant.folder is None:
+    """The ruleset a Pacman team's course plays by when it is none of the grid's
+    (`pacman.loader.course_ruleset`: a CS221 `submission.py` is played by the cs221 rules on
+    the student's own machine), else None. For a warning, not an error: a team's files never
+    make the organizer's config wrong."""
+    if entrant.side != PACMAN or entrant.folder is None or entrant.problem is not None:
         return None
     try:
         ref = resolve(entrant.ref, (), kind="pacman", folder_agent=entrant.folder_agent)
     except SubmissionError:
         return None
     course = course_ruleset(ref)
-    if course in config.grid.rules:
-        return None
-    return (f"{clean(Path(ref.path or '').name)}, which its course plays by the {course} rules, "
-            f"under grid.rules: {', '.join(config.grid.rules)} only; add {course} to grid.rules "
-            "to play it by its course's rules")
+    return None if course in config.grid.rules else course
 
 
 def memory_bounded(config: TournamentConfig, workers: int) -> int:
@@ -1339,6 +1355,7 @@ def validate(config_path: Path, workers: int | None) -> None:
     # It plays games on this machine: never beside a run, whose time limits it would upset.
     lock_output(config)
     warn_unplayable_teams(config, problems=False)
+    warn_other_course_rules(config)
     layers = check_sandbox(config)
     check_baseline_files(config)
     setup = Setup.of(config, layers, Redactor.for_config(config, config_path))
