@@ -3,8 +3,8 @@
 Student agents call `generateSuccessor` millions of times, so a successor is a new object with
 a handful of slots (see `pacman.rules` for the representation), never a deep copy, and nothing
 is recorded globally. The course's richer objects are built on demand: `AgentState` and
-`Configuration` as copies, food grids as read-only views; the walls grid is one read-only view
-shared by every state. Whatever an agent does to them cannot change a state.
+`Configuration` as copies, food grids as fresh writable grids; the walls grid is one read-only
+view shared by every state. Whatever an agent does to them cannot change a state.
 """
 
 from __future__ import annotations
@@ -347,8 +347,8 @@ class GameState:
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickles as its layout and ruleset (the board's tables are rebuilt from them, and
-        cached): the tables themselves hold what pickle cannot store."""
+        """Pickles as its layout and ruleset (the board's tables are rebuilt from them when
+        unpickled): the tables themselves hold what pickle cannot store."""
         board = self._board
         return (_restore, (board.layout, board.ruleset.name, self._agents, self._food,
                            self._nfood, self._caps, self._score, self._status, self._eaten))
