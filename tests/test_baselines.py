@@ -669,6 +669,20 @@ def plain_features(s: GameState) -> dict[str, float]:
                     reach.add(nxt)
                     todo.append(nxt)
         usable = [c for c in capsules if c in reach]
+    finishing = 0
+    if (trapped or threats) and not over and len(food) <= evaluation.FINISH_DOTS:
+        ghosts = [((int(g.getPosition()[0] + 0.5), int(g.getPosition()[1] + 0.5)),  # type: ignore[index]
+                   g.scaredTimer) for g in s.getGhostStates()]
+        finishing, here, clock, left = 1, pacman, 0, list(food)
+        while left and finishing:
+            around = plain_distances(layout, here)
+            nearest = min(left, key=lambda c: around.get(c, far))
+            clock += around.get(nearest, far)
+            if any(max(timer, plain_distances(layout, cell).get(nearest, far)) <= clock
+                   for cell, timer in ghosts):
+                finishing = 0
+            left.remove(nearest)
+            here = nearest
     return {
         "score": s.getScore(), "food_left": len(food),
         "nearest_food": min((mine[c] for c in food if c in mine), default=0),
@@ -680,6 +694,7 @@ def plain_features(s: GameState) -> dict[str, float]:
         "edible_at_win": edible if s.isWin() else 0,
         "ghost_threat": threats, "trapped": int(trapped),
         "won": int(s.isWin()), "lost": int(s.isLose()),
+        "trapped_finishing": int(trapped) * finishing, "threat_finishing": threats * finishing,
     }
 
 
@@ -722,6 +737,38 @@ def test_features_match_their_plain_definitions(name: str, ghosts: int, games: i
             values.add(expected[feature])
     # Each ghost feature took both values: the comparison covered its branches.
     assert all(values >= {0, 1} for values in seen.values()), seen
+
+
+def test_finishing_lifts_the_dangers_only_where_pacman_eats_the_last_dots_first() -> None:
+    """The last dots in a dead end, a ghost behind Pacman: he is trapped, and finishing (he
+    reaches each dot before the ghost can), so contest's weights price no danger; with the
+    ghost ahead of him, or one dot more than `FINISH_DOTS`, the danger stands."""
+    def finishing(rows: list[str]) -> tuple[float, float, float]:
+        s = GameState.initial(parse_layout("\n".join(rows), "pocket"))
+        f = evaluation.features(s)
+        assert f == plain_features(s)
+        return f["trapped"], f["trapped_finishing"], f["threat_finishing"]
+
+    behind = ["%%%%%%%%%%%",
+              "%G   P...%%",
+              "%%%%%%%%%%%"]
+    assert finishing(behind) == (1, 1, 0)
+    close = ["%%%%%%%%%%",
+             "% GP ...%%",
+             "%%%%%%%%%%"]
+    assert finishing(close) == (1, 1, 1)  # one step behind him, and still too late
+    ahead = ["%%%%%%%%%%",
+             "%  P .G.%%",
+             "%%%%%%%%%%"]
+    assert finishing(ahead)[1:] == (0, 0)
+    many = ["%%%%%%%%%%%",
+            "%G P .....%",
+            "%%%%%%%%%%%"]
+    assert finishing(many) == (1, 0, 0)
+    weights = evaluation.CONTEST_WEIGHTS
+    assert weights["trapped_finishing"] == -weights["trapped"]
+    assert weights["threat_finishing"] == -weights["ghost_threat"]
+    assert evaluation.DEFAULT_WEIGHTS["trapped_finishing"] == 0  # `better` is as it was
 
 
 def test_a_full_trapped_memo_starts_afresh(monkeypatch: pytest.MonkeyPatch) -> None:

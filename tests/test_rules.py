@@ -569,8 +569,7 @@ def test_states_are_immutable() -> None:
     with pytest.raises(AttributeError):
         s.score = 100  # type: ignore[attr-defined]
     food = s.getFood()
-    with pytest.raises(TypeError):
-        food[4][2] = False
+    food[4][2] = False  # a grid of its own, as the course hands out
     with pytest.raises(TypeError):
         s.getWalls()[1][1] = True
     # What an agent does to the copies it is handed changes no state.

@@ -50,7 +50,15 @@ Features (distances are maze distances, `pacman.distances`):
   one cell or two adjacent ones cut off from the rest of the maze (computed once per layout).
   It steers Pacman away from corridors where two ghosts close in from both ends, and from
   rooms a ghost can follow him into, which depth-2 search alone sees too late;
-- `won`, `lost`: 1 in a won (lost) state.
+- `won`, `lost`: 1 in a won (lost) state;
+- `trapped_finishing`, `threat_finishing`: `trapped` and `ghost_threat` again, but only when
+  Pacman is finishing: at most `FINISH_DOTS` (4) dots are left and, eating them nearest
+  first, he reaches each strictly before any ghost could be there and dangerous (a ghost's
+  maze distance to it, or its scared time if longer). Then no ghost can cut his way (one that
+  could would reach a later dot no later than he, by the triangle inequality), and eating the
+  last dot ends the game: a positive weight lifts the dangers' price where they cannot bite.
+  Without it, Pacman circled a pocket holding the last dots, a ghost behind him, until other
+  ghosts closed in (a third of the contest agent's lost games on contestClassic).
 """
 
 from __future__ import annotations
@@ -68,6 +76,7 @@ from pacman.actions import Directions, nearest_point
 from pacman.describe import describe, safe_text
 from pacman.distances import maze_distances
 from pacman.errors import OptionProblem
+from pacman.grid import mask_to_positions
 from pacman.layout import Cell, Layout
 from pacman.loader import SubmissionError, load_file
 from pacman.state import GameState
@@ -140,6 +149,8 @@ FEATURES: tuple[str, ...] = (
     "trapped",
     "won",
     "lost",
+    "trapped_finishing",
+    "threat_finishing",
 )
 
 #: `better`'s weights, learned from games with `tournament tune` (CMA-ES, the search's final
@@ -205,6 +216,8 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "trapped": -100.0,
     "won": 0.0,
     "lost": -923.128,
+    "trapped_finishing": 0.0,
+    "threat_finishing": 0.0,
 }
 
 
@@ -233,6 +246,11 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 #: scare (`phi`), and games without ghosts end in a win on every classic layout (tested on
 #: five). With ghosts, a Pacman keeping capsules waits for ghosts to come near: the price of
 #: keeping them (README, Baselines).
+#: Then `trapped_finishing` and `threat_finishing`, which cancel `trapped` and `ghost_threat`
+#: while Pacman is finishing: of 39 games lost in 100 at 4 rounds (contestClassic, three
+#: DirectionalGhosts), 17 died with 5 dots or fewer left, mostly circling away from a pocket
+#: that held the last dots. With them, on the same 100 seeds: 67 won against 61, none of the
+#: 61 lost, mean score +69 [+18, +120] paired by seed.
 CONTEST_WEIGHTS: dict[str, float] = {
     "score": 1.0,
     "food_left": -16.0,
@@ -248,6 +266,8 @@ CONTEST_WEIGHTS: dict[str, float] = {
     "trapped": -59.0,
     "won": 1000.0,
     "lost": -2050.0,
+    "trapped_finishing": 59.0,
+    "threat_finishing": 77.0,
 }
 
 
@@ -344,6 +364,35 @@ def _trapped(tables: _LayoutTables, pacman: Cell, danger: list[Cell]) -> int:
     return answer
 
 
+#: At most this many dots left, Pacman may be finishing (`_finishing`): the dots are few
+#: enough for their greedy tour to be his way (at 6, on the same games, as at 4).
+FINISH_DOTS = 4
+
+
+def _finishing(tables: _LayoutTables, pacman: Cell, food_mask: int,
+               ghosts: list[tuple[Cell, int]]) -> int:
+    """1 if Pacman, eating the dots of `food_mask` nearest first, reaches each strictly
+    before any of `ghosts` (cell, scared timer) could be on it and dangerous: at its maze
+    distance from it, or once its scared time is over if that is later (a scared ghost moves
+    at half speed, so this is early). Sound for every cell of his way, not only the dots: a
+    ghost that could meet him on the way to a dot could be on that dot no later than he."""
+    table = tables.distances
+    height = tables.layout.height
+    left = mask_to_positions(food_mask, height)
+    ghost_tables = [(table.from_cell(cell), timer) for cell, timer in ghosts]
+    here, clock = pacman, 0
+    while left:
+        from_here = table.from_cell(here)
+        nearest = min(left, key=lambda cell: from_here.get(cell, 1 << 20))
+        clock += from_here.get(nearest, 1 << 20)
+        for distances, timer in ghost_tables:
+            if max(timer, distances.get(nearest, 1 << 20)) <= clock:
+                return 0
+        left.remove(nearest)
+        here = nearest
+    return 1
+
+
 def phi(state: GameState) -> tuple[float, ...]:
     """The feature vector, in `FEATURES` order. It runs at every leaf of every search, hence
     the compact state views, the shared distance table and the memoised `trapped` test."""
@@ -389,6 +438,10 @@ def phi(state: GameState) -> tuple[float, ...]:
     lost = state.isLose()
     in_play = 0 if won or lost or not capsules else _usable(
         tables, pacman, capsule_cells, state.food_mask)
+    finishing = 0
+    if (trapped or threats) and not (won or lost) and state.getNumFood() <= FINISH_DOTS:
+        finishing = _finishing(tables, pacman, state.food_mask, [
+            ((int(pos[0] + 0.5), int(pos[1] + 0.5)), timer) for pos, _, timer in agents[1:]])
     return (
         state.getScore(),
         state.getNumFood(),
@@ -404,6 +457,8 @@ def phi(state: GameState) -> tuple[float, ...]:
         trapped,
         1 if won else 0,
         1 if lost else 0,
+        trapped * finishing,
+        threats * finishing,
     )
 
 
