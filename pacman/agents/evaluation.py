@@ -57,8 +57,9 @@ Features (distances are maze distances, `pacman.distances`):
   maze distance to it, or its scared time if longer). Then no ghost can cut his way (one that
   could would reach a later dot no later than he, by the triangle inequality), and eating the
   last dot ends the game: a positive weight lifts the dangers' price where they cannot bite.
-  Without it, Pacman circled a pocket holding the last dots, a ghost behind him, until other
-  ghosts closed in (a third of the contest agent's lost games on contestClassic).
+  Without it, Pacman circled away from a pocket holding the last dots, a ghost behind him,
+  until other ghosts closed in (17 of the contest agent's 39 lost games in 100 on
+  contestClassic at 4 rounds died with 5 dots or fewer left).
 """
 
 from __future__ import annotations
