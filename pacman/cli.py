@@ -512,7 +512,7 @@ def play_batch(b: Batch, out: TextIO) -> tuple[dict[str, Any] | None, bool]:
     if b.sandbox_flags and not (sandboxed(pacman, b.sandbox) or sandboxed(ghost, b.sandbox)):
         # Enforced by the sandbox alone: accepted here, they would bound nothing.
         die(f"{', '.join(b.sandbox_flags)}: limits of sandboxed agents, and every agent here "
-            "plays in this process (built-ins, or --no-sandbox); drop them"
+            "plays in this process (nothing from a file, or --no-sandbox); drop them"
             + (", or drop --no-sandbox" if b.sandbox is False else ""))
     ruleset = b.ruleset or course_ruleset(pacman)
     if pacman.name == "KeyboardAgent" and pacman.builtin and b.display_kind != "window":

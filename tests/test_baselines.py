@@ -670,9 +670,11 @@ def plain_features(s: GameState) -> dict[str, float]:
                     todo.append(nxt)
         usable = [c for c in capsules if c in reach]
     finishing = 0
-    if (trapped or threats) and not over and len(food) <= evaluation.FINISH_DOTS:
+    if (trapped or threats) and not over and 0 < len(food) <= evaluation.FINISH_DOTS:
         ghosts = [((int(g.getPosition()[0] + 0.5), int(g.getPosition()[1] + 0.5)),  # type: ignore[index]
                    g.scaredTimer) for g in s.getGhostStates()]
+        ghosts += [((int(g.start.pos[0]), int(g.start.pos[1])), 0)  # back there if eaten
+                   for g in s.getGhostStates() if g.scaredTimer > 0]
         finishing, here, clock, left = 1, pacman, 0, list(food)
         while left and finishing:
             around = plain_distances(layout, here)
@@ -765,6 +767,16 @@ def test_finishing_lifts_the_dangers_only_where_pacman_eats_the_last_dots_first(
             "%G P .....%",
             "%%%%%%%%%%%"]
     assert finishing(many) == (1, 0, 0)
+    # A scared ghost on his way is eaten as he passes, and is back at once at its start,
+    # beside the last dot, unscared (the review of this feature's first version).
+    from pacman.state import _restore
+
+    respawn = parse_layout("%%%%%%%%%%%%%\n%G  P     .G%\n%%%%%%%%%%%%%", "respawn")
+    start = GameState.initial(respawn)
+    agents = (*start.agents[:2], ((7, 1), "West", 30))  # ghost 2, scared, on his way
+    s = _restore(respawn, "classic", agents, start.food_mask, 1, (), 0, 0, 0)
+    f = evaluation.features(s)
+    assert f == plain_features(s) and f["trapped"] == 1 and f["trapped_finishing"] == 0
     weights = evaluation.CONTEST_WEIGHTS
     assert weights["trapped_finishing"] == -weights["trapped"]
     assert weights["threat_finishing"] == -weights["ghost_threat"]

@@ -52,11 +52,15 @@ Features (distances are maze distances, `pacman.distances`):
   rooms a ghost can follow him into, which depth-2 search alone sees too late;
 - `won`, `lost`: 1 in a won (lost) state;
 - `trapped_finishing`, `threat_finishing`: `trapped` and `ghost_threat` again, but only when
-  Pacman is finishing: at most `FINISH_DOTS` (4) dots are left and, eating them nearest
-  first, he reaches each strictly before any ghost could be there and dangerous (a ghost's
-  maze distance to it, or its scared time if longer). Then no ghost can cut his way (one that
+  Pacman is finishing: 1 to `FINISH_DOTS` (4) dots are left and, eating them nearest first,
+  he reaches each strictly before any ghost could be there and dangerous (a ghost's maze
+  distance to it, or its scared time if longer; a scared ghost counts at its start too, where
+  it is back unscared the moment he touches it). Then no ghost can cut his way (one that
   could would reach a later dot no later than he, by the triangle inequality), and eating the
   last dot ends the game: a positive weight lifts the dangers' price where they cannot bite.
+  Counted as at Pacman's turn, where the searches evaluate positions (at a ghost's turn that
+  ghost has one move more). Their weights are not tied to the dangers': `contest` sets them to
+  cancel, and whoever changes `trapped` or `ghost_threat` there says what these become.
   Without it, Pacman circled away from a pocket holding the last dots, a ghost behind him,
   until other ghosts closed in (17 of the contest agent's 39 lost games in 100 on
   contestClassic at 4 rounds died with 5 dots or fewer left).
@@ -440,9 +444,15 @@ def phi(state: GameState) -> tuple[float, ...]:
     in_play = 0 if won or lost or not capsules else _usable(
         tables, pacman, capsule_cells, state.food_mask)
     finishing = 0
-    if (trapped or threats) and not (won or lost) and state.getNumFood() <= FINISH_DOTS:
-        finishing = _finishing(tables, pacman, state.food_mask, [
-            ((int(pos[0] + 0.5), int(pos[1] + 0.5)), timer) for pos, _, timer in agents[1:]])
+    if (trapped or threats) and not (won or lost) and 0 < state.getNumFood() <= FINISH_DOTS:
+        # Each ghost where it is; and a scared one also at its start, dangerous at once: if
+        # Pacman touches it on his way, it is back there unscared (RULES.md).
+        starts = state.board.starts
+        ghosts = [((int(pos[0] + 0.5), int(pos[1] + 0.5)), timer)
+                  for pos, _, timer in agents[1:]]
+        ghosts += [((int(starts[i][0][0]), int(starts[i][0][1])), 0)
+                   for i in range(1, len(agents)) if agents[i][2] > 0]
+        finishing = _finishing(tables, pacman, state.food_mask, ghosts)
     return (
         state.getScore(),
         state.getNumFood(),

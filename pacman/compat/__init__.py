@@ -19,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 
 from pacman.compat import game, util
+from pacman.describe import describe
 
 ALIASES: dict[str, ModuleType] = {"util": util, "game": game}
 
@@ -61,8 +62,8 @@ def overlay(ours: ModuleType, copy: Path) -> ModuleType:
         theirs: dict[str, object] = {"__name__": ours.__name__.rsplit(".", 1)[-1],
                                      "__file__": str(copy), "__builtins__": builtins}
         exec(compile(source, str(copy), "exec"), theirs)
-    except (Exception, SystemExit) as exc:  # the team's module, whatever it raises
-        _left_out(copy, f"{type(exc).__name__}: {exc}")
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # the team's, whatever it is
+        _left_out(copy, describe(exc))
         return ours
     name = ours.__name__.rsplit(".", 1)[-1]
     merged = ModuleType(name, ours.__doc__)
