@@ -360,7 +360,7 @@ def _options(ref: AgentRef, index: int) -> str | None:
     """The agent's options, when a `TypeError` building it was its options' (None: its
     constructor's own code raised it, `pacman.loader.options_refused`)."""
     cls = ref.load_class()
-    refused = options_refused(cls, () if index == 0 else (index,), dict(ref.args))
+    refused = options_refused(cls, index, dict(ref.args))
     return describe_signature(cls) if refused else None
 
 

@@ -945,16 +945,16 @@ def describe_signature(cls: type) -> str:
     return ", ".join(p for p in params if p not in ("self", "index")) or "none"
 
 
-def options_refused(cls: type, args: tuple[object, ...], options: dict[str, object]) -> bool:
-    """Whether `cls(*args, **options)` fails at its call, not in its body: a `TypeError` while
-    building an agent is an options problem only then; raised by the constructor's own code,
-    it is the agent's crash, and naming its options would send the student the wrong way.
-    True when the signature cannot be read (the call is all there is to blame)."""
+def options_refused(cls: type, index: int, options: Mapping[str, object]) -> bool:
+    """Whether building agent `index` of `cls` with `options` fails at the call, not in its
+    body (Pacman is built from its options alone, a ghost as `cls(index, **options)`, as
+    `AgentRef.build` does): a `TypeError` while building an agent is an options problem only
+    then; raised by the constructor's own code, it is the agent's crash, and naming its
+    options would send the student the wrong way. True when the signature cannot be read
+    (the call is all there is to blame)."""
     try:
-        inspect.signature(cls).bind(*args, **options)
-    except TypeError:
-        return True
-    except ValueError:
+        inspect.signature(cls).bind(*(() if index == 0 else (index,)), **options)
+    except (TypeError, ValueError):
         return True
     return False
 

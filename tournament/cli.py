@@ -119,6 +119,12 @@ def die(message: str, status: int = 2) -> NoReturn:
     sys.exit(status)
 
 
+def this_command() -> str:
+    """The command this process runs, as a lock's holder line and a collection's record say
+    it."""
+    return " ".join(["tournament", *sys.argv[1:]])
+
+
 def load(path: Path) -> TournamentConfig:
     try:
         return load_config(path)
@@ -440,7 +446,7 @@ def hold_submissions(folder: Path, wait: float = COLLECT_WAIT) -> bool:
     said = False
     while True:
         try:
-            acquire(folder, " ".join(["tournament", *sys.argv[1:]]))
+            acquire(folder, this_command())
             return True
         except OSError:
             return False
@@ -561,7 +567,7 @@ def lock_output(config: TournamentConfig) -> None:
     from tournament.lock import LockHeld, acquire
 
     try:
-        acquire(config.output, " ".join(["tournament", *sys.argv[1:]]))
+        acquire(config.output, this_command())
     except LockHeld as exc:
         die(str(exc))
     except OSError as exc:
@@ -1470,7 +1476,7 @@ def collect(sources: tuple[Path, ...], into: Path, mapping: Path | None, deadlin
     try:
         result = run_collect(list(sources), into, mapping=mapping, deadline=when,
                              late_policy=late_policy,
-                             command=" ".join(["tournament", *sys.argv[1:]]),
+                             command=this_command(),
                              repositories=RepositoryPolicy(
                                  local_repositories, repository_prefixes,
                                  repository_limit * MIB))

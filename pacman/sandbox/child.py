@@ -244,7 +244,7 @@ def _agent_process(
 
     from pacman import compat
     from pacman.layout import parse_layout
-    from pacman.loader import describe_signature, load_file, options_refused  # noqa: F401
+    from pacman.loader import describe_signature, load_file  # noqa: F401
     from pacman.problems import detail_of  # noqa: F401
     from pacman.sandbox import mounts
     from pacman.state import GameState
@@ -410,7 +410,7 @@ def _serve(
                     answer = ["ok", seq, hasattr(first, "registerInitialState"),
                               hasattr(first, "final")]
                 except TypeError as exc:
-                    refused = options_refused(cls, () if index == 0 else (index,), args)
+                    refused = options_refused(cls, index, args)
                     answer = error("load_error", exc, f"(its options: {describe_signature(cls)}) "
                                    if refused else "")
                 except BaseException as exc:
