@@ -983,7 +983,12 @@ def test_the_course_scheme_on_a_real_tiny_tournament(tmp_path: Path) -> None:
         ("", "", "stuck")]
     assert rows[2]["reason"] == "no games played yet with its current files: 0"
     assert float(rows[0]["mark"]) == pytest.approx(expected)
-    assert rows[0]["reason"].startswith(f"wins {wins}/10: ")
+    # Its games are timed by the wall clock: on a loaded machine one may time out, and the
+    # reason then starts with that failure (the mark above follows it either way).
+    failed = int(own_failures.sum())
+    assert rows[0]["reason"].startswith(
+        f"failure in {failed} of 10 games" if failed else f"wins {wins}/10: ")
+    assert f"wins {wins}/10: " in rows[0]["reason"]
     assert rows[0]["reason"].endswith("late by 1 h 00 min (1 started day): -10%"
                                       + (f" (-{_fig(expected / 9)})" if expected else ""))
     assert float(rows[0]["out_of"]) == 6
