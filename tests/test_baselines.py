@@ -528,7 +528,13 @@ def test_better_is_the_dot_product_of_features_and_weights(tmp_path: Path) -> No
      ("score: high\n", "score: expected a number"),
      ("- 1\n", "expected a mapping"),
      ("score: [\n", "invalid YAML"),
-     ("score: &w 1\nlost: *w\n", "line 1, column 8: an anchor (&name) is not allowed")],
+     ("score: &w 1\nlost: *w\n", "line 1, column 8: an anchor (&name) is not allowed"),
+     # Keys YAML reads as other than text: the compiled build raised a TypeError here.
+     ("1: 2\n", "unknown feature 1;"),
+     ("true: 1\n", "unknown feature True;"),
+     ("~: 1\n", "unknown feature None;"),
+     # Finite, but w . phi would not be.
+     ("food_left: 1e308\n", "food_left: 1e+308 is beyond 1e+12 in size")],
 )
 def test_weight_file_errors(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "w.yaml"
@@ -536,6 +542,16 @@ def test_weight_file_errors(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(ValueError) as info:
         evaluation.load_weights(path)
     assert message in str(info.value) and str(path) in str(info.value)
+
+
+def test_weights_of_a_feature_function_are_names_and_bounded_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text("1.5: 2\n")
+    with pytest.raises(ValueError, match=r"1\.5 is not a feature name"):
+        evaluation.load_weights(path, base=None)
+    with pytest.raises(ValueError, match=r"weights: mine: -1e\+13 is beyond 1e\+12"):
+        evaluation.parse_weights_text("mine:-1e13", base=None)
+    assert evaluation.parse_weights_text("mine:-1e12", base=None) == {"mine": -1e12}
 
 
 # --- from the command line --------------------------------------------------------------------

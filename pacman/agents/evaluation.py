@@ -76,6 +76,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from operator import mul
 from pathlib import Path
+from typing import Any
 
 from pacman.actions import Directions, nearest_point
 from pacman.describe import describe, safe_text
@@ -479,14 +480,30 @@ def features(state: GameState) -> dict[str, float]:
     return dict(zip(FEATURES, phi(state)))
 
 
+#: The largest weight in size that a weights option, a weights file or a tune file may give.
+#: The game's scores are in the thousands, so a weight far beyond this leaves them no say; and
+#: `w . phi` with weights near the largest float is infinite or NaN, which no search can rank.
+MAX_WEIGHT = 1e12
+
+
+def too_large(value: float,
+              also: str = "w . phi with it may not be a finite number") -> str:
+    """Why a weight beyond `MAX_WEIGHT` is refused, and `also` what else it would break."""
+    return (f"{value:g} is beyond {MAX_WEIGHT:g} in size: a weight so large leaves the score "
+            f"no say, and {also}")
+
+
 def check_weights(
-    weights: Mapping[str, object],
+    weights: Mapping[Any, object],
     source: str = "weights",
     base: Mapping[str, float] | None = DEFAULT_WEIGHTS,
 ) -> dict[str, float]:
     """`base` (the defaults) overridden by `weights`; an unknown feature or a value that is
-    not a finite number is an error. With no `base` (a feature function's weights, whose
-    names only the function knows) any feature-like name is taken."""
+    not a finite number within `MAX_WEIGHT` is an error. With no `base` (a feature function's
+    weights, whose names only the function knows) any feature-like name is taken. The keys
+    are typed `Any`: a YAML file's keys may be numbers, booleans or null, and the compiled
+    build checks declared types as it unpacks, which would raise a TypeError here rather than
+    this function's error naming the file."""
     merged = dict(base or {})
     for name, value in weights.items():
         if base is not None and name not in base:
@@ -502,6 +519,8 @@ def check_weights(
             raise ValueError(f"{source}: {name}: expected a number, got {value!r}")
         if not math.isfinite(value):
             raise ValueError(f"{source}: {name}: expected a finite number, got {value!r}")
+        if abs(value) > MAX_WEIGHT:
+            raise ValueError(f"{source}: {name}: {too_large(value)}")
         merged[str(name)] = float(value)
     return merged
 
