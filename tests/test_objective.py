@@ -12,6 +12,8 @@ from tournament.objective import (
     IMPROVED,
     MEAN_SCORE,
     MEAN_SCORE_WINS,
+    MIN_PAIRS,
+    MIN_WINS,
     NO_IMPROVEMENT,
     WIN_RATE,
     WORSE,
@@ -131,12 +133,12 @@ def test_the_interval_is_seeded_and_pairs_must_match() -> None:
     with pytest.raises(ValueError, match="pairs games by seed"):
         compare(Objective(MEAN_SCORE), start, tuned[:-1])
     one = compare(Objective(MEAN_SCORE), start[:1], tuned[:1])[0]
-    assert math.isnan(one.low) and one.verdict == NO_IMPROVEMENT
+    assert math.isnan(one.low) and one.verdict.startswith(NO_IMPROVEMENT)
 
 
 def test_mean_score_over_wins_compares_means_of_different_subsets() -> None:
-    start = [(1500.0, True), (1500.0, True), (100.0, False), (1500.0, True)]
-    tuned = [(1700.0, True), (200.0, False), (1700.0, True), (1700.0, True)]
+    start = [(1500.0, True), (1500.0, True), (100.0, False), (1500.0, True)] * 5
+    tuned = [(1700.0, True), (200.0, False), (1700.0, True), (1700.0, True)] * 5
     rows = compare(Objective(MEAN_SCORE_WINS), start, tuned, resamples=2000)
     first = rows[0]
     assert first.statistic == MEAN_SCORE_WINS
@@ -158,3 +160,33 @@ def test_tuned_weights_that_fail_more_games_than_the_start_are_no_improvement() 
     assert first.low == pytest.approx(40.0)  # the figures are still shown as measured
     worse = [(score - 300.0, won) for score, won in start]
     assert compare(Objective(MEAN_SCORE), start, worse, failures=(0, 5))[0].verdict == WORSE
+
+
+def test_too_few_pairs_give_no_interval_and_no_verdict() -> None:
+    # Five games, each 40 points better: the percentile interval would be [40, 40], and
+    # between weights that play alike it said "improvement" in 7.5% of such comparisons.
+    start = games(7, MIN_PAIRS - 1, 0.0, 0.8)
+    tuned = [(score + 40.0, won) for score, won in start]
+    for row in compare(Objective(MEAN_SCORE), start, tuned):
+        assert math.isnan(row.low) and math.isnan(row.high)
+        assert row.verdict == (f"{NO_IMPROVEMENT} ({MIN_PAIRS - 1} pairs of games; an interval "
+                               f"needs {MIN_PAIRS})")
+    assert compare(Objective(MEAN_SCORE), start + start[:1],
+                   tuned + tuned[:1])[0].verdict == IMPROVED
+
+
+def test_a_mean_over_few_wins_gives_no_interval() -> None:
+    # Review 20's case: the tuned weights won 1 game of 30 (1,800), the start 10 (about 1,600).
+    # The mean over one win has no spread, and the interval said "+211 [+91, +287]".
+    rng = random.Random(8)
+    start = [(1600.0 + rng.gauss(0, 80), True) if i < 10 else (300.0, False) for i in range(30)]
+    tuned = [(1800.0, True) if i == 0 else (300.0, False) for i in range(30)]
+    over_wins = compare(Objective(MEAN_SCORE_WINS), start, tuned)[0]
+    assert over_wins.difference > 0 and math.isnan(over_wins.low)
+    assert over_wins.verdict == (f"{NO_IMPROVEMENT} (10 and 1 wins; a mean over wins needs "
+                                 f"{MIN_WINS} on each side)")
+    # The other statistics are not held back by the wins: the win rate fell.
+    assert compare(Objective(WIN_RATE), start, tuned)[0].verdict == WORSE
+    # With enough wins on both sides, the interval is given.
+    tuned = [(score + 50.0, won) for score, won in start]
+    assert compare(Objective(MEAN_SCORE_WINS), start, tuned)[0].verdict == IMPROVED
