@@ -283,6 +283,14 @@ def test_an_objective_no_game_can_reach_is_refused(tmp_path: Path) -> None:
         "objective: win_rate cannot be computed under this protocol: bare has no dots, so no "
         "game is ever won; use objective: mean_score"]
     tune({"objective": "mean_score", "protocol": bare}, tmp_path)
+    # A dot no path reaches is never eaten (review 20: the run played, every win rate 0).
+    (tmp_path / "walled.lay").write_text("%%%%%%%%%\n%P  . %.%\n%  G  %%%\n%%%%%%%%%\n")
+    walled = {**short, "layout": "walled.lay", "max_moves": 400}
+    assert problems({"objective": "win_rate", "protocol": walled}, tmp_path) == [
+        "objective: win_rate cannot be computed under this protocol: walls close off 1 of the "
+        "dots of walled from Pacman (the first in line 2, column 8), so no game is ever won; "
+        "use objective: mean_score"]
+    tune({"objective": "mean_score", "protocol": walled}, tmp_path)
     # The mean score is computed whatever the protocol; 15 moves can win.
     tune({"objective": "mean_score", "protocol": short}, tmp_path)
     tune({"objective": {"kind": MEAN_SCORE_WINS, "min_win_rate": 0.9},

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from pacman.agents.evaluation import DEFAULT_WEIGHTS, load_weights
+from pacman.agents.evaluation import DEFAULT_WEIGHTS, load_weights, parse_weights_text
 from pacman.layout import load_layout
 from pacman.state import GameState
 from tests.commands import PACMAN, TOURNAMENT
@@ -118,7 +119,9 @@ def test_a_tiny_tuning_run_writes_its_results_and_a_second_plays_nothing(
                                                     "mean_score_wins"]
     assert all((c["games"], c["start_failures"], c["tuned_failures"]) == ("2", "0", "0")
                for c in comparison)
-    assert comparison[0]["verdict"] in ("improvement", "no improvement", "worse")
+    # Two fresh games: played and shown, but too few pairs for an interval or a verdict.
+    assert all(c["verdict"] == "no improvement (2 pairs of games; an interval needs 20)"
+               and c["low"] == c["high"] == "" for c in comparison), comparison
     assert f"mean score: {comparison[0]['verdict']}" in first
     assert (out / "objective.svg").read_text().startswith("<svg")
     # The weights play as they are written.
@@ -205,13 +208,20 @@ def test_ctrl_c_keeps_what_is_stored_and_the_same_command_resumes_without_replay
     tournament("tune", "tune.yaml", cwd=reference)
     folder = resumable(tmp_path / "interrupted", secret)
     database = folder / "out" / "results.sqlite"
+    # An earlier run's results in the folder (review 20: a changed config's run, stopped
+    # midway, left them beside its own candidates.csv, as if they were its result).
+    (folder / "out").mkdir()
+    for name in ("comparison.csv", "weights.yaml"):
+        (folder / "out" / name).write_text((reference / "out" / name).read_text())
     proc, out = stopped_midway(["tune", "tune.yaml"], folder,
                                lambda: stored(database) >= 5, "fifth stored game")
     assert proc.returncode == 130, out
     assert "run the same command again to go on from there" in out
     (ended, kept), = runs(database)
     assert ended == "stopped" and 5 <= kept == stored(database) < 39
+    assert "removed the last run's weights.yaml and comparison.csv" in out
     assert not (folder / "out" / "weights.yaml").exists()
+    assert not (folder / "out" / "comparison.csv").exists()
     tournament("tune", "tune.yaml", cwd=folder)
     total = (1 + 3 * 3 + 1) * 3 + 2 * 3  # start, candidates, final mean; comparison
     assert runs(database) == [("stopped", kept), ("finished", total - kept)]
@@ -326,6 +336,17 @@ def test_a_teams_own_agent_is_tuned_in_its_sandbox(tmp_path: Path) -> None:
                                                         "ghost": float(best["ghost"])}
     assert f"candidate {best['entrant']}. For agent team." in \
         (out / "weights.yaml").read_text()
+    # The team's agent reads its option itself, in a sandbox that shows it no file of ours: the
+    # header says the option to play them with, and it plays.
+    use = re.search(r"^# Play them with: -a '(weights=.*)'$", (out / "weights.yaml").read_text(),
+                    re.M)
+    assert use, (out / "weights.yaml").read_text()
+    assert parse_weights_text(use[1].partition("=")[2], None) == load_weights(
+        out / "weights.yaml", None)
+    played = subprocess.run([*PACMAN, "-l", "testClassic", "-p", "team", "-a", use[1], "-k",
+                             "1", "-q", "-n", "1", "--seed", "1"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300)
+    assert played.returncode == 0 and "Average Score:" in played.stdout, played.stderr
     # A change to the team's file makes its games stale: played again, not taken as stored.
     (team / "myAgents.py").write_text(TEAM_AGENT + "\n# changed\n")
     tournament("tune", "tune.yaml", cwd=tmp_path)

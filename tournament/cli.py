@@ -788,6 +788,7 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
         Games,
         TuneFailed,
         best_of,
+        drop_results,
         search,
         store_player,
         total_games,
@@ -860,6 +861,10 @@ def tune_command(tune_path: Path, workers: int | None) -> None:
                 f"{config.comparison_games} fresh games each for the start and the result: "
                 f"{total_games(config)} games at most; objective: "
                 f"{config.objective.describe()}")
+            dropped = drop_results(config)
+            if dropped:
+                say(f"removed the last run's {' and '.join(p.name for p in dropped)}: this run "
+                    "writes its own when it ends")
             started = time.perf_counter()
             with ProgressLines(total_games(config), say) as lines:
                 games = Games(config, store_player(store, executor, keeper, snapshots, secret,

@@ -35,11 +35,13 @@ from pydantic import Field, PlainValidator, ValidationError, ValidationInfo
 from pacman.agents.evaluation import (
     CONTEST_WEIGHTS,
     DEFAULT_WEIGHTS,
+    MAX_WEIGHT,
+    too_large,
     weights_text,
 )
 from pacman.describe import clean
 from pacman.errors import OptionError
-from pacman.layout import load_layout
+from pacman.layout import Layout, load_layout
 from pacman.limits import Limits
 from pacman.loader import (
     BUILTIN_PREFIX,
@@ -88,7 +90,6 @@ from tournament.featurecheck import checked_features
 from tournament.objective import (
     MEAN_SCORE,
     MEAN_SCORE_WINS,
-    MIN_PAIRS,
     OBJECTIVES,
     WIN_RATE,
     Objective,
@@ -229,16 +230,12 @@ def tunable_agents() -> list[str]:
 #: generation's schedule is made.
 MAX_COUNT = 1_000_000
 MAX_POPULATION = 1_000
-#: The largest weight, bound or scale a tune file may give. The game's scores are in the
-#: thousands, so a weight far beyond this leaves them no say; and the search's candidates lie
-#: many scales from the start, where a weight near the largest float becomes infinite.
-MAX_WEIGHT = 1e12
 
 
 def _too_large(value: float) -> str:
-    """Why a weight, bound or scale beyond `MAX_WEIGHT` is refused."""
-    return (f"{value:g} is beyond {MAX_WEIGHT:g} in size: a weight so large leaves the score "
-            "no say, and candidates many scales away would not be finite numbers")
+    """Why a weight, bound or scale beyond `MAX_WEIGHT` is refused (the search's candidates lie
+    many scales from the start: near the bound's size they would not be finite)."""
+    return too_large(value, "candidates many scales away would not be finite numbers")
 
 
 def default_population(dimensions: int) -> int:
@@ -510,8 +507,13 @@ class _ProtocolIn(StrictMapping):
     limits: Annotated[Limits, PlainValidator(_limits)] = Field(default_factory=Limits)
 
 
+#: The fewest comparison games a tune file may ask for. Fewer than the pairs an interval needs
+#: (`tournament.objective.MIN_PAIRS`) are played but give no verdict: a smoke run's comparison.
+MIN_COMPARISON_GAMES = 2
+
+
 class _ComparisonIn(StrictMapping):
-    games: Annotated[int, PlainValidator(whole(MIN_PAIRS, MAX_COUNT))] = (
+    games: Annotated[int, PlainValidator(whole(MIN_COMPARISON_GAMES, MAX_COUNT))] = (
         DEFAULT_COMPARISON_GAMES)
 
 
@@ -717,6 +719,22 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems,
     return tuple(out)
 
 
+def _unreachable_dots(layout: Layout) -> list[tuple[int, int]]:
+    """The dots no path from Pacman's start reaches (pure; none when Pacman has no start)."""
+    starts = [cell for is_pacman, cell in layout.agentPositions if is_pacman]
+    if not starts:
+        return []
+    seen = {starts[0]}
+    todo = [starts[0]]
+    for cell in todo:
+        for _, near in layout.neighbours.get(cell, ()):
+            if near not in seen:
+                seen.add(near)
+                todo.append(near)
+    return sorted((x, y) for x in range(layout.width) for y in range(layout.height)
+                  if layout.food_mask >> (x * layout.height + y) & 1 and (x, y) not in seen)
+
+
 def _objective_checks(shape: _TuneIn, problems: Problems) -> None:
     """An objective that counts wins needs a protocol in which a game can be won: a layout with
     dots (eating the last one wins); Pacman eats one dot a move at most, and every ghost moves
@@ -728,10 +746,18 @@ def _objective_checks(shape: _TuneIn, problems: Problems) -> None:
     dots = layout.food_mask.bit_count()
     ghosts = min(protocol.num_ghosts, layout.numGhosts)
     fewest = dots + max(0, dots - 1) * ghosts
+    unreachable = _unreachable_dots(layout)
     if not dots:  # a game is won by eating the last dot (RULES.md): here there is none
         problems.add(("objective",), f"{shape.objective.kind} cannot be computed under this "
                      f"protocol: {protocol.layout.name} has no dots, so no game is ever won; "
                      "use objective: mean_score")
+    elif unreachable:
+        x, y = unreachable[0]  # as the file reads: its lines run from the top
+        problems.add(("objective",), f"{shape.objective.kind} cannot be computed under this "
+                     f"protocol: walls close off {len(unreachable)} of the dots of "
+                     f"{protocol.layout.name} from Pacman (the first in line "
+                     f"{layout.height - y}, column {x + 1}), so no game is ever won; use "
+                     "objective: mean_score")
     elif protocol.max_moves < fewest:
         problems.add(("objective",), f"{shape.objective.kind} cannot be computed under this "
                      f"protocol: protocol.max_moves ({protocol.max_moves}) ends every game "

@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from pacman.agents.evaluation import FEATURES as LINEAR_FEATURES
+from pacman.agents.evaluation import weights_text
 from pacman.describe import clean
 from pacman.files import write_atomic
 from pacman.outcomes import FAILURES, INFRA_ERROR
@@ -62,6 +63,7 @@ from tournament.config import (
     TournamentConfig,
 )
 from tournament.objective import Difference, Measure, compare, cost, measure
+from tournament.optionfiles import WEIGHTS_OPTION
 from tournament.schedule import cells, game_seed, schedule
 from tournament.tuneconfig import FEATURE_FUNCTION, LINEAR, RESULT_BEST, TuneConfig, Weight
 
@@ -517,6 +519,10 @@ def weights_document(config: TuneConfig, best: Evaluated, start: Measure,
         f"# On {config.comparison_games} fresh games against the start: {verdict}.",
         f"# Tuned: {', '.join(w.name for w in config.weights)}.",
     ]
+    if config.evaluation not in LINEAR and config.evaluation != FEATURE_FUNCTION:
+        # A team's agent reads its `weights` option itself, inline as the tuning gave it (its
+        # sandbox shows it no file of the organizer's): this file is the record, this the use.
+        header.append(f"# Play them with: -a '{WEIGHTS_OPTION}={weights_text(weights)}'")
     body = yaml.safe_dump({k: float(v) for k, v in weights.items()}, sort_keys=False)
     return "\n".join(header) + "\n" + body
 
@@ -558,6 +564,21 @@ def write_results(config: TuneConfig, best: Evaluated, start: Measure,
     verdict = differences[0].verdict if differences else "not compared"
     write_atomic(out / WEIGHTS_FILE, weights_document(config, best, start, verdict))
     return [out / WEIGHTS_FILE, out / COMPARISON_FILE]
+
+
+def drop_results(config: TuneConfig) -> list[Path]:
+    """Remove an earlier run's weights.yaml and comparison.csv from the output folder, and
+    say which: this run writes its own at its end, and until then they would sit beside this
+    run's candidates.csv as if they were its result (a run of a changed config, stopped
+    midway, left them so). A run that ends writes the same files again; the games are
+    stored, so nothing is lost."""
+    dropped = []
+    for name in (WEIGHTS_FILE, COMPARISON_FILE):
+        path = config.output / name
+        if path.is_file():
+            path.unlink()
+            dropped.append(path)
+    return dropped
 
 
 def total_games(config: TuneConfig) -> int:
