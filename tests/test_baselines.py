@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pacman.agents import evaluation
-from pacman.agents.anytime_agent import AnytimeAgent
+from pacman.agents.anytime_agent import CUTOFF, AnytimeAgent
 from pacman.agents.ghosts import DirectionalGhost
 from pacman.agents.multiagent import (
     AlphaBetaAgent,
@@ -321,6 +321,11 @@ def test_options_are_checked_with_their_name() -> None:
     assert (agent.mode, agent.focus, agent.evaluationFunction) == (
         "directional", 6, evaluation.contest)
     assert AnytimeAgent(focus="3").focus == 3
+    for bad in ("-0.1", "1", "nan", "often"):
+        with pytest.raises(ValueError, match="cutoff: expected"):
+            AnytimeAgent(cutoff=bad)
+    assert agent.cutoff == CUTOFF and agent.searcher.cutoff == CUTOFF
+    assert AnytimeAgent(cutoff="0").searcher.cutoff == 0.0
     with pytest.raises(ValueError, match=r"weights=\.\.\. applies to evalFn=better or "):
         ExpectimaxAgent(evalFn="score", weights="w.yaml")
 

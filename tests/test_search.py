@@ -225,3 +225,35 @@ def test_anytime_answers_when_time_is_up() -> None:
     assert result.action == (4 if result.depth else 0)
     with pytest.raises(ValueError, match="mode"):
         AnytimeSearch("negamax")
+
+
+def test_a_cutoff_searches_unlikely_lines_to_the_end_of_their_round_only() -> None:
+    # Two rounds of MAX then CHANCE (0.9 / 0.1). The leaves hold 100 / 0 on the likely side;
+    # the unlikely side's round-end node (a MAX node) would lead to 1000.
+    likely = [[100, 0], [0, 0]]
+    unlikely = [[1000, 1000], [1000, 1000]]
+    tree = [[likely, unlikely]]
+    seen: list[tuple[int, ...]] = []
+
+    def evaluate(path: tuple[int, ...]) -> float:
+        seen.append(path)
+        return -1.0
+
+    def run(cutoff: float) -> float:
+        seen.clear()
+        game = WeightedTreeGame(tree, (MAX, CHANCE), weights=(0.9, 0.1))
+        result = AnytimeSearch[tuple[int, ...], int]("expectimax", cutoff=cutoff).search(
+            game, (), deadline=math.inf, evaluate=evaluate, step=2, max_depth=4)
+        return result.value
+
+    # In full: 0.9 * (0.9 * 100 + 0.1 * 0) + 0.1 * 1000.
+    assert run(0.0) == pytest.approx(181.0) and seen == [(0, 0), (0, 1)]  # the 1st round's
+    # With 0.5: the line of chance 0.1 stops at its round's end, (0, 1), and is evaluated
+    # there; the line of chance 0.9 goes on, and its own unlikely branch, (0, 0, 0, 1) of
+    # chance 0.09, is a leaf (terminal): nothing is cut below it.
+    assert run(0.5) == pytest.approx(0.9 * 90 + 0.1 * -1.0)
+    assert (0, 1) in seen and not any(p[:2] == (0, 1) and len(p) > 2 for p in seen)
+    # Only lines below the cutoff are cut: 0.1 is not below 0.1.
+    assert run(0.1) == pytest.approx(181.0)
+    with pytest.raises(ValueError, match="cutoff"):
+        AnytimeSearch("expectimax", cutoff=1.0)

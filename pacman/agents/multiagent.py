@@ -43,6 +43,17 @@ def positive_number(owner: str, option: str, value: object) -> float:
     return number
 
 
+def fraction(owner: str, option: str, value: object) -> float:
+    """An option that is a share of one, from 0 included to 1 excluded (`-a cutoff=0.01`)."""
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise OptionError(owner, option, f"expected a number, got {value!r}") from None
+    if not 0 <= number < 1:
+        raise OptionError(owner, option, f"expected at least 0 and below 1, got {value!r}")
+    return number
+
+
 def evaluation_option(
     owner: str, evalFn: str | StateEvaluation, weights: str | None,
     features: str | None = None, default: str | None = None,

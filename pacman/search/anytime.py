@@ -14,6 +14,16 @@ or `expectimax` (MIN and CHANCE nodes alike as expectations). An expectation wei
 action by the game's `chances` when it has them (`pacman.search.core.outcomes`), else
 uniformly. Depth counts plies; `step` is how many plies one iteration adds (a Pacman agent
 steps by a full round).
+
+`cutoff` bounds the work spent on unlikely lines: the chance of a line is the product of the
+chances taken along it, and a line whose chance falls below `cutoff` is searched only to the
+end of its round (the next multiple of `step` plies from the root) and evaluated there, where
+every evaluation is made. What that line adds to the expectation is its chance times its value,
+so the error it can make is small, and a search that weighs every combination of the ghosts'
+unlikely moves spends most of its nodes on such lines. 0, the default, searches every line to
+the full depth. A node whose subtree had lines cut is stored at its own depth, as if searched
+in full: the table keys positions, not lines, so the same position met along a likelier line
+takes that value (the error is bounded as above, by the cut lines' chances from that node).
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ class AnytimeSearch(Generic[S, A]):
     """One search object per agent: its transposition table lives across moves.
 
     The table is cleared when it outgrows `table_size` entries, so memory stays bounded over
-    a long game.
+    a long game. `cutoff`: see the module's docstring.
     """
 
     def __init__(
@@ -48,6 +58,7 @@ class AnytimeSearch(Generic[S, A]):
         mode: str = "alphabeta",
         key: Callable[[S], Hashable] | None = None,
         table_size: int = 1_000_000,
+        cutoff: float = 0.0,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
@@ -56,6 +67,11 @@ class AnytimeSearch(Generic[S, A]):
         self.table_size = table_size
         self.table: dict[Hashable, tuple[int, float, int, A | None]] = {}
         self._horizon_hit = False
+        if not 0 <= cutoff < 1:
+            raise ValueError(f"cutoff: expected at least 0 and below 1, got {cutoff!r}")
+        self.cutoff = cutoff
+        #: The current search's plies a round (`search`'s `step`): a cut line ends its round.
+        self._step = 1
 
     def search(
         self,
@@ -76,6 +92,7 @@ class AnytimeSearch(Generic[S, A]):
             return AnytimeResult(None, game.utility(state), 0, True, stats)
         result: AnytimeResult[A] = AnytimeResult(actions[0], -math.inf, 0, False, stats)
         depth = step
+        self._step = step
         while max_depth is None or depth <= max_depth:
             self._horizon_hit = False
             try:
@@ -105,7 +122,7 @@ class AnytimeSearch(Generic[S, A]):
         best: tuple[float, A] | None = None
         for a in actions:
             v = self._value(game.successor(state, a), depth - 1, alpha, beta, game, evaluate,
-                            stats, deadline)
+                            stats, deadline, 1.0)
             better = best is None or (v < best[0] if kind == MIN else v > best[0])
             if better:
                 best = (v, a)
@@ -136,6 +153,7 @@ class AnytimeSearch(Generic[S, A]):
         evaluate: Evaluation[S],
         stats: SearchStats,
         deadline: float,
+        prob: float,
     ) -> float:
         stats.nodes += 1
         if not stats.nodes & 127 and time.perf_counter() > deadline:
@@ -162,7 +180,7 @@ class AnytimeSearch(Generic[S, A]):
         # Whether this node's own subtree reaches the horizon decides if its value holds at
         # every depth (stored as SOLVED) or only at this one.
         outer_hit, self._horizon_hit = self._horizon_hit, False
-        v = self._expand(s, key, depth, alpha, beta, game, evaluate, stats, deadline)
+        v = self._expand(s, key, depth, alpha, beta, game, evaluate, stats, deadline, prob)
         self._horizon_hit = outer_hit or self._horizon_hit
         return v
 
@@ -177,13 +195,18 @@ class AnytimeSearch(Generic[S, A]):
         evaluate: Evaluation[S],
         stats: SearchStats,
         deadline: float,
+        prob: float,
     ) -> float:
         kind = game.player(s)
         if (self.mode == "expectimax" and kind != MAX) or kind not in (MAX, MIN):
             v = 0.0
             for a, p in outcomes(game, s):
-                v += p * self._value(game.successor(s, a), depth - 1, -math.inf, math.inf,
-                                     game, evaluate, stats, deadline)
+                q = prob * p
+                below = depth - 1
+                if q < self.cutoff:  # an unlikely line: to the end of its round only
+                    below %= self._step
+                v += p * self._value(game.successor(s, a), below, -math.inf, math.inf,
+                                     game, evaluate, stats, deadline, q)
             self._store(key, depth, v, EXACT, None)
             return v
         alpha0, beta0 = alpha, beta
@@ -192,7 +215,7 @@ class AnytimeSearch(Generic[S, A]):
             v = -math.inf
             for a in self._ordered(game, s):
                 child = self._value(game.successor(s, a), depth - 1, alpha, beta, game,
-                                    evaluate, stats, deadline)
+                                    evaluate, stats, deadline, prob)
                 if child > v:
                     v, best_action = child, a
                 if v > beta:
@@ -202,7 +225,7 @@ class AnytimeSearch(Generic[S, A]):
             v = math.inf
             for a in self._ordered(game, s):
                 child = self._value(game.successor(s, a), depth - 1, alpha, beta, game,
-                                    evaluate, stats, deadline)
+                                    evaluate, stats, deadline, prob)
                 if child < v:
                     v, best_action = child, a
                 if v < alpha:
