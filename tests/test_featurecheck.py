@@ -105,3 +105,29 @@ def test_a_sandbox_lacking_a_guarantee_not_accepted_runs_none_of_the_file(
     assert accepted == Checked((), {"a": 1.0}, False)
     # Even accepted, the tuner's folder is not the file's to write.
     assert not ran.exists()
+
+
+def test_features_beyond_what_the_check_reads_are_said_not_taken_as_missing(
+        tmp_path: Path) -> None:
+    """Review 20: a function returning more than MAX_FEATURES features, or a name longer than
+    MAX_NAME, had the weights of those features refused as features it "does not produce"."""
+    from pacman.agents.featureprobe import check_features
+    from pacman.layout import load_layout
+    from pacman.state import GameState
+
+    long = "x" * (MAX_NAME + 50)
+    (tmp_path / "feats.py").write_text(
+        f"def many(state):\n    return {{f'f{{i:03}}': 1.0 for i in range({MAX_FEATURES + 1})}}\n"
+        f"def named(state):\n    return {{'score': 1.0, {long!r}: 2.0}}\n")
+    start = GameState.initial(load_layout("testClassic"), 1, "classic")
+    many = check_features(f"{tmp_path}/feats.py:many", start, "feats.py:many", "testClassic")
+    assert many["problems"] == [
+        f"feats.py:many returned more than {MAX_FEATURES} features on the start state of "
+        f"testClassic; the check reads at most {MAX_FEATURES} (a linear evaluation has tens)"]
+    named = check_features(f"{tmp_path}/feats.py:named", start, "feats.py:named",
+                           "testClassic")
+    assert named["problems"] == [
+        f"feats.py:named returned a feature name of {MAX_NAME + 50} characters ({'x' * 40}...) "
+        f"on the start state of testClassic; names of at most {MAX_NAME} can be checked and "
+        "weighted"]
+    assert named["values"] == {"score": 1.0}

@@ -80,7 +80,17 @@ def check_features(reference: str, state: Any, shown: str, layout_name: str,
     try:
         for name in found:
             if len(values) >= MAX_FEATURES:
+                # Said, not cut in silence: a weight of a feature past the limit would be
+                # reported as one the function does not produce.
+                problems.append(f"{shown} returned more than {MAX_FEATURES} features on the "
+                                f"start state of {layout_name}; the check reads at most "
+                                f"{MAX_FEATURES} (a linear evaluation has tens)")
                 break
+            if isinstance(name, str) and len(name) > MAX_NAME:
+                problems.append(f"{shown} returned a feature name of {len(name)} characters "
+                                f"({clean(name, 40)}...) on the start state of {layout_name}; "
+                                f"names of at most {MAX_NAME} can be checked and weighted")
+                continue
             key = clean(str(name), MAX_NAME)
             if key in values:  # two names alike once made printable: not checkable
                 problems.append(f"{shown} returned two features named {key!r} once their "
