@@ -137,8 +137,8 @@ def test_the_interval_is_seeded_and_pairs_must_match() -> None:
 
 
 def test_mean_score_over_wins_compares_means_of_different_subsets() -> None:
-    start = [(1500.0, True), (1500.0, True), (100.0, False), (1500.0, True)] * 5
-    tuned = [(1700.0, True), (200.0, False), (1700.0, True), (1700.0, True)] * 5
+    start = [(1500.0, True), (1500.0, True), (100.0, False), (1500.0, True)] * 8
+    tuned = [(1700.0, True), (200.0, False), (1700.0, True), (1700.0, True)] * 8
     rows = compare(Objective(MEAN_SCORE_WINS), start, tuned, resamples=2000)
     first = rows[0]
     assert first.statistic == MEAN_SCORE_WINS

@@ -120,7 +120,7 @@ def test_a_tiny_tuning_run_writes_its_results_and_a_second_plays_nothing(
     assert all((c["games"], c["start_failures"], c["tuned_failures"]) == ("2", "0", "0")
                for c in comparison)
     # Two fresh games: played and shown, but too few pairs for an interval or a verdict.
-    assert all(c["verdict"] == "no improvement (2 pairs of games; an interval needs 20)"
+    assert all(c["verdict"] == "no improvement (2 pairs of games; an interval needs 30)"
                and c["low"] == c["high"] == "" for c in comparison), comparison
     assert f"mean score: {comparison[0]['verdict']}" in first
     assert (out / "objective.svg").read_text().startswith("<svg")

@@ -137,6 +137,18 @@ def test_candidates_keep_to_their_bounds_and_are_rounded(tmp_path: Path) -> None
         ("food_left", -6.66667), ("nearest_food", -1.5), ("trapped", -50.0))
 
 
+def test_candidates_keep_within_what_the_agents_take(tmp_path: Path) -> None:
+    """Review-change 21: a start near MAX_WEIGHT with as large a scale and no bounds stepped
+    past it (1.4e12 at half a scale), and the agent refused every such candidate's weights."""
+    from pacman.agents.evaluation import MAX_WEIGHT, parse_weights_text, weights_text
+
+    cfg = config(tmp_path, weights={"food_left": {"start": 9e11, "scale": 1e12}})
+    [(name, value)] = weights_at(cfg.weights, [0.5])
+    assert (name, value) == ("food_left", MAX_WEIGHT)
+    assert weights_at(cfg.weights, [-5.0]) == (("food_left", -MAX_WEIGHT),)
+    assert parse_weights_text(weights_text({name: value}))[name] == MAX_WEIGHT
+
+
 def test_one_weight_between_close_bounds_is_searched(tmp_path: Path) -> None:
     """cma 4.5 cannot fit a single coordinate's step into a narrow bound range by itself (it
     raised once the start's games were played); the tuner fits it."""

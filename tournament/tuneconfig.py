@@ -720,7 +720,8 @@ def _weight_checks(shape: _TuneIn, kind: str, problems: Problems,
 
 
 def _unreachable_dots(layout: Layout) -> list[tuple[int, int]]:
-    """The dots no path from Pacman's start reaches (pure; none when Pacman has no start)."""
+    """The dots no path from Pacman's start reaches, in the order the file reads (top line
+    first, then left to right; pure; none when Pacman has no start)."""
     starts = [cell for is_pacman, cell in layout.agentPositions if is_pacman]
     if not starts:
         return []
@@ -731,8 +732,9 @@ def _unreachable_dots(layout: Layout) -> list[tuple[int, int]]:
             if near not in seen:
                 seen.add(near)
                 todo.append(near)
-    return sorted((x, y) for x in range(layout.width) for y in range(layout.height)
-                  if layout.food_mask >> (x * layout.height + y) & 1 and (x, y) not in seen)
+    dots = [(x, y) for x in range(layout.width) for y in range(layout.height)
+            if layout.food_mask >> (x * layout.height + y) & 1 and (x, y) not in seen]
+    return sorted(dots, key=lambda cell: (-cell[1], cell[0]))  # as the file reads
 
 
 def _objective_checks(shape: _TuneIn, problems: Problems) -> None:

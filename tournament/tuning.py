@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from pacman.agents.evaluation import FEATURES as LINEAR_FEATURES
-from pacman.agents.evaluation import weights_text
+from pacman.agents.evaluation import MAX_WEIGHT, weights_text
 from pacman.describe import clean
 from pacman.files import write_atomic
 from pacman.outcomes import FAILURES, INFRA_ERROR
@@ -150,10 +150,12 @@ def rounded(value: float) -> float:
 
 def weights_at(weights: Sequence[Weight], x: Sequence[float]) -> tuple[tuple[str, float], ...]:
     """The weights at the optimizer's point `x` (in units of each weight's scale), rounded,
-    within their bounds."""
+    within their bounds, and within `MAX_WEIGHT`, beyond which the agents refuse a weight (a
+    start near it, with a scale as large and no bounds, would step past it)."""
     out = []
     for weight, xi in zip(weights, x, strict=True):
         value = rounded(weight.start + weight.scale * float(xi))
+        value = min(max(value, -MAX_WEIGHT), MAX_WEIGHT)
         if weight.low is not None:
             value = max(value, weight.low)
         if weight.high is not None:
