@@ -326,6 +326,22 @@ def test_options_are_checked_with_their_name() -> None:
             AnytimeAgent(cutoff=bad)
     assert agent.cutoff == CUTOFF and agent.searcher.cutoff == CUTOFF
     assert AnytimeAgent(cutoff="0").searcher.cutoff == 0.0
+    # Measured with the directional model only: the other modes search every line.
+    assert AnytimeAgent(mode="expectimax").cutoff == AnytimeAgent(mode="alphabeta").cutoff == 0
+    assert AnytimeAgent(mode="expectimax", cutoff="0.05").cutoff == 0.05
+
+
+def test_the_anytime_agents_cutoff_spares_unlikely_lines_at_the_same_depth() -> None:
+    # contestClassic's start: every ghost within `focus`, so each has its whole distribution.
+    s = start("contestClassic", 3)
+    nodes = {}
+    for cutoff in ("0", None):
+        agent = (AnytimeAgent(timeLimit=1000, maxDepth=4) if cutoff is None else
+                 AnytimeAgent(timeLimit=1000, maxDepth=4, cutoff=cutoff))
+        agent.getAction(s)
+        assert agent.last is not None and agent.last.depth == 4 * 4
+        nodes[cutoff] = agent.last.stats.nodes
+    assert nodes[None] < nodes["0"] / 2, nodes
     with pytest.raises(ValueError, match=r"weights=\.\.\. applies to evalFn=better or "):
         ExpectimaxAgent(evalFn="score", weights="w.yaml")
 

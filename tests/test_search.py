@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -227,33 +228,51 @@ def test_anytime_answers_when_time_is_up() -> None:
         AnytimeSearch("negamax")
 
 
+def full_tree(rounds: int, kinds: int, fan: int, leaf: float) -> Tree:
+    """A tree of `rounds` rounds of one MAX move then `kinds - 1` chance nodes of `fan`
+    children each; every leaf holds `leaf`."""
+    def grow(ply: int) -> Tree:
+        if ply == rounds * kinds:
+            return leaf
+        return [grow(ply + 1) for _ in range(1 if ply % kinds == 0 else fan)]
+    return grow(0)
+
+
 def test_a_cutoff_searches_unlikely_lines_to_the_end_of_their_round_only() -> None:
-    # Two rounds of MAX then CHANCE (0.9 / 0.1). The leaves hold 100 / 0 on the likely side;
-    # the unlikely side's round-end node (a MAX node) would lead to 1000.
-    likely = [[100, 0], [0, 0]]
-    unlikely = [[1000, 1000], [1000, 1000]]
-    tree = [[likely, unlikely]]
+    # Two rounds of MAX, CHANCE, CHANCE (chances 0.9 / 0.1 at each). The leaves hold 10; the
+    # evaluation is the ply it is made at, so a value tells where its lines were evaluated.
+    game = WeightedTreeGame(full_tree(2, 3, 2, 10.0), (MAX, CHANCE, CHANCE), weights=(0.9, 0.1))
     seen: list[tuple[int, ...]] = []
 
     def evaluate(path: tuple[int, ...]) -> float:
         seen.append(path)
-        return -1.0
+        return float(len(path))
 
-    def run(cutoff: float) -> float:
+    def search(cutoff: float) -> float:
         seen.clear()
-        game = WeightedTreeGame(tree, (MAX, CHANCE), weights=(0.9, 0.1))
         result = AnytimeSearch[tuple[int, ...], int]("expectimax", cutoff=cutoff).search(
-            game, (), deadline=math.inf, evaluate=evaluate, step=2, max_depth=4)
+            game, (), deadline=math.inf, evaluate=evaluate, step=3, max_depth=6)
         return result.value
 
-    # In full: 0.9 * (0.9 * 100 + 0.1 * 0) + 0.1 * 1000.
-    assert run(0.0) == pytest.approx(181.0) and seen == [(0, 0), (0, 1)]  # the 1st round's
-    # With 0.5: the line of chance 0.1 stops at its round's end, (0, 1), and is evaluated
-    # there; the line of chance 0.9 goes on, and its own unlikely branch, (0, 0, 0, 1) of
-    # chance 0.09, is a leaf (terminal): nothing is cut below it.
-    assert run(0.5) == pytest.approx(0.9 * 90 + 0.1 * -1.0)
-    assert (0, 1) in seen and not any(p[:2] == (0, 1) and len(p) > 2 for p in seen)
-    # Only lines below the cutoff are cut: 0.1 is not below 0.1.
-    assert run(0.1) == pytest.approx(181.0)
+    assert search(0.0) == pytest.approx(10.0)
+    assert sorted(seen) == [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1)]  # the 1st round's
+    # Cutoff 0.5: the line of chance 0.1 is cut in the middle of its round (at ply 2) and
+    # evaluated at the round's end (ply 3: 3 points), never where it was cut; 0.9 x 0.1 is cut
+    # at ply 3; the line of chance 0.81 goes on to the leaves, its unlikely branches too (0.081
+    # is below 0.5, but with one ply left in its round there is nothing to cut).
+    assert search(0.5) == pytest.approx(0.81 * 10 + 0.09 * 3 + 0.1 * 3)
+    assert not any(len(p) < 3 for p in seen) and seen.count((0, 0, 1)) == 2
+    # Cutoff 0.05: only 0.1 x 0.1 is cut (at ply 3).
+    assert search(0.05) == pytest.approx(0.99 * 10 + 0.01 * 3)
     with pytest.raises(ValueError, match="cutoff"):
         AnytimeSearch("expectimax", cutoff=1.0)
+
+
+def test_a_search_whose_only_horizon_is_cut_lines_stops_deepening() -> None:
+    """Deeper iterations cut the same lines at the same places: once no line left uncut
+    reaches the horizon, the search answers (with no deadline and no depth bound it looped)."""
+    game = WeightedTreeGame(full_tree(2, 2, 2, 10.0), (MAX, CHANCE), weights=(0.9, 0.1))
+    # (A deadline, so that a search that never stops fails rather than hangs.)
+    result = AnytimeSearch[tuple[int, ...], int]("expectimax", cutoff=0.5).search(
+        game, (), deadline=time.perf_counter() + 30, evaluate=lambda p: 0.0, step=2)
+    assert (result.value, result.depth, result.complete) == (pytest.approx(9.0), 4, False)

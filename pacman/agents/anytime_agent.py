@@ -11,8 +11,9 @@ moves first, a transposition table kept across moves. Options (`-a`):
 - `focus`: with `mode=directional`, ghosts farther than this (Manhattan) from Pacman are
   searched along their likeliest moves only (default 6);
 - `cutoff`: lines of play less likely than this (the product of the ghosts' chances along
-  them) are searched to the end of their round and evaluated there (default `CUTOFF`; 0
-  searches every line to the full depth);
+  them) are searched to the end of their round and evaluated there (default `CUTOFF` with
+  `mode=directional`, where it was measured, 0 with the other modes; 0 searches every line to
+  the full depth);
 - `maxDepth`: stop deepening at this many rounds (default: no limit);
 - `evalFn`, `weights`, `features`: as for the baselines (default `contest`: `better`'s
   features with capsules kept for when ghosts are near, and death priced as the end of the
@@ -85,7 +86,7 @@ class AnytimeAgent(Agent):
         weights: str | None = None,
         focus: int | str = 6,
         features: str | None = None,
-        cutoff: float | str = CUTOFF,
+        cutoff: float | str | None = None,
     ) -> None:
         super().__init__(0)
         name = type(self).__name__
@@ -98,7 +99,8 @@ class AnytimeAgent(Agent):
         self.focus = whole_number(name, "focus", focus, 0)
         self.max_depth = None if maxDepth is None else whole_number(name, "maxDepth", maxDepth, 1)
         self.evaluationFunction = evaluation_option(name, evalFn, weights, features, "contest")
-        self.cutoff = fraction(name, "cutoff", cutoff)
+        self.cutoff = fraction(name, "cutoff", cutoff if cutoff is not None
+                               else CUTOFF if mode == DIRECTIONAL else 0)
         # Positions are keyed by flat tuples, not GameStates: see `turn_key`.
         self.searcher: AnytimeSearch[Turn, str] = AnytimeSearch(
             backup, key=turn_key, table_size=TABLE_SIZE, cutoff=self.cutoff

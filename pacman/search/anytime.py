@@ -21,9 +21,14 @@ end of its round (the next multiple of `step` plies from the root) and evaluated
 every evaluation is made. What that line adds to the expectation is its chance times its value,
 so the error it can make is small, and a search that weighs every combination of the ghosts'
 unlikely moves spends most of its nodes on such lines. 0, the default, searches every line to
-the full depth. A node whose subtree had lines cut is stored at its own depth, as if searched
-in full: the table keys positions, not lines, so the same position met along a likelier line
-takes that value (the error is bounded as above, by the cut lines' chances from that node).
+the full depth. Which lines below a position are cut depends on the chance of the line that
+reached it, but the table keys positions: a position is stored at its own depth whatever was
+cut below it, and the same position met along a likelier line (in this search, or as the next
+move's position) takes that value, though it would have cut less. So a value can depend on the
+order in which lines meet a position. This is the version that was measured (the README's
+strength section); keeping each entry's line chance, and letting only less likely lines take
+it, was not measured. A deeper iteration cuts the same lines at the same places, so deepening
+stops once only cut lines reach the horizon.
 """
 
 from __future__ import annotations
@@ -67,6 +72,9 @@ class AnytimeSearch(Generic[S, A]):
         self.table_size = table_size
         self.table: dict[Hashable, tuple[int, float, int, A | None]] = {}
         self._horizon_hit = False
+        #: Whether a line not cut reached the horizon in this iteration: if none did, a deeper
+        #: one would search the same tree.
+        self._uncut_hit = False
         if not 0 <= cutoff < 1:
             raise ValueError(f"cutoff: expected at least 0 and below 1, got {cutoff!r}")
         self.cutoff = cutoff
@@ -94,13 +102,13 @@ class AnytimeSearch(Generic[S, A]):
         depth = step
         self._step = step
         while max_depth is None or depth <= max_depth:
-            self._horizon_hit = False
+            self._horizon_hit = self._uncut_hit = False
             try:
                 value, action = self._root(game, state, depth, evaluate, stats, deadline)
             except _OutOfTime:
                 break
             result = AnytimeResult(action, value, depth, not self._horizon_hit, stats)
-            if result.complete or time.perf_counter() > deadline:
+            if not self._uncut_hit or time.perf_counter() > deadline:
                 break
             depth += step
         return result
@@ -163,6 +171,8 @@ class AnytimeSearch(Generic[S, A]):
             return game.utility(s)
         if depth == 0:
             self._horizon_hit = True
+            if prob >= self.cutoff:
+                self._uncut_hit = True
             stats.evaluations += 1
             return evaluate(s)
         key = self.key(s)
@@ -175,7 +185,7 @@ class AnytimeSearch(Generic[S, A]):
                 or (flag == UPPER and stored < alpha)
             ):
                 if stored_depth < SOLVED:
-                    self._horizon_hit = True
+                    self._horizon_hit = self._uncut_hit = True
                 return stored
         # Whether this node's own subtree reaches the horizon decides if its value holds at
         # every depth (stored as SOLVED) or only at this one.
