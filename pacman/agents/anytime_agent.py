@@ -24,7 +24,7 @@ positions as lost six rounds ahead, and then prefers the earliest death, since t
 one a move; it won 1 game in 6 on contestClassic at 1 s a move. Weighting the ghosts' moves as
 they are drawn keeps the likely dangers and drops the unlikely ones, and following far ghosts
 along their likeliest moves lets the search reach 5 to 13 rounds in a second (the README's table
-of baselines has the figures).
+of baselines has the figures), and the `cutoff` a round or two more along the likely lines.
 """
 
 from __future__ import annotations
@@ -55,9 +55,9 @@ AGENT_MODES: dict[str, tuple[str, str]] = {
 #: The default `cutoff`. Of the lines a search of 7 rounds weighs, most are the ghosts' unlikely
 #: moves in combination: each is worth its chance in the expectation (a line of chance 0.01
 #: that ends in a death moves it by about 30 points), and together they are most of the tree.
-#: Evaluated at their round's end instead, they free the time for one to three rounds more
-#: along the likely lines in the same second (the README's strength section has the
-#: figures).
+#: Evaluated at their round's end instead, they free the time for a round or two more along
+#: the likely lines in the same time (two positions measured; the README's strength section
+#: has the figures, games included).
 CUTOFF = 0.01
 
 #: Seconds kept back from the budget: building the answer, a pause of Python's cycle collector
