@@ -40,7 +40,9 @@ from pacman.agents.evaluation import (
     weights_text,
 )
 from pacman.describe import clean
+from pacman.distances import maze_distances
 from pacman.errors import OptionError
+from pacman.grid import mask_to_positions
 from pacman.layout import Layout, load_layout
 from pacman.limits import Limits
 from pacman.loader import (
@@ -725,15 +727,9 @@ def _unreachable_dots(layout: Layout) -> list[tuple[int, int]]:
     starts = [cell for is_pacman, cell in layout.agentPositions if is_pacman]
     if not starts:
         return []
-    seen = {starts[0]}
-    todo = [starts[0]]
-    for cell in todo:
-        for _, near in layout.neighbours.get(cell, ()):
-            if near not in seen:
-                seen.add(near)
-                todo.append(near)
-    dots = [(x, y) for x in range(layout.width) for y in range(layout.height)
-            if layout.food_mask >> (x * layout.height + y) & 1 and (x, y) not in seen]
+    reached = maze_distances(layout).from_cell(starts[0])
+    dots = [cell for cell in mask_to_positions(layout.food_mask, layout.height)
+            if cell not in reached]
     return sorted(dots, key=lambda cell: (-cell[1], cell[0]))  # as the file reads
 
 

@@ -33,11 +33,16 @@ def whole_number(owner: str, option: str, value: object, minimum: int = 0) -> in
     return number
 
 
-def positive_number(owner: str, option: str, value: object) -> float:
+def _number(owner: str, option: str, value: object) -> float:
+    """An option given as text or a number, read as a float."""
     try:
-        number = float(str(value).strip())
+        return float(str(value).strip())
     except ValueError:
         raise OptionError(owner, option, f"expected a number, got {value!r}") from None
+
+
+def positive_number(owner: str, option: str, value: object) -> float:
+    number = _number(owner, option, value)
     if not number > 0 or number == float("inf"):
         raise OptionError(owner, option, f"expected a positive number, got {value!r}")
     return number
@@ -45,10 +50,7 @@ def positive_number(owner: str, option: str, value: object) -> float:
 
 def fraction(owner: str, option: str, value: object) -> float:
     """An option that is a share of one, from 0 included to 1 excluded (`-a cutoff=0.01`)."""
-    try:
-        number = float(str(value).strip())
-    except ValueError:
-        raise OptionError(owner, option, f"expected a number, got {value!r}") from None
+    number = _number(owner, option, value)
     if not 0 <= number < 1:
         raise OptionError(owner, option, f"expected at least 0 and below 1, got {value!r}")
     return number
