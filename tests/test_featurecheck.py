@@ -131,3 +131,20 @@ def test_features_beyond_what_the_check_reads_are_said_not_taken_as_missing(
         f"on the start state of testClassic; names of at most {MAX_NAME} can be checked and "
         "weighted"]
     assert named["values"] == {"score": 1.0}
+
+
+def test_what_the_file_prints_in_its_check_does_not_lose_the_report(tmp_path: Path) -> None:
+    """Review 20: a debugging print of 300 KB in the function filled the output the report is
+    read from, and the file was refused ("the report was lost") though its games would play.
+    What it prints while it loads and answers goes nowhere."""
+    from tests.test_tournament_run import UNAVAILABLE
+
+    if UNAVAILABLE:
+        pytest.skip(f"no sandbox here: {UNAVAILABLE}")
+    feats = tmp_path / "feats.py"
+    feats.write_text("import sys\nprint('l' * 300_000)\n"
+                     "def phi(state):\n    print('x' * 300_000)\n"
+                     "    print('y' * 300_000, file=sys.stderr)\n    return {'a': 1}\n")
+    checked = checked_features(f"{feats}:phi", "layouts/testClassic.lay", 1, "classic",
+                               Limits(), 60.0, "feats.py:phi")
+    assert checked == Checked((), {"a": 1.0}, False)

@@ -8,7 +8,10 @@ by `FeatureProbe`, a built-in agent the referee starts in a sandbox like any oth
 (`tournament.featurecheck`). Its one move loads the file, calls the function and prints a
 report on one line of its log (`REPORT_MARK` then JSON), which the referee reads back as
 untrusted text: a file can only spoil its own check (printing a false report, closing its
-output), never the tuner.
+output, writing past the output's cap to its descriptor), never the tuner. What it prints
+while it loads and answers goes nowhere: a debugging print does not fill the output that
+the report is read from (review 20: 300 KB of prints lost the report, and the file was
+refused, though its games would have played).
 
 `check_features` is the check itself, a plain function (the platform's own feature modules,
 trusted, are checked with it in-process).
@@ -16,6 +19,8 @@ trusted, are checked with it in-process).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 from collections.abc import Mapping
@@ -111,6 +116,17 @@ def check_features(reference: str, state: Any, shown: str, layout_name: str,
     return report
 
 
+class _Nowhere(io.TextIOBase):
+    """A text output that takes everything and keeps nothing (the file's prints in its
+    check)."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str, /) -> int:
+        return len(text)
+
+
 class FeatureProbe:
     """Not a player: an agent whose first move checks a feature function's file
     (`check_features`; with `call=0` it only loads it, as the agent's `option`) and prints
@@ -126,8 +142,9 @@ class FeatureProbe:
         self.option = option
 
     def getAction(self, state: Any) -> str:
-        report = check_features(self.features, state, self.shown, self.layout, self.call,
-                                self.option)
+        with contextlib.redirect_stdout(_Nowhere()), contextlib.redirect_stderr(_Nowhere()):
+            report = check_features(self.features, state, self.shown, self.layout, self.call,
+                                    self.option)
         # Past the sandbox's cap on printing (`sys.stdout`), which the file may have used up.
         os.write(1, f"\n{REPORT_MARK}{json.dumps(report, allow_nan=False)}\n".encode())
         return "Stop"
