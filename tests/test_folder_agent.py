@@ -20,6 +20,7 @@ from tests.test_sandbox_zoo import UNAVAILABLE
 from tests.test_tournament_run import ACCEPT, SECRET, tournament
 from tournament.config import ConfigError, load_config
 from tournament.resume import entrant_hashes
+from tournament.runner import HASH_DIGITS
 
 #: A course's multiAgents.py as students hand it in: four agent classes (so no single one
 #: to pick), `better` as the course defines it, options as text. Each search agent says at
@@ -198,7 +199,7 @@ def test_the_class_and_options_are_part_of_the_submission(tmp_path: Path) -> Non
     config.write_text(config.read_text().replace("  agent: ExpectimaxAgent\n", "")
                       .replace("  args: {evalFn: better}\n", ""))
     hashes = entrant_hashes(load_config(config))
-    assert hashes.pacman["course"] == team_digest(plain / "submissions" / "course")[:16]
+    assert hashes.pacman["course"] == team_digest(plain / "submissions" / "course")[:HASH_DIGITS]
 
 
 def test_config_problems_name_their_keys(tmp_path: Path) -> None:
@@ -302,7 +303,7 @@ def test_a_teams_sandbox_checks_its_files_not_the_class(tmp_path: Path) -> None:
     course, named = config.entrant("course"), config.entrant("named")
     snap = snapshots.get("pacman", course)
     assert snap is not None and snap.id
-    files = team_digest(tmp_path / "submissions" / "course")[:16]
+    files = team_digest(tmp_path / "submissions" / "course")[:HASH_DIGITS]
     submission = submission_hash(course, snap)
     assert submission != files  # the class is part of it
     assert files_hash(course, snap, submission) == files
@@ -310,7 +311,23 @@ def test_a_teams_sandbox_checks_its_files_not_the_class(tmp_path: Path) -> None:
     # A team with its team.yaml: its submission hash is its files' digest, as before.
     mine = snapshots.get("pacman", named)
     assert files_hash(named, mine, submission_hash(named, mine)) == \
-        team_digest(tmp_path / "submissions" / "named")[:16]
+        team_digest(tmp_path / "submissions" / "named")[:HASH_DIGITS]
+
+
+def test_two_submissions_alike_in_their_first_64_bits_are_two(tmp_path: Path) -> None:
+    """Review 22: a submission's hash kept 64 bits of its files' digest, and a team could
+    search for two folders alike in them (hours of one core): the second was never played and
+    took the first's games. Two digests alike in 64 bits, apart after, now hash apart."""
+    from tournament.runner import Snapshot, files_hash, submission_hash
+
+    config = load_config(course_config(tmp_path))
+    course, named = config.entrant("course"), config.entrant("named")
+    first, second = "ab" * 8 + "0" * 48, "ab" * 8 + "1" * 48
+    for entrant in (course, named):  # with the config's class, and with its own team.yaml
+        one, other = (submission_hash(entrant, Snapshot(f"{d}/x")) for d in (first, second))
+        assert one != other and len(one) == len(other) == HASH_DIGITS == 32
+    assert files_hash(named, Snapshot(f"{first}/x"), first[:HASH_DIGITS]) != \
+        files_hash(named, Snapshot(f"{second}/x"), second[:HASH_DIGITS])
 
 
 def test_a_bare_file_that_does_not_compile_is_its_syntax_error_first(tmp_path: Path) -> None:

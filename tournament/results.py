@@ -29,7 +29,7 @@ class GameRow(TypedDict):
                        "`<pacman>~<ghost entrant>@<cell>#<index>` for a match game."]
     entrant: Annotated[str, "The Pacman entrant (a team's folder name or a baseline's name)."]
     submission_hash: Annotated[str, "The Pacman entrant's submission hash when the game was "
-                               "played: 16 hex digits of a team's files "
+                               "played: 32 hex digits (128 bits) of a team's files "
                                "(`pacman.teamfolder.team_digest`; with the class and options "
                                "of `entrants.agent` for a folder without team.yaml that plays "
                                "it) or of a baseline's reference, "

@@ -207,10 +207,11 @@ def game_settings(config: TournamentConfig) -> dict[str, str]:
     import hashlib
 
     from pacman.layout import load_layout
+    from tournament.runner import HASH_DIGITS
 
     def digest(text: str | bytes) -> str:
         data = text.encode() if isinstance(text, str) else text
-        return hashlib.sha256(data).hexdigest()[:16]
+        return hashlib.sha256(data).hexdigest()[:HASH_DIGITS]
 
     grid = config.grid
     base = config.source.parent if config.source is not None else Path.cwd()

@@ -51,6 +51,12 @@ from tournament.runs import utc_now
 from tournament.schedule import MatchCell, ScheduledGame, agent_args
 from tournament.secret import game_key, game_secret
 
+#: Hex digits a submission's hash keeps (`submission_hash`, and `files_hash`): 128 bits. A
+#: team chooses its files' bytes, and two submissions whose hashes agree are one to a run
+#: (the second never plays, and is credited with the first's games); at 64 bits a birthday
+#: search finds such a pair in hours of one core (the twenty-second hostile review).
+HASH_DIGITS = 32
+
 
 def submission_hash(
     entrant: Entrant, snapshot: Snapshot | None = None, snapshots: Snapshots | None = None
@@ -78,11 +84,11 @@ def submission_hash(
             files = snapshot_digest(snapshot.id)
             chosen = entrant.folder_agent
             if chosen is None:
-                return files[:16]  # as before folder agents: stored games stay current
+                return files[:HASH_DIGITS]  # the files' digest alone
             played = f"{files}|{chosen.name}|{chosen.args}".encode()
-            return hashlib.sha256(played).hexdigest()[:16]
+            return hashlib.sha256(played).hexdigest()[:HASH_DIGITS]
         refused = f"refused\0{snapshot.problem}".encode("utf-8", "backslashreplace")
-        return hashlib.sha256(refused).hexdigest()[:16]
+        return hashlib.sha256(refused).hexdigest()[:HASH_DIGITS]
     baseline = f"{entrant.ref}|{entrant.args}|{__version__}"
     if snapshots is None:
         files = _own_files(entrant.ref) + options_digest(entrant.args)
@@ -91,7 +97,7 @@ def submission_hash(
                  + options_digest(entrant.args, snapshots.read_bytes))
     if files:  # the bytes of what it plays with (none: the hash it always had)
         baseline += f"|{files}"
-    return hashlib.sha256(baseline.encode()).hexdigest()[:16]
+    return hashlib.sha256(baseline.encode()).hexdigest()[:HASH_DIGITS]
 
 
 def plays_files(entrant: Entrant) -> bool:
@@ -204,7 +210,7 @@ def files_hash(entrant: Entrant, snapshot: Snapshot | None, submission: str) -> 
         return submission
     if submission_hash(entrant, snapshot) != submission:
         return submission
-    return snapshot_digest(snapshot.id)[:16]
+    return snapshot_digest(snapshot.id)[:HASH_DIGITS]
 
 
 @dataclass(frozen=True)
