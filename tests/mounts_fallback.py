@@ -7,7 +7,6 @@ import ctypes
 import errno
 import json
 import os
-import sys
 import tempfile
 
 from pacman.sandbox import mounts, process
@@ -39,7 +38,7 @@ def main() -> None:
     real = mounts._libc
     mounts._libc = lambda: OldKernel(real())  # type: ignore[assignment,return-value]
     root, scratch = tempfile.mkdtemp(), tempfile.mkdtemp()
-    read = tuple(sorted({sys.prefix, sys.base_prefix, str(process.PACKAGE_DIR)}))
+    read = tuple(sorted({*process.interpreter_paths(), str(process.PACKAGE_DIR)}))
     view = mounts.View(root=root, read_paths=read + process.SYSTEM_READ_PATHS,
                        scratch=scratch, scratch_bytes=1 << 20, scratch_files=64,
                        hidden=((str(process.PACKAGE_DIR), process.engine_view()),))

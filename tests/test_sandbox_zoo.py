@@ -871,6 +871,25 @@ def test_the_engine_shows_a_team_its_allowed_sources_and_nothing_else(arena: Are
 
 
 @needs("mounts")
+def test_nothing_installed_beside_the_interpreter_is_in_a_teams_view(arena: Arena) -> None:
+    """Review 22: the sandbox bound the interpreter's prefixes whole (the base interpreter's
+    site-packages with them, where another install of the platform let a team play its
+    baselines) and `/usr` whole. Now it binds the interpreter's library folders and the
+    system's shared libraries only."""
+    import site
+    import sys
+
+    places = [p for p in (os.path.join(sys.base_prefix, "bin"), "/usr/bin", "/usr/include",
+                          "/usr/share/doc", *site.getsitepackages([sys.base_prefix]))
+              if os.path.isdir(p) and os.listdir(p)]
+    assert places, "the host has none of the folders this test looks at"
+    result = arena.play(arena.spec("interpreter_view", places="|".join(places)))
+    assert_played_on(result)
+    assert "STDLIB 0.125" in result.logs[0], result.logs[0]
+    assert [line for line in result.logs[0].splitlines() if line.startswith("SEEN")] == []
+
+
+@needs("mounts")
 def test_a_team_that_switches_its_pycache_back_on_still_plays_its_source(arena: Arena) -> None:
     # Found by the second hostile review: `sys.pycache_prefix = None` in the team's source
     # brought its __pycache__ back; the mounts layer shows it no __pycache__ at all.

@@ -1168,13 +1168,13 @@ def test_results_and_secret_may_not_lie_in_a_folder_an_agent_plays_from(tmp_path
 
 def test_results_secret_and_teams_may_not_lie_where_every_sandbox_reads(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every sandbox reads the interpreter's prefix (a virtualenv), the platform and the
-    system's folders: a results folder or secret there would be open to every team, and so
-    would every team's folder be to the others."""
-    import sys
+    """Every sandbox reads the interpreter's library folders (a virtualenv's site-packages),
+    the platform and the system's libraries: a results folder or secret there would be open
+    to every team, and so would every team's folder be to the others."""
+    from pacman.sandbox import process
 
     venv = tmp_path / "venv"
-    monkeypatch.setattr(sys, "prefix", str(venv))
+    monkeypatch.setattr(process, "interpreter_paths", lambda: (str(venv),))
     make_team(venv / "subs", "alpha", None, {"multiAgents.py": AGENT_FILE.replace(
         "TinyAgent", "ExpectimaxAgent")})
     config = ("name: t\nentrants:\n  submissions: venv/subs\n  agent: ExpectimaxAgent\n"

@@ -139,8 +139,12 @@ class ProbeAgent:
                     if not name.endswith(".py") or top in ("search", "games") or baseline:
                         found.append(where)
             # Another install of the platform (a wheel left in the environment, the system's
-            # Python) shows nothing at all.
-            for place in sys.path:
+            # Python, the base interpreter a virtual environment was made from) shows nothing
+            # at all.
+            import site
+
+            for place in (*sys.path, *site.getsitepackages([sys.base_prefix,
+                                                           sys.base_exec_prefix])):
                 other = os.path.join(place or ".", "pacman")
                 if os.path.realpath(other) != os.path.realpath(engine) and os.path.isfile(
                         os.path.join(other, "sandbox", "process.py")):

@@ -27,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -64,8 +65,12 @@ FINAL_LIMIT = 1.0
 STOP_LIMIT = 60.0
 #: A thread's states in /proc that run nothing: stopped, traced, dead.
 STOPPED_STATES = (b"T", b"t", b"Z", b"X", b"x")
-SYSTEM_READ_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/localtime",
-                     "/dev/urandom", "/dev/zero")
+#: The system's files an agent reads: its shared libraries (what the interpreter's compiled
+#: modules load), the time zones, random bytes. Not `/usr` whole: a checkout of the platform
+#: under `/usr/local/src`, its results and secret among it, would be in every team's view.
+SYSTEM_READ_PATHS = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/local/lib",
+                     "/usr/share/zoneinfo", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache",
+                     "/etc/localtime", "/dev/urandom", "/dev/zero")
 SIGNAL_NAMES: dict[int, str] = {
     signal.SIGSEGV: "segmentation fault",
     signal.SIGBUS: "bus error",
@@ -141,10 +146,39 @@ class CpuRecord:
     moves: dict[int, list[float]] = field(default_factory=dict)
 
 
+@functools.cache
+def interpreter_paths() -> tuple[str, ...]:
+    """The interpreter's library folders, as its own configuration names them: the standard
+    library (its compiled modules, `lib-dynload`, within it) and the environment's
+    site-packages. An allow list, not the interpreter's prefixes whole: a prefix holds
+    whatever else was installed there (the twenty-second hostile review: the platform
+    installed into the base interpreter a virtual environment was made from, seen by every
+    team through the base prefix, baselines and compiled build included). The zygote forks
+    its sandboxes from a running interpreter, so its executable and start-up files are not
+    read again. Base site folders inside these are covered (`foreign_sites`)."""
+    names = sysconfig.get_paths()
+    found = {names[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return tuple(sorted(path for path in found if os.path.isdir(path)))
+
+
+@functools.cache
+def foreign_sites() -> tuple[Path, ...]:
+    """Site folders of the interpreter's installation that its search path does not hold:
+    the base interpreter's site-packages, seen from a virtual environment made without the
+    system's packages. They lie inside the standard library's folder of a self-built, pyenv
+    or conda Python, which a sandbox shows, and hold what the organizer installed there; a
+    sandbox covers them whole."""
+    import site
+
+    own = {Path(p).resolve() for p in (*sys.path, *site.getsitepackages()) if p}
+    base = site.getsitepackages([sys.base_prefix, sys.base_exec_prefix])
+    return tuple(sorted({Path(p).resolve() for p in base if os.path.isdir(p)} - own))
+
+
 def read_paths(ref: AgentRef) -> tuple[str, ...]:
-    """What an agent may read: the interpreter, the engine, its team folder, system libraries."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             str(Path(sys.executable).resolve().parent.parent), str(PACKAGE_DIR)}
+    """What an agent may read: the interpreter's libraries, the engine, its team folder,
+    the system's libraries."""
+    paths = {*interpreter_paths(), str(PACKAGE_DIR)}
     folder = team_folder(ref)
     if folder is not None:
         paths.add(str(folder))
@@ -180,6 +214,7 @@ def other_copies() -> tuple[Path, ...]:
     import site
 
     places = {*sys.path, *site.getsitepackages(), site.getusersitepackages(),
+              *site.getsitepackages([sys.base_prefix, sys.base_exec_prefix]),
               *(found for pattern in OTHER_SITES for found in glob.glob(pattern))}
     ours = {PACKAGE_DIR, *(path.resolve() for path in PLATFORM_HIDDEN)}
     copies = set()
@@ -220,6 +255,7 @@ def hidden_paths(ref: AgentRef, bound: bool = True) -> tuple[tuple[str, tuple[st
     hidden = [(str(PACKAGE_DIR), engine_view())]
     hidden += [(str(folder), ()) for folder in PLATFORM_HIDDEN if folder.is_dir()]
     hidden += [(str(folder), ()) for folder in other_copies()]
+    hidden += [(str(folder), ()) for folder in foreign_sites()]
     team = team_folder(ref)
     if team is not None and bound:
         for seen, (folder, dirs, _) in enumerate(os.walk(team)):
