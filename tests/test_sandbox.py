@@ -951,3 +951,28 @@ def test_an_agent_whose_threads_never_stop_is_its_own_timeout(
     assert result.sandbox[0]
     assert (result.outcome, result.culprit) == ("timeout", 0), result.message
     assert "its threads had not stopped" in result.message
+
+
+def test_an_agents_cpu_quota_is_counted_in_short_periods() -> None:
+    """Review 22: with the kernel's default period of 100 ms, an agent stopped between moves
+    began each move with 100 ms of quota, which two threads spent in 50 ms on two cores (120
+    ms of CPU in a 60 ms move, on another game's core). The group the kernel holds the agent
+    in counts its one CPU every 20 ms."""
+    from pacman.sandbox.cgroup import PERIOD_US, QUOTA_US, AgentCgroup
+
+    try:
+        group = AgentCgroup.create(None, 16)
+    except OSError as exc:
+        pytest.skip(f"no cgroup for agents here: {exc}")
+    try:
+        if group.cpu_problem:
+            pytest.skip(f"no CPU share here: {group.cpu_problem}")
+        if group.version == 2:
+            quota, period = (group.dirs[0] / "cpu.max").read_text().split()
+        else:
+            cpu = group.dirs[-1]
+            quota = (cpu / "cpu.cfs_quota_us").read_text().strip()
+            period = (cpu / "cpu.cfs_period_us").read_text().strip()
+        assert (int(quota), int(period)) == (QUOTA_US, PERIOD_US) == (20_000, 20_000)
+    finally:
+        group.remove()

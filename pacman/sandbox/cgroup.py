@@ -24,9 +24,16 @@ from pacman.sandbox.owners import owner_tag, stale
 
 ROOT = Path("/sys/fs/cgroup")
 GROUP = "pacman-arena"
-#: The agent's CPU share: QUOTA microseconds of CPU time per PERIOD, i.e. one CPU.
-PERIOD_US = 100_000
-QUOTA_US = 100_000
+#: The agent's CPU share: QUOTA microseconds of CPU time per PERIOD, i.e. one CPU. The
+#: quota is counted per period, and an agent stopped between moves starts each move with a
+#: period's quota unspent: with the kernel's default 100 ms, a two-thread agent spent it in
+#: 50 ms on two cores, 120 ms of CPU in a 60 ms move, taking the core of another game's
+#: agent meanwhile (the twenty-second hostile review). 20 ms bounds that to a period a move
+#: (79 ms in 60, 221 ms in 200), and costs a single thread nothing (1,000 ms of CPU in 1 s);
+#: 10 ms cost a single thread 2 to 6% (the kernel hands quota to each CPU in 5 ms slices).
+#: Measured with a spinning thread in a v1 group on 2 cores (scratch script).
+PERIOD_US = 20_000
+QUOTA_US = 20_000
 
 
 def _write(path: Path, text: str) -> None:

@@ -44,7 +44,8 @@ GUARANTEES: tuple[Guarantee, ...] = (
     Guarantee("own_code", "what plays is the team's own source, seen as hashed: the "
               "platform's baselines and the team's compiled files are out of its view, and its "
               "folder shows nothing but its files' names and bytes", (("mounts",),)),
-    Guarantee("cpu_share", "its threads share one CPU, whatever their number",
+    Guarantee("cpu_share", "its threads share one CPU, whatever their number (counted "
+              "every 20 ms)",
               (("cpu share",),)),
     Guarantee("processes_bounded", "it cannot fork, or only up to a process count",
               (("seccomp", "cgroup"),)),
