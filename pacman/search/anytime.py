@@ -25,10 +25,10 @@ the full depth. Which lines below a position are cut depends on the chance of th
 reached it, but the table keys positions: a position is stored at its own depth whatever was
 cut below it, and the same position met along a likelier line (in this search, or as the next
 move's position) takes that value, though it would have cut less. So a value can depend on the
-order in which lines meet a position. This is the version that was measured (the README's
-strength section); keeping each entry's line chance, and letting only less likely lines take
-it, was not measured. A deeper iteration cuts the same lines at the same places, so deepening
-stops once only cut lines reach the horizon.
+order in which lines meet a position. Keeping each entry's line chance, and letting only
+less likely lines take it, was measured against this and gained nothing (the README's strength
+section), so the simpler table stays. A deeper iteration cuts the same lines at the same
+places, so deepening stops once only cut lines reach the horizon.
 """
 
 from __future__ import annotations
