@@ -311,3 +311,21 @@ def test_one_class_name_from_two_files_is_recorded_as_both(tmp_path: Path) -> No
         now = game_settings(load_config(config))
         assert changed_settings(before, now) == ["ghost RandomGhost"], name
         before = now
+
+
+def test_a_layouts_digest_is_recorded_as_earlier_versions_recorded_it(tmp_path: Path) -> None:
+    """The review of change 22: the settings' digests were lengthened with the teams'
+    submission hashes, and every store of an earlier version was refused as played on
+    "changed" layouts. They cover the organizer's own files, which no team chooses, and keep
+    the form earlier versions stored: 16 digits of the file's SHA-256."""
+    import hashlib
+
+    from pacman.layout import load_layout
+    from tournament.config import load_config
+    from tournament.resume import game_settings
+
+    config = tmp_path / "t.yaml"
+    config.write_text(one_baseline("[testClassic]", "RandomGhost", 30, 1))
+    text = load_layout("testClassic").text.encode()
+    recorded = game_settings(load_config(config))
+    assert recorded["layout testClassic"] == hashlib.sha256(text).hexdigest()[:16]

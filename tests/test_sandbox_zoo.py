@@ -876,17 +876,24 @@ def test_nothing_installed_beside_the_interpreter_is_in_a_teams_view(arena: Aren
     site-packages with them, where another install of the platform let a team play its
     baselines) and `/usr` whole. Now it binds the interpreter's library folders and the
     system's shared libraries only."""
-    import site
     import sys
+    import sysconfig
+
+    from pacman.sandbox.process import foreign_sites
 
     places = [p for p in (os.path.join(sys.base_prefix, "bin"), "/usr/bin", "/usr/include",
-                          "/usr/share/doc", *site.getsitepackages([sys.base_prefix]))
+                          "/usr/share/doc", *map(str, foreign_sites()))
               if os.path.isdir(p) and os.listdir(p)]
     assert places, "the host has none of the folders this test looks at"
-    result = arena.play(arena.spec("interpreter_view", places="|".join(places)))
+    # The interpreter's own shared libraries stay in view (a conda build's compiled modules
+    # load theirs from there): its folder lists as on the host.
+    libdir = str(sysconfig.get_config_var("LIBDIR"))
+    result = arena.play(arena.spec("interpreter_view", places="|".join(places), libdir=libdir))
     assert_played_on(result)
     assert "STDLIB 0.125" in result.logs[0], result.logs[0]
     assert [line for line in result.logs[0].splitlines() if line.startswith("SEEN")] == []
+    if os.path.isdir(libdir):
+        assert f"LIBDIR {sorted(os.listdir(libdir))}" in result.logs[0], result.logs[0]
 
 
 @needs("mounts")

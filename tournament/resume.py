@@ -207,11 +207,12 @@ def game_settings(config: TournamentConfig) -> dict[str, str]:
     import hashlib
 
     from pacman.layout import load_layout
-    from tournament.runner import HASH_DIGITS
 
     def digest(text: str | bytes) -> str:
         data = text.encode() if isinstance(text, str) else text
-        return hashlib.sha256(data).hexdigest()[:HASH_DIGITS]
+        # 16 digits, as stored by earlier versions: the organizer's own files (layouts, grid
+        # ghosts), which no team chooses (a team's files are keyed by `HASH_DIGITS`).
+        return hashlib.sha256(data).hexdigest()[:16]
 
     grid = config.grid
     base = config.source.parent if config.source is not None else Path.cwd()

@@ -44,8 +44,8 @@ GUARANTEES: tuple[Guarantee, ...] = (
     Guarantee("own_code", "what plays is the team's own source, seen as hashed: the "
               "platform's baselines and the team's compiled files are out of its view, and its "
               "folder shows nothing but its files' names and bytes", (("mounts",),)),
-    Guarantee("cpu_share", "its threads share one CPU, whatever their number (counted "
-              "every 20 ms)",
+    Guarantee("cpu_share", "its threads get one CPU's worth of time per 20 ms, whatever "
+              "their number",
               (("cpu share",),)),
     Guarantee("processes_bounded", "it cannot fork, or only up to a process count",
               (("seccomp", "cgroup"),)),

@@ -66,11 +66,14 @@ STOP_LIMIT = 60.0
 #: A thread's states in /proc that run nothing: stopped, traced, dead.
 STOPPED_STATES = (b"T", b"t", b"Z", b"X", b"x")
 #: The system's files an agent reads: its shared libraries (what the interpreter's compiled
-#: modules load), the time zones, random bytes. Not `/usr` whole: a checkout of the platform
-#: under `/usr/local/src`, its results and secret among it, would be in every team's view.
+#: modules load, and the links `update-alternatives` makes to some, such as Debian's BLAS),
+#: the time zones, random bytes. Not `/usr` whole: a checkout of the platform under
+#: `/usr/local/src`, its results and secret among it, would be in every team's view. The
+#: library folders are shown whole, other interpreters' site folders in them covered
+#: (`foreign_sites`).
 SYSTEM_READ_PATHS = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/local/lib",
                      "/usr/share/zoneinfo", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache",
-                     "/etc/localtime", "/dev/urandom", "/dev/zero")
+                     "/etc/localtime", "/etc/alternatives", "/dev/urandom", "/dev/zero")
 SIGNAL_NAMES: dict[int, str] = {
     signal.SIGSEGV: "segmentation fault",
     signal.SIGBUS: "bus error",
@@ -155,23 +158,59 @@ def interpreter_paths() -> tuple[str, ...]:
     installed into the base interpreter a virtual environment was made from, seen by every
     team through the base prefix, baselines and compiled build included). The zygote forks
     its sandboxes from a running interpreter, so its executable and start-up files are not
-    read again. Base site folders inside these are covered (`foreign_sites`)."""
+    read again. Base site folders inside these are covered (`foreign_sites`). With them: the
+    interpreter's own shared libraries (`LIBDIR`: a conda or relocatable build's compiled
+    modules load their libssl, libffi, BLAS from there, not the system's), its time zones
+    (`TZPATH`), and the folders `.pth` files of the site folders add to the search path (a
+    library the organizer installed with `pip install -e`)."""
     names = sysconfig.get_paths()
     found = {names[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
-    return tuple(sorted(path for path in found if os.path.isdir(path)))
+    found.add(str(sysconfig.get_config_var("LIBDIR") or ""))
+    found |= set(str(sysconfig.get_config_var("TZPATH") or "").split(os.pathsep))
+    for site_dir in {names["purelib"], names["platlib"]}:
+        found |= _pth_folders(site_dir)
+    return tuple(sorted(path for path in found if os.path.isabs(path) and os.path.isdir(path)))
+
+
+def _pth_folders(site_dir: str) -> set[str]:
+    """The folders the `.pth` files of `site_dir` add to the search path, as `site` reads
+    them (a line that is no `import` and names a folder), but never one holding the
+    platform's package (an editable install of the platform names its checkout, whose
+    results and teams a sandbox must not see: only the engine's allow list is shown)."""
+    found: set[str] = set()
+    try:
+        names = sorted(name for name in os.listdir(site_dir) if name.endswith(".pth"))
+    except OSError:
+        return found
+    for name in names:
+        try:
+            lines = Path(site_dir, name).read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            if not line.strip() or line.startswith(("#", "import ", "import\t")):
+                continue
+            folder = os.path.realpath(os.path.join(site_dir, line.rstrip()))
+            holds_engine = str(PACKAGE_DIR).startswith(folder.rstrip("/") + "/")
+            if os.path.isdir(folder) and not holds_engine and folder != str(PACKAGE_DIR):
+                found.add(folder)
+    return found
 
 
 @functools.cache
 def foreign_sites() -> tuple[Path, ...]:
-    """Site folders of the interpreter's installation that its search path does not hold:
-    the base interpreter's site-packages, seen from a virtual environment made without the
-    system's packages. They lie inside the standard library's folder of a self-built, pyenv
-    or conda Python, which a sandbox shows, and hold what the organizer installed there; a
-    sandbox covers them whole."""
+    """Site folders that the interpreter's search path does not hold: the base interpreter's
+    site-packages, seen from a virtual environment made without the system's packages, and
+    the system's (`OTHER_SITES`: Debian's, an organizer's `sudo pip install`) seen from
+    another Python. They lie inside the folders a sandbox shows (a self-built, pyenv or
+    conda Python's standard library folder, `/usr/lib`, `/usr/local/lib`) and hold what the
+    organizer installed there; a sandbox covers them whole."""
+    import glob
     import site
 
     own = {Path(p).resolve() for p in (*sys.path, *site.getsitepackages()) if p}
-    base = site.getsitepackages([sys.base_prefix, sys.base_exec_prefix])
+    base = [*site.getsitepackages([sys.base_prefix, sys.base_exec_prefix]),
+            *(found for pattern in OTHER_SITES for found in glob.glob(pattern))]
     return tuple(sorted({Path(p).resolve() for p in base if os.path.isdir(p)} - own))
 
 
@@ -567,8 +606,9 @@ class AgentProcess:
         if self.ref.team_hash and not digest.startswith(self.ref.team_hash):
             # The copy's own bytes, not a new read.
             remove_tree(copy)
+            now = digest[:len(self.ref.team_hash)]
             raise SandboxError(f"{team}: the run's snapshot of the team holds other files than "
-                               f"the run hashed ({self.ref.team_hash} then, {digest[:16]} now)")
+                               f"the run hashed ({self.ref.team_hash} then, {now} now)")
         os.chmod(copy, 0o755)
         os.utime(copy, ns=(0, 0))
         return str(team), str(copy)

@@ -9,11 +9,13 @@ class ZooAgent:
     team's view; and `/usr` whole, where a checkout of the platform would.
 
     Expected: with the mounts layer, none of `places` (folders the host has, with files) shows
-    anything; the standard library and its compiled modules still load.
+    anything; the standard library and its compiled modules still load, and the interpreter's
+    own shared libraries (`libdir`) are there.
     """
 
-    def __init__(self, places=""):
+    def __init__(self, places="", libdir=""):
         self.places = [p for p in places.split("|") if p]
+        self.libdir = libdir
 
     def registerInitialState(self, state):
         import bz2  # noqa: F401  (compiled modules of lib-dynload, loaded now, not at start)
@@ -29,6 +31,8 @@ class ZooAgent:
                 print("REFUSED", place, type(exc).__name__)
             if names:
                 print("SEEN", place, len(names))
+        if os.path.isdir(self.libdir):
+            print("LIBDIR", sorted(os.listdir(self.libdir)))
 
     def getAction(self, state):
         return state.getLegalActions(0)[0]
