@@ -159,13 +159,16 @@ def interpreter_paths() -> tuple[str, ...]:
     team through the base prefix, baselines and compiled build included). The zygote forks
     its sandboxes from a running interpreter, so its executable and start-up files are not
     read again. Base site folders inside these are covered (`foreign_sites`). With them: the
-    interpreter's own shared libraries (`LIBDIR`: a conda or relocatable build's compiled
-    modules load their libssl, libffi, BLAS from there, not the system's), its time zones
+    interpreter's own shared libraries (`LIBDIR`, the standard library's parent: a conda or
+    relocatable build's compiled modules load their libssl, libffi, BLAS from there, not the
+    system's), its time zones
     (`TZPATH`), and the folders `.pth` files of the site folders add to the search path (a
     library the organizer installed with `pip install -e`)."""
     names = sysconfig.get_paths()
     found = {names[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
-    found.add(str(sysconfig.get_config_var("LIBDIR") or ""))
+    # The folder holding the standard library's: a relocated build's (conda's) `LIBDIR` may
+    # still name where it was built, and its compiled modules find it as `$ORIGIN/../..`.
+    found |= {str(sysconfig.get_config_var("LIBDIR") or ""), os.path.dirname(names["stdlib"])}
     found |= set(str(sysconfig.get_config_var("TZPATH") or "").split(os.pathsep))
     for site_dir in {names["purelib"], names["platlib"]}:
         found |= _pth_folders(site_dir)
