@@ -979,18 +979,22 @@ def test_an_agents_cpu_quota_is_counted_in_short_periods() -> None:
 
 
 def test_folders_pth_files_add_are_shown_but_never_the_platforms_checkout(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The review of change 22: a library the organizer installed with `pip install -e` is
-    found through a `.pth` line naming its folder, which the allow list of the interpreter's
-    folders must hold too; an editable install of the platform names its checkout, whose
-    results and teams a sandbox must not see."""
+    found through a `.pth` line naming its folder (pip keeps its sources in `<venv>/src`),
+    which the allow list of the interpreter's folders must hold too; an editable install of
+    the platform names its checkout, whose results and teams a sandbox must not see; and a
+    folder outside the interpreter's prefixes was never in view."""
     from pacman.sandbox.process import PACKAGE_DIR, _pth_folders
 
-    site = tmp_path / "site-packages"
-    lib = tmp_path / "src" / "organizerlib"
-    lib.mkdir(parents=True)
-    site.mkdir()
+    venv = tmp_path / "venv"
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    site = venv / "lib" / "site-packages"
+    lib = venv / "src" / "organizerlib"
+    elsewhere = tmp_path / "project"
+    for folder in (site, lib, elsewhere):
+        folder.mkdir(parents=True)
     (site / "organizerlib.pth").write_text(f"# a comment\n{lib}\nimport os\n\n../nowhere\n")
     (site / "platform.pth").write_text(f"{PACKAGE_DIR.parent}\n{PACKAGE_DIR}\n/\n")
-    (site / "relative.pth").write_text("../src\n")
-    assert _pth_folders(str(site)) == {str(lib.resolve()), str((tmp_path / "src").resolve())}
+    (site / "relative.pth").write_text(f"../../src\n{elsewhere}\n")
+    assert _pth_folders(str(site)) == {str(lib.resolve()), str((venv / "src").resolve())}

@@ -161,9 +161,9 @@ def interpreter_paths() -> tuple[str, ...]:
     read again. Base site folders inside these are covered (`foreign_sites`). With them: the
     interpreter's own shared libraries (`LIBDIR`, the standard library's parent: a conda or
     relocatable build's compiled modules load their libssl, libffi, BLAS from there, not the
-    system's), its time zones
-    (`TZPATH`), and the folders `.pth` files of the site folders add to the search path (a
-    library the organizer installed with `pip install -e`)."""
+    system's), its time zones (`TZPATH`), and the folders within the interpreter's prefixes
+    that `.pth` files of the site folders add to the search path (a library the organizer
+    installed with `pip install -e`, whose sources pip keeps in `<venv>/src`)."""
     names = sysconfig.get_paths()
     found = {names[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
     # The folder holding the standard library's: a relocated build's (conda's) `LIBDIR` may
@@ -177,9 +177,12 @@ def interpreter_paths() -> tuple[str, ...]:
 
 def _pth_folders(site_dir: str) -> set[str]:
     """The folders the `.pth` files of `site_dir` add to the search path, as `site` reads
-    them (a line that is no `import` and names a folder), but never one holding the
-    platform's package (an editable install of the platform names its checkout, whose
-    results and teams a sandbox must not see: only the engine's allow list is shown)."""
+    them (a line that is no `import` and names a folder), within the interpreter's prefixes
+    (which sandboxes showed whole before: a folder elsewhere, another project of the
+    organizer's, was never in view), and never one holding the platform's package (an
+    editable install of the platform names its checkout, whose results and teams a sandbox
+    must not see: only the engine's allow list is shown)."""
+    prefixes = {os.path.realpath(p).rstrip("/") + "/" for p in (sys.prefix, sys.base_prefix)}
     found: set[str] = set()
     try:
         names = sorted(name for name in os.listdir(site_dir) if name.endswith(".pth"))
@@ -195,7 +198,9 @@ def _pth_folders(site_dir: str) -> set[str]:
                 continue
             folder = os.path.realpath(os.path.join(site_dir, line.rstrip()))
             holds_engine = str(PACKAGE_DIR).startswith(folder.rstrip("/") + "/")
-            if os.path.isdir(folder) and not holds_engine and folder != str(PACKAGE_DIR):
+            within = any(folder.startswith(prefix) for prefix in prefixes)
+            if (os.path.isdir(folder) and within and not holds_engine
+                    and folder != str(PACKAGE_DIR)):
                 found.add(folder)
     return found
 
