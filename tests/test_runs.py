@@ -175,3 +175,59 @@ def test_the_first_run_of_each_master_seed_is_kept(tmp_path: Path) -> None:
     assert said is not None and said.startswith(
         "the games are on master seed 11, which run 3 first played on 2026-11-20T10:00:00+00:00, "
         "before the submissions' deadline (2026-12-01T22:59:00Z)")
+
+
+def _wrapped_interrupt() -> RuntimeError:
+    """Ctrl-C as Python hands it on when it lands while a class is made (a dataclass field's
+    `__set_name__`): a RuntimeError whose cause is the KeyboardInterrupt."""
+
+    class Field:
+        def __set_name__(self, owner: type, name: str) -> None:
+            raise KeyboardInterrupt
+
+    try:
+        type("Report", (), {"probes": Field()})
+    except RuntimeError as exc:
+        return exc
+    raise AssertionError("Python did not wrap the interrupt")
+
+
+def test_a_stop_that_python_wrapped_on_its_way_out_is_a_stop() -> None:
+    """Seen under a CPU hog: SIGTERM during the tuner's import of the sandbox check became a
+    RuntimeError, and the command ended with a traceback and status 1, its run `failed`."""
+    from tournament.runs import FAILED, STOPPED, ending_of, interrupted
+
+    wrapped = _wrapped_interrupt()
+    assert isinstance(wrapped.__cause__, KeyboardInterrupt)
+    assert interrupted(wrapped) and ending_of(wrapped) == STOPPED
+    assert not interrupted(ValueError("x")) and ending_of(ValueError("x")) == FAILED
+    try:  # an error raised while a stop was handled, its context said to be beside the point
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise ValueError("a bad config") from None
+    except ValueError as exc:
+        assert not interrupted(exc)
+
+
+def test_a_wrapped_stop_in_a_command_that_plays_is_its_own_stop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command stopped by a wrapped Ctrl-C says so, exits 130 and removes what it made,
+    as for Ctrl-C itself."""
+    from click.testing import CliRunner
+
+    from tests.test_tune_run import RESUMABLE, SLOW_FEATURES, accept_missing
+    from tournament import cli
+
+    def stop(*args: object, **kwargs: object) -> tuple[str, ...]:
+        raise _wrapped_interrupt()
+
+    monkeypatch.setattr(cli, "check_sandbox", stop)
+    (tmp_path / "feats.py").write_text(SLOW_FEATURES)
+    (tmp_path / "tune.yaml").write_text(RESUMABLE.format(secret=tmp_path / "secret")
+                                        .replace("output: out", "output: deep/out")
+                                        + accept_missing())
+    result = CliRunner().invoke(cli.main, ["tune", str(tmp_path / "tune.yaml")])
+    assert result.exit_code == 130, result.output
+    assert "stopped before any game was stored; nothing is kept" in result.output
+    assert not (tmp_path / "deep").exists()

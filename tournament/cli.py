@@ -80,7 +80,7 @@ from tournament.resume import (
     store_outdated,
     store_plan,
 )
-from tournament.runs import FINISHED, STOPPED_STATUS, ending_of
+from tournament.runs import FINISHED, STOPPED_STATUS, ending_of, interrupted
 from tournament.runs import describe as describe_run
 from tournament.schedule import schedule
 from tournament.secret import SecretError, checked_secret, secret_path
@@ -152,6 +152,11 @@ class _Commands(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
+            console.print("stopped", markup=False)
+            sys.exit(STOPPED_STATUS)
+        except Exception as exc:
+            if not interrupted(exc):  # Ctrl-C wrapped on its way out (`runs.interrupted`)
+                raise
             console.print("stopped", markup=False)
             sys.exit(STOPPED_STATUS)
 
@@ -332,6 +337,10 @@ def playing(config: TournamentConfig, tuning: str | None = None) -> Iterator[Pla
         yield Playing(cache, cluster, store, run_id)
     except BaseException as exc:
         ended = exc
+        if isinstance(exc, Exception) and interrupted(exc):
+            # Ctrl-C wrapped on its way out (`runs.interrupted`): the command's own handling
+            # of a stop says what it kept.
+            raise KeyboardInterrupt from exc
         raise
     finally:
         cache.remove()

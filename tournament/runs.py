@@ -78,13 +78,29 @@ def utc_now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
+def interrupted(exc: BaseException) -> bool:
+    """Whether `exc` is Ctrl-C (or SIGTERM, raised as it), or an error it caused on its way
+    out: Python wraps an exception raised while a class is being made (a dataclass's fields,
+    say, in a module imported when the signal came) in a RuntimeError, so a command stopped
+    during an import left with a traceback and status 1 rather than as stopped (seen under a
+    CPU hog, SIGTERM during the tuner's import of the sandbox check)."""
+    seen: set[int] = set()
+    found: BaseException | None = exc
+    while found is not None and id(found) not in seen and len(seen) < 20:
+        if isinstance(found, KeyboardInterrupt):
+            return True
+        seen.add(id(found))
+        found = found.__cause__ or (None if found.__suppress_context__ else found.__context__)
+    return False
+
+
 def ending_of(exc: BaseException | None) -> str:
     """How a run that left with `exc` (None: it returned) ended: Ctrl-C, or the command's
     own exit with the Ctrl-C status, is `stopped`; a clean exit (status 0) `finished`;
     anything else `failed`."""
     if exc is None:
         return FINISHED
-    if isinstance(exc, KeyboardInterrupt):
+    if interrupted(exc):
         return STOPPED
     if isinstance(exc, SystemExit):
         if exc.code in (0, None):
