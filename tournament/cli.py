@@ -151,11 +151,8 @@ class _Commands(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            console.print("stopped", markup=False)
-            sys.exit(STOPPED_STATUS)
-        except Exception as exc:
-            if not interrupted(exc):  # Ctrl-C wrapped on its way out (`runs.interrupted`)
+        except (KeyboardInterrupt, Exception) as exc:
+            if not interrupted(exc):  # Ctrl-C, or Ctrl-C wrapped on its way out
                 raise
             console.print("stopped", markup=False)
             sys.exit(STOPPED_STATUS)

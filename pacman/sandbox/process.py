@@ -213,13 +213,20 @@ def foreign_sites() -> tuple[Path, ...]:
     another Python. They lie inside the folders a sandbox shows (a self-built, pyenv or
     conda Python's standard library folder, `/usr/lib`, `/usr/local/lib`) and hold what the
     organizer installed there; a sandbox covers them whole."""
-    import glob
     import site
 
     own = {Path(p).resolve() for p in (*sys.path, *site.getsitepackages()) if p}
-    base = [*site.getsitepackages([sys.base_prefix, sys.base_exec_prefix]),
+    return tuple(sorted({Path(p).resolve() for p in _other_sites() if os.path.isdir(p)} - own))
+
+
+def _other_sites() -> list[str]:
+    """Site folders beside the interpreter's own: the base interpreter's and the system's
+    (`OTHER_SITES`), where the organizer may have installed anything, the platform too."""
+    import glob
+    import site
+
+    return [*site.getsitepackages([sys.base_prefix, sys.base_exec_prefix]),
             *(found for pattern in OTHER_SITES for found in glob.glob(pattern))]
-    return tuple(sorted({Path(p).resolve() for p in base if os.path.isdir(p)} - own))
 
 
 def read_paths(ref: AgentRef) -> tuple[str, ...]:
@@ -257,12 +264,9 @@ def other_copies() -> tuple[Path, ...]:
     running, found in the interpreter's search path, its site folders and `OTHER_SITES`: a
     sandbox shows nothing of them (it sees those folders, read-only, since it sees the
     interpreter and the system's libraries)."""
-    import glob
     import site
 
-    places = {*sys.path, *site.getsitepackages(), site.getusersitepackages(),
-              *site.getsitepackages([sys.base_prefix, sys.base_exec_prefix]),
-              *(found for pattern in OTHER_SITES for found in glob.glob(pattern))}
+    places = {*sys.path, *site.getsitepackages(), site.getusersitepackages(), *_other_sites()}
     ours = {PACKAGE_DIR, *(path.resolve() for path in PLATFORM_HIDDEN)}
     copies = set()
     for place in places:
